@@ -1,0 +1,79 @@
+# Textos de <koder-mcp-elicitation>. Os ids são as chaves da especificação com pontos trocados por hifens.
+
+## Ações
+mcp-elicitation-action-accept = Enviar
+mcp-elicitation-action-reject = Recusar
+mcp-elicitation-action-cancel = Cancelar
+
+## Diálogo
+mcp-elicitation-server-unknown = Servidor desconhecido
+mcp-elicitation-server-from = De { $server }
+mcp-elicitation-title-default = Informação solicitada
+mcp-elicitation-queue = { $position } de { $total }
+mcp-elicitation-queue-announce = Pedido { $position } de { $total }
+mcp-elicitation-required-legend = Campos marcados com * são obrigatórios.
+mcp-elicitation-reason-label = Motivo da recusa (opcional)
+mcp-elicitation-secret-warning = Este formulário pede algo que parece um segredo. O MCP proíbe que servidores peçam senhas, tokens ou chaves em um formulário; não digite segredos reais aqui.
+mcp-elicitation-select-placeholder = Escolha…
+mcp-elicitation-tags-hint = Pressione Enter ou vírgula para adicionar.
+mcp-elicitation-tags-remove = Remover { $tag }
+
+## Tempo limite
+mcp-elicitation-timeout_warning = Fechando em { $seconds }s
+mcp-elicitation-timeout-announce = { $seconds ->
+    [one] Este pedido fecha em { $seconds } segundo.
+   *[other] Este pedido fecha em { $seconds } segundos.
+}
+
+## Validação
+mcp-elicitation-field_required = Obrigatório
+mcp-elicitation-error-required_property = { $property } é obrigatório
+mcp-elicitation-error-type = Deve ser do tipo { $expected }
+mcp-elicitation-error-min_length = { $limit ->
+    [one] Digite pelo menos { $limit } caractere
+   *[other] Digite pelo menos { $limit } caracteres
+}
+mcp-elicitation-error-max_length = { $limit ->
+    [one] Digite no máximo { $limit } caractere
+   *[other] Digite no máximo { $limit } caracteres
+}
+mcp-elicitation-error-pattern = Não corresponde ao formato esperado
+mcp-elicitation-error-format-email = Digite um endereço de e-mail válido
+mcp-elicitation-error-format-uri = Digite um endereço completo, como https://example.com
+mcp-elicitation-error-format-date = Digite uma data válida
+mcp-elicitation-error-format-date_time = Digite uma data e hora válidas
+mcp-elicitation-error-format-other = Deve ser um { $format } válido
+mcp-elicitation-error-minimum = Deve ser no mínimo { $limit }
+mcp-elicitation-error-maximum = Deve ser no máximo { $limit }
+mcp-elicitation-error-exclusive_minimum = Deve ser maior que { $limit }
+mcp-elicitation-error-exclusive_maximum = Deve ser menor que { $limit }
+mcp-elicitation-error-enum = Escolha uma das opções listadas
+mcp-elicitation-error-const = Deve ser o único valor permitido
+mcp-elicitation-error-min_items = { $limit ->
+    [one] Escolha pelo menos { $limit } item
+   *[other] Escolha pelo menos { $limit } itens
+}
+mcp-elicitation-error-max_items = { $limit ->
+    [one] Escolha no máximo { $limit } item
+   *[other] Escolha no máximo { $limit } itens
+}
+mcp-elicitation-error-unique_items = Os itens não podem se repetir
+mcp-elicitation-error-not_a_number = Digite um número
+mcp-elicitation-error-not_an_integer = Digite um número inteiro
+mcp-elicitation-error-not_a_date_time = Digite uma data e hora válidas
+
+## Modo URL
+mcp-elicitation-url_mode-opening = Abrindo página externa
+mcp-elicitation-url_mode-title = Abrir uma página externa?
+mcp-elicitation-url_mode-address = Endereço
+mcp-elicitation-url_mode-site = Site
+mcp-elicitation-url_mode-open = Abrir página
+mcp-elicitation-url_mode-note = A página abre em uma nova aba. Nada é carregado dela até você escolher Abrir página.
+mcp-elicitation-url_mode-warning-development = Este é um endereço local de desenvolvimento sem criptografia (http).
+mcp-elicitation-url_mode-warning-international = O endereço usa caracteres internacionais, que podem imitar outro site. Confira com cuidado.
+mcp-elicitation-url_mode-blocked-unparsable = Este endereço não pode ser lido, então não será aberto.
+mcp-elicitation-url_mode-blocked-scheme = Só endereços https seguros podem ser abertos.
+mcp-elicitation-url_mode-blocked-insecure = Este endereço não é criptografado (http), então não será aberto.
+mcp-elicitation-url_mode-blocked-credentials = Este endereço esconde um nome de usuário ou senha, então não será aberto.
+mcp-elicitation-url_mode-waiting = Aguardando você concluir na página externa…
+mcp-elicitation-url_mode-close = Fechar

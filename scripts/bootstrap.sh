@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Installs everything `npm run build` and `npm test` need on a bare Debian machine that has
+# Rust (rustup), Node 20 + npm and Python. Idempotent: every step checks first and skips when
+# the tool is already there, so a warm machine finishes in a second or two.
+# Works non-interactively (CI=true, no stdin). Only registries are used: crates.io, npm, Debian.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+# cargo-installed binaries live here; rustup's env file may not be sourced in CI shells.
+if [ -f "$HOME/.cargo/env" ]; then
+  # shellcheck disable=SC1091
+  . "$HOME/.cargo/env"
+fi
+case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) export PATH="$HOME/.cargo/bin:$PATH" ;; esac
+
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+START=$SECONDS
+say() { printf 'bootstrap: %s\n' "$*"; }
+die() { printf 'bootstrap: ERROR: %s\n' "$*" >&2; exit 1; }
+
+for tool in cargo rustup node npm; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool not found on PATH (need Rust via rustup, Node 20 + npm)"
+done
+
+# 1. wasm target + the components test.sh uses ------------------------------------------------
+if rustup target list --installed | grep -qx 'wasm32-unknown-unknown'; then
+  say "rust target wasm32-unknown-unknown: present"
+else
+  say "rust target wasm32-unknown-unknown: installing"
+  rustup target add wasm32-unknown-unknown
+fi
+
+missing_components=()
+cargo fmt --version >/dev/null 2>&1 || missing_components+=(rustfmt)
+cargo clippy --version >/dev/null 2>&1 || missing_components+=(clippy)
+if [ ${#missing_components[@]} -eq 0 ]; then
+  say "rustfmt, clippy: present"
+else
+  say "rust components ${missing_components[*]}: installing"
+  rustup component add "${missing_components[@]}"
+fi
+
+# 2. wasm-pack -------------------------------------------------------------------------------
+if command -v wasm-pack >/dev/null 2>&1; then
+  say "wasm-pack: present ($(wasm-pack --version 2>/dev/null | awk '{print $2}'))"
+else
+  say "wasm-pack: installing with cargo (a few minutes)"
+  cargo install --locked wasm-pack || {
+    say "wasm-pack: --locked install failed, retrying without --locked"
+    cargo install wasm-pack
+  }
+fi
+
+# 3. wasm-bindgen CLI matching the wasm-bindgen crate in Cargo.lock --------------------------
+# wasm-pack only uses a wasm-bindgen found on PATH when its version equals Cargo.lock's;
+# otherwise it tries to download one from GitHub, which is not reachable here.
+if [ ! -f Cargo.lock ]; then
+  say "Cargo.lock: missing, generating"
+  cargo generate-lockfile
+fi
+WB_VERSION="$(awk '
+  /^\[\[package\]\]/ { in_wb = 0 }
+  /^name = "wasm-bindgen"$/ { in_wb = 1; next }
+  in_wb && /^version = / { gsub(/"/, "", $3); print $3; exit }
+' Cargo.lock)"
+if [ -z "$WB_VERSION" ]; then
+  # Not resolved yet (e.g. the dependency is target-specific and the lock is stale): use the pin.
+  WB_VERSION="$(sed -n 's/^wasm-bindgen *= *"=\{0,1\}\([0-9][0-9.]*\)".*/\1/p' Cargo.toml | head -n1)"
+fi
+[ -n "$WB_VERSION" ] || die "cannot find the wasm-bindgen version in Cargo.lock or Cargo.toml"
+
+have_wb="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+have_runner="$(command -v wasm-bindgen-test-runner || true)"
+if [ "$have_wb" = "$WB_VERSION" ] && [ -n "$have_runner" ]; then
+  say "wasm-bindgen-cli $WB_VERSION: present"
+else
+  say "wasm-bindgen-cli $WB_VERSION: installing with cargo (had: ${have_wb:-none}; a few minutes)"
+  cargo install --locked --force wasm-bindgen-cli --version "$WB_VERSION" || {
+    # The CLI's own lockfile can name crate versions a registry mirror lacks.
+    say "wasm-bindgen-cli: --locked install failed, retrying without --locked"
+    cargo install --force wasm-bindgen-cli --version "$WB_VERSION"
+  }
+  got="$(wasm-bindgen --version | awk '{print $2}')"
+  [ "$got" = "$WB_VERSION" ] || die "wasm-bindgen on PATH is $got, expected $WB_VERSION (check PATH order)"
+fi
+
+# 4. Chromium + chromedriver (Debian packages) -------------------------------------------------
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+  say "chromium + chromedriver: present"
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install chromium chromium-driver"
+    SUDO="sudo -n"
+  fi
+  say "chromium + chromedriver: installing with apt-get (1-2 minutes)"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver </dev/null
+  [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] || die "apt-get did not provide /usr/bin/chromium and /usr/bin/chromedriver"
+fi
+
+# 5. npm dependencies -------------------------------------------------------------------------
+npm_flags=(--no-audit --no-fund --loglevel=error)
+if [ -f package-lock.json ]; then
+  if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] \
+     || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "node_modules: npm ci"
+    npm ci "${npm_flags[@]}" </dev/null
+  else
+    say "node_modules: up to date with package-lock.json"
+  fi
+else
+  if [ ! -d node_modules ] || [ package.json -nt node_modules ]; then
+    say "node_modules: npm install (no package-lock.json)"
+    npm install "${npm_flags[@]}" </dev/null
+  else
+    say "node_modules: present (no package-lock.json)"
+  fi
+fi
+
+say "done in $((SECONDS - START))s"

@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+// `npm run build` — compiles the Rust core to WebAssembly and writes the distributable into dist/.
+//
+//   node scripts/build.mjs         release: wasm-pack --release, then wasm-opt -Oz
+//   node scripts/build.mjs --dev   fast iteration: wasm-pack --dev, no wasm-opt
+//
+// dist/ afterwards:
+//   koder-mcp-elicitation.js     the entry (src/element.js), imports ./elicitation_core.js
+//   koder-mcp-elicitation.d.ts   (src/element.d.ts, when present)
+//   elicitation_core.js          wasm-bindgen glue (finds the .wasm via import.meta.url)
+//   elicitation_core_bg.wasm
+//   snippets/**                  wasm-bindgen inline/module snippets, when any
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, cpSync, copyFileSync, readdirSync, renameSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { homedir } from 'node:os';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PKG = join(ROOT, 'pkg');
+const DIST = join(ROOT, 'dist');
+const OUT_NAME = 'elicitation_core';
+const ENTRY_SRC = join(ROOT, 'src', 'element.js');
+const DTS_SRC = join(ROOT, 'src', 'element.d.ts');
+const ENTRY_OUT = 'koder-mcp-elicitation.js';
+
+// Features rustc's wasm32-unknown-unknown target turns on by default (Rust >= 1.82 / LLVM 19+).
+// wasm-opt reads the module's target_features section when present, but wasm-bindgen may drop
+// it, so name them: without these binaryen rejects the module ("Bulk memory operations require
+// bulk memory [--enable-bulk-memory]", nontrapping fptoint, ...).
+const WASM_OPT_FEATURES = [
+  '--enable-bulk-memory',
+  '--enable-bulk-memory-opt',
+  '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-multivalue',
+  '--enable-reference-types',
+];
+
+const args = process.argv.slice(2);
+const dev = args.includes('--dev');
+for (const a of args) {
+  if (a !== '--dev') {
+    console.error(`build: unknown argument ${a} (only --dev is accepted)`);
+    process.exit(2);
+  }
+}
+
+const t0 = Date.now();
+const rel = (p) => relative(ROOT, p) || '.';
+const fail = (msg) => {
+  console.error(`build: ERROR: ${msg}`);
+  process.exit(1);
+};
+
+// cargo-installed tools live in ~/.cargo/bin, which a fresh CI shell may not have on PATH.
+const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
+const env = { ...process.env };
+if (!env.PATH.split(':').includes(cargoBin)) env.PATH = `${cargoBin}:${env.PATH}`;
+
+function run(cmd, argv, opts = {}) {
+  console.log(`build: $ ${[cmd, ...argv].join(' ')}`);
+  const r = spawnSync(cmd, argv, { cwd: ROOT, env, stdio: 'inherit', ...opts });
+  if (r.error) fail(`${cmd}: ${r.error.message}`);
+  if (r.status !== 0) fail(`${cmd} exited with ${r.status ?? r.signal}`);
+}
+
+function capture(cmd, argv) {
+  const r = spawnSync(cmd, argv, { cwd: ROOT, env, encoding: 'utf8' });
+  if (r.error) fail(`${cmd}: ${r.error.message} (run scripts/bootstrap.sh)`);
+  return `${r.stdout}${r.stderr}`;
+}
+
+// 1. wasm-pack -------------------------------------------------------------------------------
+const help = capture('wasm-pack', ['build', '--help']);
+const wpArgs = ['build', dev ? '--dev' : '--release', '--target', 'web', '--out-dir', 'pkg', '--out-name', OUT_NAME, '--no-typescript'];
+if (help.includes('--no-pack')) wpArgs.push('--no-pack');
+// We run wasm-opt ourselves (Cargo.toml also sets wasm-opt = false); --no-opt makes sure
+// wasm-pack never tries to download binaryen.
+if (help.includes('--no-opt')) wpArgs.push('--no-opt');
+rmSync(PKG, { recursive: true, force: true });
+run('wasm-pack', wpArgs);
+
+const glue = join(PKG, `${OUT_NAME}.js`);
+const wasm = join(PKG, `${OUT_NAME}_bg.wasm`);
+for (const f of [glue, wasm]) if (!existsSync(f)) fail(`wasm-pack did not produce ${rel(f)}`);
+
+// 2. wasm-opt (release only) -----------------------------------------------------------------
+const wasmOpt = join(ROOT, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
+if (!dev) {
+  if (!existsSync(wasmOpt)) fail(`${rel(wasmOpt)} missing: run scripts/bootstrap.sh (npm ci)`);
+  const before = statSync(wasm).size;
+  const tmp = `${wasm}.opt`;
+  // The npm binaryen ships wasm-opt as a Node script; run it with this Node.
+  run(process.execPath, [wasmOpt, wasm, '-o', tmp, '-Oz', ...WASM_OPT_FEATURES, '--strip-debug', '--strip-producers', '--strip-target-features']);
+  renameSync(tmp, wasm);
+  console.log(`build: wasm-opt -Oz ${before} -> ${statSync(wasm).size} bytes`);
+}
+
+// 3. dist/ -----------------------------------------------------------------------------------
+if (!existsSync(ENTRY_SRC)) fail(`${rel(ENTRY_SRC)} missing: it is the dist entry (the element shim)`);
+rmSync(DIST, { recursive: true, force: true });
+mkdirSync(DIST, { recursive: true });
+copyFileSync(glue, join(DIST, `${OUT_NAME}.js`));
+copyFileSync(wasm, join(DIST, `${OUT_NAME}_bg.wasm`));
+if (existsSync(join(PKG, 'snippets'))) cpSync(join(PKG, 'snippets'), join(DIST, 'snippets'), { recursive: true });
+
+// The entry plus any other local modules it imports from src/ (relative specifiers), so the
+// shim may be split into several files without touching this script.
+const copied = new Set();
+function copyModule(srcFile, outName) {
+  if (copied.has(srcFile)) return;
+  copied.add(srcFile);
+  copyFileSync(srcFile, join(DIST, outName));
+  const text = readFileSync(srcFile, 'utf8');
+  const re = /(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|import\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const m of text.matchAll(re)) {
+    const spec = m[1] || m[2] || m[3];
+    const target = resolve(dirname(srcFile), spec);
+    const outRel = relative(dirname(ENTRY_SRC), target);
+    if (outRel.startsWith('..')) fail(`${rel(srcFile)} imports ${spec}, outside src/`);
+    const already = existsSync(join(DIST, outRel));
+    if (outRel === `${OUT_NAME}.js` || outRel.startsWith('snippets/')) continue; // produced above
+    if (existsSync(target) && statSync(target).isFile()) {
+      mkdirSync(dirname(join(DIST, outRel)), { recursive: true });
+      copyModule(target, outRel);
+    } else if (!already) {
+      fail(`${rel(srcFile)} imports ${spec}, which is neither in src/ nor produced by wasm-pack`);
+    }
+  }
+}
+copyModule(ENTRY_SRC, ENTRY_OUT);
+if (existsSync(DTS_SRC)) copyFileSync(DTS_SRC, join(DIST, 'koder-mcp-elicitation.d.ts'));
+
+// 4. sizes -----------------------------------------------------------------------------------
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)],
+  );
+}
+let totalRaw = 0;
+let totalGz = 0;
+console.log(`build: dist/ (${dev ? 'dev' : 'release'})`);
+for (const f of walk(DIST).sort()) {
+  const buf = readFileSync(f);
+  const gz = gzipSync(buf, { level: 9 }).length;
+  totalRaw += buf.length;
+  totalGz += gz;
+  console.log(`  ${rel(f).padEnd(44)} ${String(buf.length).padStart(9)} B  ${String(gz).padStart(8)} B gzip`);
+}
+console.log(`  ${'total'.padEnd(44)} ${String(totalRaw).padStart(9)} B  ${String(totalGz).padStart(8)} B gzip`);
+console.log(`build: done in ${((Date.now() - t0) / 1000).toFixed(1)}s`);

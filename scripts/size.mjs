@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `npm run size` — what a page downloads from dist/: raw, gzip (level 9) and brotli (quality 11)
+// bytes per file, and the totals. Type declarations and source maps are not loaded by pages and
+// are left out. `--json` prints the same numbers as JSON.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+const json = process.argv.includes('--json');
+
+if (!existsSync(DIST)) {
+  console.error('size: dist/ does not exist; run `npm run build` first');
+  process.exit(1);
+}
+
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)],
+  );
+}
+
+const loaded = (f) => /\.(m?js|wasm)$/.test(f) && !/\.d\.[cm]?ts$/.test(f);
+// Entry first, then glue, wasm, snippets.
+const order = (f) =>
+  f.endsWith('koder-mcp-elicitation.js') ? 0 : f.endsWith('.wasm') ? 2 : f.includes('/snippets/') ? 3 : 1;
+const files = walk(DIST)
+  .filter(loaded)
+  .sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+
+const rows = files.map((f) => {
+  const buf = readFileSync(f);
+  return {
+    file: relative(ROOT, f),
+    raw: buf.length,
+    gzip: gzipSync(buf, { level: 9 }).length,
+    brotli: brotliCompressSync(buf, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_SIZE_HINT]: buf.length,
+        [constants.BROTLI_PARAM_MODE]: f.endsWith('.wasm') ? constants.BROTLI_MODE_GENERIC : constants.BROTLI_MODE_TEXT,
+      },
+    }).length,
+  };
+});
+const total = rows.reduce((t, r) => ({ raw: t.raw + r.raw, gzip: t.gzip + r.gzip, brotli: t.brotli + r.brotli }), {
+  raw: 0,
+  gzip: 0,
+  brotli: 0,
+});
+
+if (json) {
+  console.log(JSON.stringify({ files: rows, total }, null, 2));
+} else {
+  const w = Math.max(24, ...rows.map((r) => r.file.length));
+  const n = (x) => String(x).padStart(10);
+  console.log(`${'file'.padEnd(w)} ${n('raw')} ${n('gzip')} ${n('brotli')}`);
+  for (const r of rows) console.log(`${r.file.padEnd(w)} ${n(r.raw)} ${n(r.gzip)} ${n(r.brotli)}`);
+  console.log(`${'total'.padEnd(w)} ${n(total.raw)} ${n(total.gzip)} ${n(total.brotli)}`);
+  const kb = (b) => (b / 1024).toFixed(1);
+  console.log(`total gzip: ${total.gzip} bytes (${kb(total.gzip)} KB)`);
+  console.log(`total brotli: ${total.brotli} bytes (${kb(total.brotli)} KB)`);
+}

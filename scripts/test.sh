@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `npm test` — every check, in order, stopping at the first failure:
+#   fmt, clippy (host), clippy (wasm32), cargo test (native), wasm-bindgen-test in headless
+#   Chromium (tests/browser_*.rs), npm run build, node --test tests/e2e/*.test.mjs.
+# Assumes scripts/bootstrap.sh has run (`.ci/run` does both).
+#
+# Environment:
+#   CHROMEDRIVER     chromedriver for wasm-pack test      (default /usr/bin/chromedriver)
+#   CHROMIUM_PATH    browser for the e2e suites           (default /usr/bin/chromium)
+#   WASM_TESTS       cargo --test pattern for the browser tests (default 'browser_*')
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if [ -f "$HOME/.cargo/env" ]; then
+  # shellcheck disable=SC1091
+  . "$HOME/.cargo/env"
+fi
+case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) export PATH="$HOME/.cargo/bin:$PATH" ;; esac
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+START=$SECONDS
+STAGE=""
+STAGE_START=$SECONDS
+DONE=()
+
+finish_stage() {
+  if [ -n "$STAGE" ]; then
+    DONE+=("$STAGE $((SECONDS - STAGE_START))s")
+  fi
+}
+stage() {
+  finish_stage
+  STAGE="$1"
+  STAGE_START=$SECONDS
+  printf '\n==== [%s] %s ====\n' "$(date +%H:%M:%S)" "$STAGE"
+}
+on_exit() {
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    printf '\ntest.sh: FAILED in stage "%s" (exit %s) after %ss; passed before it: %s\n' \
+      "$STAGE" "$rc" "$((SECONDS - START))" "${DONE[*]:-none}" >&2
+  fi
+}
+trap on_exit EXIT
+
+stage "cargo fmt --check"
+cargo fmt --all -- --check
+
+stage "cargo clippy (host)"
+cargo clippy --all-targets -- -D warnings
+
+stage "cargo clippy (wasm32-unknown-unknown)"
+cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+
+stage "cargo test (native)"
+cargo test
+
+stage "wasm-pack test --headless --chrome"
+WASM_TESTS="${WASM_TESTS:-browser_*}"
+shopt -s nullglob
+browser_tests=(tests/${WASM_TESTS}.rs)
+shopt -u nullglob
+if [ ${#browser_tests[@]} -eq 0 ]; then
+  echo "no tests/${WASM_TESTS}.rs files: skipped"
+else
+  export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+  # wasm-bindgen-test-runner reads browser capabilities from this file (default: ./webdriver.json
+  # relative to its working directory); pin it so it never depends on where cargo runs it.
+  export WASM_BINDGEN_TEST_WEBDRIVER_JSON="${WASM_BINDGEN_TEST_WEBDRIVER_JSON:-$ROOT/webdriver.json}"
+  # The browser suites plus any #[wasm_bindgen_test] inside src/ (--lib); the harness=false
+  # runners and doctests are native-only and already ran under `cargo test`.
+  wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER" -- --lib --test "$WASM_TESTS"
+fi
+
+stage "npm run build"
+npm run --silent build
+
+stage "e2e (node --test tests/e2e)"
+shopt -s nullglob
+e2e=(tests/e2e/*.test.mjs)
+shopt -u nullglob
+if [ ${#e2e[@]} -eq 0 ]; then
+  echo "no tests/e2e/*.test.mjs: skipped"
+else
+  # One suite at a time: each launches its own Chromium and the CI machine has 2 cores.
+  node --test --test-concurrency=1 "${e2e[@]}"
+fi
+
+finish_stage
+STAGE="summary"
+printf '\ntest.sh: all %d stages passed in %ss: %s\n' "${#DONE[@]}" "$((SECONDS - START))" "$(IFS=,; echo "${DONE[*]}" | sed 's/,/, /g')"

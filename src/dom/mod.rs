@@ -1,0 +1,69 @@
+//! The thin browser layer: builds DOM from the pure state and forwards user actions. No business
+//! rule lives here.
+
+pub mod listener;
+pub mod render;
+pub mod style;
+
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlElement};
+
+/// The page's document. The element only runs in a window, where one always exists.
+pub fn document() -> Document {
+    web_sys::window()
+        .and_then(|window| window.document())
+        // Only reachable outside a window (a worker), where the element cannot exist anyway.
+        .unwrap_or_else(|| {
+            wasm_bindgen::throw_str("koder-mcp-elicitation needs a browser document")
+        })
+}
+
+/// Creates an element; element names here are our own constants, so creation cannot fail in a
+/// browser, but a failure still yields a detached `div` rather than a panic.
+pub fn create(document: &Document, tag: &str) -> Element {
+    document
+        .create_element(tag)
+        .or_else(|_| document.create_element("div"))
+        .unwrap_or_else(|_| wasm_bindgen::throw_str("cannot create elements"))
+}
+
+/// Creates an element with a `part` and optional text (set as text, never markup).
+pub fn create_part(document: &Document, tag: &str, part: &str, text: Option<&str>) -> Element {
+    let element = create(document, tag);
+    set_attr(&element, "part", part);
+    if let Some(text) = text {
+        element.set_text_content(Some(text));
+    }
+    element
+}
+
+/// Sets an attribute; our attribute names are constants and values are text.
+pub fn set_attr(element: &Element, name: &str, value: &str) {
+    let _ = element.set_attribute(name, value);
+}
+
+/// Removes an attribute if present.
+pub fn remove_attr(element: &Element, name: &str) {
+    let _ = element.remove_attribute(name);
+}
+
+/// Shows or hides an element with the `hidden` attribute.
+pub fn set_hidden(element: &Element, hidden: bool) {
+    if hidden {
+        set_attr(element, "hidden", "");
+    } else {
+        remove_attr(element, "hidden");
+    }
+}
+
+/// Appends a child, ignoring the impossible failure of appending a fresh element.
+pub fn append(parent: &Element, child: &Element) {
+    let _ = parent.append_child(child);
+}
+
+/// Focuses an element if it can take focus.
+pub fn focus(element: &Element) {
+    if let Some(element) = element.dyn_ref::<HtmlElement>() {
+        let _ = element.focus();
+    }
+}

@@ -1,0 +1,686 @@
+//! Builds the dialog from the pure state. Every server string goes in through `textContent` or a
+//! plain attribute value; nothing here parses markup.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlInputElement};
+
+use super::{append, create, create_part, set_attr, set_hidden};
+use crate::form::{FormState, Input};
+use crate::i18n::{plain, problem_message, text, Arg, Locale};
+use crate::schema::{ChoiceStyle, Field, FieldKind, FormSchema, Item, TextFormat};
+use crate::url::{BlockReason, UrlVerdict, UrlWarning};
+
+/// The parts every dialog has.
+pub struct Chrome {
+    pub dialog: Element,
+    pub queue: Element,
+    pub body: Element,
+    pub countdown: Element,
+    /// Polite live region for announcements (countdown, queue, opening).
+    pub live: Element,
+    pub actions: Element,
+    pub cancel: Element,
+    pub reject: Element,
+    /// The optional reason sent with a reject, inside its collapsible `reason_box`.
+    pub reason: Element,
+    pub reason_box: Element,
+}
+
+/// The dialog's static texts, resolved by the caller.
+pub struct Heading<'a> {
+    pub server: &'a str,
+    pub title: &'a str,
+    pub message: &'a str,
+}
+
+/// Builds the frame shared by form and URL mode.
+pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome {
+    let dialog = create_part(document, "dialog", "dialog", None);
+    set_attr(&dialog, "role", "dialog");
+    set_attr(&dialog, "aria-modal", "true");
+    set_attr(&dialog, "aria-labelledby", "kme-title");
+    set_attr(&dialog, "aria-describedby", "kme-message");
+    set_attr(&dialog, "lang", locale.tag());
+
+    let header = create_part(document, "header", "header", None);
+    let from = text(
+        locale,
+        "mcp-elicitation-server-from",
+        &[("server", Arg::Text(heading.server))],
+    );
+    let server = create_part(document, "p", "server", Some(&from));
+    let queue = create_part(document, "p", "queue", None);
+    set_hidden(&queue, true);
+    append(&header, &server);
+    append(&header, &queue);
+
+    let title = create_part(document, "h2", "title", Some(heading.title));
+    set_attr(&title, "id", "kme-title");
+
+    let body = create(document, "div");
+    set_attr(&body, "class", "body");
+    let message = create_part(document, "p", "message", Some(heading.message));
+    set_attr(&message, "id", "kme-message");
+    append(&body, &message);
+
+    let countdown = create_part(document, "p", "countdown", None);
+    set_hidden(&countdown, true);
+    let live = create(document, "div");
+    set_attr(&live, "class", "visually-hidden");
+    set_attr(&live, "aria-live", "polite");
+    set_attr(&live, "role", "status");
+
+    let actions = create_part(document, "footer", "actions", None);
+    let cancel = button(
+        document,
+        "cancel",
+        &plain(locale, "mcp-elicitation-action-cancel"),
+    );
+    let reject = button(
+        document,
+        "reject",
+        &plain(locale, "mcp-elicitation-action-reject"),
+    );
+    append(&actions, &cancel);
+    append(&actions, &reject);
+
+    let reason_box = create(document, "details");
+    set_attr(&reason_box, "part", "reason");
+    let summary = create(document, "summary");
+    summary.set_text_content(Some(&plain(locale, "mcp-elicitation-reason-label")));
+    let reason = create(document, "textarea");
+    set_attr(&reason, "id", "kme-reason");
+    set_attr(&reason, "rows", "2");
+    set_attr(&reason, "maxlength", "1000");
+    set_attr(
+        &reason,
+        "aria-label",
+        &plain(locale, "mcp-elicitation-reason-label"),
+    );
+    append(&reason_box, &summary);
+    append(&reason_box, &reason);
+
+    append(&dialog, &header);
+    append(&dialog, &title);
+    append(&dialog, &body);
+    append(&dialog, &countdown);
+    append(&dialog, &live);
+    append(&dialog, &actions);
+    // The reason box is placed by the mode's body builder, after the form or the URL.
+    Chrome {
+        dialog,
+        queue,
+        body,
+        countdown,
+        live,
+        actions,
+        cancel,
+        reject,
+        reason,
+        reason_box,
+    }
+}
+
+fn button(document: &Document, part: &str, label: &str) -> Element {
+    let element = create_part(document, "button", part, Some(label));
+    set_attr(&element, "type", "button");
+    element
+}
+
+/// One rendered field: where its value lives and where its error shows.
+pub struct FieldView {
+    pub index: usize,
+    /// The element that gets `aria-invalid` and first focus.
+    pub control: Element,
+    pub error: Element,
+    /// Radios or checkboxes, in option order.
+    pub options: Vec<Element>,
+    /// Tag input: the list of tags.
+    pub tag_list: Option<Element>,
+    /// The ids the control's `aria-describedby` always carries (description, hints).
+    pub described_by: String,
+}
+
+/// The rendered form.
+pub struct FormView {
+    pub form: Element,
+    pub fields: Vec<FieldView>,
+    pub accept: Element,
+}
+
+/// Builds the form for `schema` with the values of `state`.
+pub fn form(
+    document: &Document,
+    locale: Locale,
+    chrome: &Chrome,
+    schema: &FormSchema,
+    state: &FormState,
+    local_date_time: &dyn Fn(&str) -> String,
+) -> FormView {
+    if schema.asks_for_secret() {
+        let warning = create_part(
+            document,
+            "p",
+            "warning",
+            Some(&plain(locale, "mcp-elicitation-secret-warning")),
+        );
+        set_attr(&warning, "role", "note");
+        append(&chrome.body, &warning);
+    }
+    let form = create_part(document, "form", "form", None);
+    set_attr(&form, "id", "kme-form");
+    set_attr(&form, "novalidate", "");
+    if schema.fields.iter().any(|field| field.required) {
+        let legend = create(document, "p");
+        set_attr(&legend, "class", "legend");
+        set_attr(&legend, "aria-hidden", "true");
+        legend.set_text_content(Some(&plain(locale, "mcp-elicitation-required-legend")));
+        append(&form, &legend);
+    }
+    let mut builder = FormBuilder {
+        document,
+        locale,
+        schema,
+        state,
+        views: Vec::with_capacity(schema.fields.len()),
+        local_date_time,
+    };
+    builder.items(&form, &schema.layout);
+    let mut views = builder.views;
+    views.sort_by_key(|view| view.index);
+    append(&chrome.body, &form);
+    append(&chrome.body, &chrome.reason_box);
+
+    let accept = button(
+        document,
+        "accept",
+        &plain(locale, "mcp-elicitation-action-accept"),
+    );
+    set_attr(&accept, "type", "submit");
+    set_attr(&accept, "form", "kme-form");
+    append(&chrome.actions, &accept);
+    FormView {
+        form,
+        fields: views,
+        accept,
+    }
+}
+
+struct FormBuilder<'a> {
+    document: &'a Document,
+    locale: Locale,
+    schema: &'a FormSchema,
+    state: &'a FormState,
+    views: Vec<FieldView>,
+    local_date_time: &'a dyn Fn(&str) -> String,
+}
+
+impl FormBuilder<'_> {
+    fn items(&mut self, parent: &Element, items: &[Item]) {
+        for item in items {
+            match item {
+                Item::Field(index) => {
+                    if let (Some(field), Some(state)) = (
+                        self.schema.fields.get(*index),
+                        self.state.fields.get(*index),
+                    ) {
+                        let wrapper = self.field(*index, field, &state.input, state.dirty);
+                        append(parent, &wrapper);
+                    }
+                }
+                Item::Group(group) => {
+                    let fieldset = create(self.document, "fieldset");
+                    set_attr(&fieldset, "class", "group");
+                    set_attr(&fieldset, "data-group", &group.path.join("."));
+                    let legend = create(self.document, "legend");
+                    legend.set_text_content(Some(&group.label));
+                    if group.required {
+                        append(&legend, &self.asterisk());
+                    }
+                    append(&fieldset, &legend);
+                    if let Some(description) = &group.description {
+                        let paragraph = create(self.document, "p");
+                        set_attr(&paragraph, "class", "description");
+                        paragraph.set_text_content(Some(description));
+                        append(&fieldset, &paragraph);
+                    }
+                    self.items(&fieldset, &group.items);
+                    append(parent, &fieldset);
+                }
+            }
+        }
+    }
+
+    fn asterisk(&self) -> Element {
+        // The asterisk is visual only; aria-required says it to screen readers.
+        let mark = create(self.document, "span");
+        set_attr(&mark, "class", "required");
+        set_attr(&mark, "aria-hidden", "true");
+        mark.set_text_content(Some(" *"));
+        mark
+    }
+
+    fn field(&mut self, index: usize, field: &Field, input: &Input, dirty: bool) -> Element {
+        let document = self.document;
+        let id = format!("kme-f{index}");
+        let wrapper = create_part(document, "div", "field", None);
+        set_attr(&wrapper, "data-field", &field.key());
+        let error = create_part(document, "p", "error", None);
+        set_attr(&error, "id", &format!("{id}-e"));
+        set_attr(&error, "aria-live", "polite");
+        let mut described_by = Vec::new();
+        let description = field.description.as_ref().map(|text| {
+            let paragraph = create(document, "p");
+            set_attr(&paragraph, "class", "description");
+            set_attr(&paragraph, "id", &format!("{id}-d"));
+            paragraph.set_text_content(Some(text));
+            described_by.push(format!("{id}-d"));
+            paragraph
+        });
+        let group_kind = matches!(
+            &field.kind,
+            FieldKind::Choice { options } if FieldKind::choice_style(options) == ChoiceStyle::Segmented
+        ) || matches!(field.kind, FieldKind::MultiChoice { .. });
+
+        let mut options = Vec::new();
+        let mut tag_list = None;
+        let control;
+        if group_kind {
+            // Radios and checkbox groups: a fieldset whose legend names the group.
+            let fieldset = create(document, "fieldset");
+            set_attr(&fieldset, "class", "choices");
+            set_attr(&fieldset, "id", &id);
+            set_attr(&fieldset, "data-index", &index.to_string());
+            let legend = create_part(document, "legend", "label", Some(&field.label));
+            if field.required {
+                append(&legend, &self.asterisk());
+            }
+            append(&fieldset, &legend);
+            if let Some(description) = &description {
+                append(&fieldset, description);
+            }
+            let (choices, multi) = match &field.kind {
+                FieldKind::Choice { options } => (options, false),
+                FieldKind::MultiChoice { options, .. } => (options, true),
+                _ => unreachable_kind(),
+            };
+            let list = create(document, "div");
+            if multi {
+                set_attr(&list, "role", "group");
+            } else {
+                set_attr(&list, "role", "radiogroup");
+                set_attr(&list, "class", "segmented");
+                set_attr(&list, "aria-labelledby", &format!("{id}-l"));
+                set_attr(&legend, "id", &format!("{id}-l"));
+                if field.required {
+                    set_attr(&list, "aria-required", "true");
+                }
+            }
+            if multi {
+                set_attr(&list, "aria-labelledby", &format!("{id}-l"));
+                set_attr(&legend, "id", &format!("{id}-l"));
+            }
+            for (position, choice) in choices.iter().enumerate() {
+                let option_id = format!("{id}-o{position}");
+                let label = create(document, "label");
+                set_attr(&label, "for", &option_id);
+                if multi {
+                    set_attr(&label, "class", "check");
+                }
+                let option = create(document, "input");
+                set_attr(&option, "type", if multi { "checkbox" } else { "radio" });
+                set_attr(&option, "id", &option_id);
+                set_attr(&option, "name", &id);
+                set_attr(&option, "value", &choice.value);
+                set_attr(&option, "data-index", &index.to_string());
+                let checked = match input {
+                    Input::Choice(Some(value)) => value == &choice.value,
+                    Input::Many(values) => values.contains(&choice.value),
+                    _ => false,
+                };
+                if let Some(option) = option.dyn_ref::<HtmlInputElement>() {
+                    option.set_checked(checked);
+                }
+                let caption = create(document, "span");
+                caption.set_text_content(Some(&choice.label));
+                append(&label, &option);
+                append(&label, &caption);
+                append(&list, &label);
+                options.push(option);
+            }
+            append(&fieldset, &list);
+            append(&fieldset, &error);
+            append(&wrapper, &fieldset);
+            control = fieldset;
+        } else {
+            let label = create_part(document, "label", "label", Some(&field.label));
+            set_attr(&label, "for", &id);
+            set_attr(&label, "class", "name");
+            if field.required {
+                append(&label, &self.asterisk());
+            }
+            let element = match &field.kind {
+                FieldKind::Text {
+                    format: TextFormat::Textarea,
+                    ..
+                } => {
+                    let area = create(document, "textarea");
+                    area.set_text_content(None);
+                    if let Input::Text(value) = input {
+                        set_textarea_value(&area, value);
+                    }
+                    area
+                }
+                FieldKind::Choice { options: choices } => {
+                    let select = create(document, "select");
+                    let placeholder = create(document, "option");
+                    set_attr(&placeholder, "value", "");
+                    placeholder.set_text_content(Some(&plain(
+                        self.locale,
+                        "mcp-elicitation-select-placeholder",
+                    )));
+                    append(&select, &placeholder);
+                    for choice in choices {
+                        let option = create(document, "option");
+                        set_attr(&option, "value", &choice.value);
+                        option.set_text_content(Some(&choice.label));
+                        if matches!(input, Input::Choice(Some(value)) if value == &choice.value) {
+                            set_attr(&option, "selected", "");
+                        }
+                        append(&select, &option);
+                    }
+                    select
+                }
+                _ => {
+                    let element = create(document, "input");
+                    self.configure_input(&element, field, input, dirty);
+                    element
+                }
+            };
+            set_attr(&element, "id", &id);
+            set_attr(&element, "data-index", &index.to_string());
+            if field.required {
+                set_attr(&element, "aria-required", "true");
+            }
+            if field.secret {
+                set_attr(&element, "autocomplete", "off");
+            }
+            if matches!(field.kind, FieldKind::Toggle) {
+                let row = create(document, "div");
+                set_attr(&row, "class", "switch");
+                append(&row, &element);
+                append(&row, &label);
+                append(&wrapper, &row);
+                if let Some(description) = &description {
+                    append(&wrapper, description);
+                }
+            } else {
+                append(&wrapper, &label);
+                if let Some(description) = &description {
+                    append(&wrapper, description);
+                }
+                if matches!(field.kind, FieldKind::Tags { .. }) {
+                    let tags = create(document, "div");
+                    set_attr(&tags, "class", "tags");
+                    let list = create(document, "ul");
+                    set_attr(&list, "aria-label", &field.label);
+                    if let Input::Many(values) = input {
+                        for value in values {
+                            append(&list, &tag_item(document, self.locale, index, value));
+                        }
+                    }
+                    append(&tags, &list);
+                    append(&tags, &element);
+                    let hint = create(document, "p");
+                    set_attr(&hint, "class", "description");
+                    set_attr(&hint, "id", &format!("{id}-h"));
+                    hint.set_text_content(Some(&plain(self.locale, "mcp-elicitation-tags-hint")));
+                    described_by.push(format!("{id}-h"));
+                    append(&tags, &hint);
+                    append(&wrapper, &tags);
+                    tag_list = Some(list);
+                } else {
+                    append(&wrapper, &element);
+                }
+            }
+            append(&wrapper, &error);
+            control = element;
+        }
+        let described_by = described_by.join(" ");
+        if !described_by.is_empty() {
+            set_attr(&control, "aria-describedby", &described_by);
+        }
+        self.views.push(FieldView {
+            index,
+            control,
+            error,
+            options,
+            tag_list,
+            described_by,
+        });
+        wrapper
+    }
+
+    fn configure_input(&self, element: &Element, field: &Field, input: &Input, dirty: bool) {
+        let value = match input {
+            Input::Text(value) => value.clone(),
+            _ => String::new(),
+        };
+        match &field.kind {
+            FieldKind::Text {
+                format,
+                min_length,
+                max_length,
+            } => {
+                let kind = match format {
+                    TextFormat::Email => "email",
+                    TextFormat::Uri => "url",
+                    TextFormat::Date => "date",
+                    TextFormat::DateTime => "datetime-local",
+                    TextFormat::Plain | TextFormat::Textarea if field.secret => "password",
+                    TextFormat::Plain | TextFormat::Textarea => "text",
+                };
+                set_attr(element, "type", kind);
+                if *format == TextFormat::DateTime {
+                    set_attr(element, "step", "1");
+                }
+                if let Some(min) = min_length {
+                    set_attr(element, "minlength", &min.to_string());
+                }
+                // No maxlength attribute: the browser would silently cut pasted text; the
+                // validator tells the user instead.
+                let _ = max_length;
+                let shown = if *format == TextFormat::DateTime && !dirty && !value.is_empty() {
+                    (self.local_date_time)(&value)
+                } else {
+                    value
+                };
+                set_input_value(element, &shown);
+            }
+            FieldKind::Number {
+                integer,
+                minimum,
+                maximum,
+            } => {
+                set_attr(element, "type", "number");
+                set_attr(element, "step", if *integer { "1" } else { "any" });
+                if let Some(min) = minimum {
+                    set_attr(element, "min", &min.to_string());
+                }
+                if let Some(max) = maximum {
+                    set_attr(element, "max", &max.to_string());
+                }
+                set_input_value(element, &value);
+            }
+            FieldKind::Toggle => {
+                set_attr(element, "type", "checkbox");
+                set_attr(element, "role", "switch");
+                if let (Some(element), Input::Toggle(on)) =
+                    (element.dyn_ref::<HtmlInputElement>(), input)
+                {
+                    element.set_checked(*on);
+                }
+            }
+            FieldKind::Tags { .. } => {
+                set_attr(element, "type", "text");
+                set_attr(element, "data-tags", "");
+            }
+            FieldKind::Choice { .. } | FieldKind::MultiChoice { .. } => {}
+        }
+    }
+}
+
+#[cold]
+fn unreachable_kind() -> ! {
+    wasm_bindgen::throw_str("group control built for a non-group field")
+}
+
+fn set_input_value(element: &Element, value: &str) {
+    if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
+        input.set_value(value);
+    }
+}
+
+fn set_textarea_value(element: &Element, value: &str) {
+    if let Some(area) = element.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        area.set_value(value);
+    }
+}
+
+/// One tag with its remove button.
+pub fn tag_item(document: &Document, locale: Locale, index: usize, value: &str) -> Element {
+    let item = create(document, "li");
+    let caption = create(document, "span");
+    caption.set_text_content(Some(value));
+    let remove = create(document, "button");
+    set_attr(&remove, "type", "button");
+    set_attr(&remove, "data-remove-tag", value);
+    set_attr(&remove, "data-index", &index.to_string());
+    set_attr(
+        &remove,
+        "aria-label",
+        &text(
+            locale,
+            "mcp-elicitation-tags-remove",
+            &[("tag", Arg::Text(value))],
+        ),
+    );
+    remove.set_text_content(Some("×"));
+    append(&item, &caption);
+    append(&item, &remove);
+    item
+}
+
+/// Shows or clears a field's error and keeps `aria-invalid` / `aria-describedby` in step.
+pub fn show_problem(view: &FieldView, message: Option<&str>) {
+    let error_id = view.error.id();
+    view.error.set_text_content(message);
+    let mut described = view.described_by.clone();
+    if message.is_some() {
+        set_attr(&view.control, "aria-invalid", "true");
+        if !described.is_empty() {
+            described.push(' ');
+        }
+        described.push_str(&error_id);
+    } else {
+        super::remove_attr(&view.control, "aria-invalid");
+    }
+    if described.is_empty() {
+        super::remove_attr(&view.control, "aria-describedby");
+    } else {
+        set_attr(&view.control, "aria-describedby", &described);
+    }
+}
+
+/// Refreshes every field's shown error and the accept button.
+pub fn refresh_form(view: &FormView, schema: &FormSchema, state: &FormState, locale: Locale) {
+    for field in &view.fields {
+        let problem = state.shown_problem(schema, field.index);
+        let message = problem.map(|problem| problem_message(locale, &problem));
+        show_problem(field, message.as_deref());
+    }
+    refresh_accept(view, schema, state);
+}
+
+/// Disables accept while any field is invalid.
+pub fn refresh_accept(view: &FormView, schema: &FormSchema, state: &FormState) {
+    if state.is_valid(schema) {
+        super::remove_attr(&view.accept, "disabled");
+    } else {
+        set_attr(&view.accept, "disabled", "");
+    }
+}
+
+/// Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state.
+pub fn url(
+    document: &Document,
+    locale: Locale,
+    chrome: &Chrome,
+    shown_url: &str,
+    verdict: &UrlVerdict,
+) {
+    let tr = |id: &str| plain(locale, id);
+    let url_box = create(document, "div");
+    set_attr(&url_box, "class", "url-box");
+    let address_label = create(document, "p");
+    set_attr(&address_label, "class", "note");
+    address_label.set_text_content(Some(&tr("mcp-elicitation-url_mode-address")));
+    let address = create_part(document, "p", "url", Some(shown_url));
+    append(&url_box, &address_label);
+    append(&url_box, &address);
+    let host = match verdict {
+        UrlVerdict::Open { host, .. } => Some(host.as_str()),
+        UrlVerdict::Blocked { host, .. } => host.as_deref(),
+    };
+    if let Some(host) = host {
+        let site = create(document, "p");
+        let site_label = create(document, "span");
+        set_attr(&site_label, "class", "note");
+        site_label.set_text_content(Some(&format!("{}: ", tr("mcp-elicitation-url_mode-site"))));
+        let host_text = create_part(document, "strong", "url-host", Some(host));
+        append(&site, &site_label);
+        append(&site, &host_text);
+        append(&url_box, &site);
+    }
+    append(&chrome.body, &url_box);
+
+    let warnings: Vec<String> = match verdict {
+        UrlVerdict::Open { warnings, .. } => warnings
+            .iter()
+            .map(|warning| match warning {
+                UrlWarning::Development => tr("mcp-elicitation-url_mode-warning-development"),
+                UrlWarning::InternationalHost => {
+                    tr("mcp-elicitation-url_mode-warning-international")
+                }
+            })
+            .collect(),
+        UrlVerdict::Blocked { reason, .. } => vec![tr(match reason {
+            BlockReason::Unparsable => "mcp-elicitation-url_mode-blocked-unparsable",
+            BlockReason::Scheme => "mcp-elicitation-url_mode-blocked-scheme",
+            BlockReason::Insecure => "mcp-elicitation-url_mode-blocked-insecure",
+            BlockReason::Credentials => "mcp-elicitation-url_mode-blocked-credentials",
+        })],
+    };
+    for warning in warnings {
+        let paragraph = create_part(document, "p", "warning", Some(&warning));
+        set_attr(&paragraph, "role", "note");
+        append(&chrome.body, &paragraph);
+    }
+    let status = create(document, "p");
+    set_attr(&status, "class", "note");
+    status.set_text_content(Some(&tr("mcp-elicitation-url_mode-note")));
+    append(&chrome.body, &status);
+    append(&chrome.body, &chrome.reason_box);
+
+    let open = create_part(
+        document,
+        "button",
+        "open",
+        Some(&tr("mcp-elicitation-url_mode-open")),
+    );
+    set_attr(&open, "type", "button");
+    if !verdict.may_open() {
+        set_attr(&open, "disabled", "");
+    }
+    append(&chrome.actions, &open);
+}

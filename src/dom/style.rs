@@ -1,0 +1,109 @@
+//! The dialog's stylesheet. Colours, radius, font and spacing are CSS custom properties so a host
+//! page can theme it; `::part` names let it restyle any piece.
+
+/// Adopted once per shadow root.
+pub const STYLE: &str = r#"
+:host {
+  --kme-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  --kme-radius: 12px;
+  --kme-space: 16px;
+  --kme-width: 32rem;
+  --kme-bg: #ffffff;
+  --kme-fg: #1b1f24;
+  --kme-muted: #4d5661;
+  --kme-border: #8a94a0;
+  --kme-accent: #0b57d0;
+  --kme-accent-fg: #ffffff;
+  --kme-danger: #b3261e;
+  --kme-warning-bg: #fff4ce;
+  --kme-warning-fg: #4d3800;
+  --kme-field-bg: #ffffff;
+  --kme-backdrop: rgb(15 20 25 / 55%);
+  --kme-focus: #0b57d0;
+  display: contents;
+}
+@media (prefers-color-scheme: dark) {
+  :host {
+    --kme-bg: #1f2328;
+    --kme-fg: #e8eaed;
+    --kme-muted: #b4bcc6;
+    --kme-border: #8b949e;
+    --kme-accent: #8ab4f8;
+    --kme-accent-fg: #0d1117;
+    --kme-danger: #ffb4ab;
+    --kme-warning-bg: #3d3200;
+    --kme-warning-fg: #ffe08a;
+    --kme-field-bg: #161a1f;
+    --kme-backdrop: rgb(0 0 0 / 65%);
+    --kme-focus: #8ab4f8;
+  }
+}
+dialog {
+  box-sizing: border-box;
+  width: min(var(--kme-width), calc(100vw - 2 * var(--kme-space)));
+  max-height: calc(100dvh - 2 * var(--kme-space));
+  padding: 0;
+  border: 1px solid var(--kme-border);
+  border-radius: var(--kme-radius);
+  background: var(--kme-bg);
+  color: var(--kme-fg);
+  font: 16px/1.5 var(--kme-font);
+  box-shadow: 0 12px 40px rgb(0 0 0 / 30%);
+  overflow: hidden;
+}
+dialog[open] { display: flex; flex-direction: column; }
+dialog::backdrop { background: var(--kme-backdrop); }
+@media (prefers-reduced-motion: no-preference) {
+  dialog[open] { animation: kme-in 140ms ease-out; }
+  @keyframes kme-in { from { opacity: 0; transform: translateY(8px); } to { opacity: 1; transform: none; } }
+}
+header, .body, footer { padding-inline: var(--kme-space); }
+header { display: flex; justify-content: space-between; gap: 8px; padding-top: var(--kme-space); color: var(--kme-muted); font-size: 0.875rem; }
+header p { margin: 0; }
+[part~="server"] { font-weight: 600; overflow-wrap: anywhere; }
+h2 { margin: 4px var(--kme-space) 0; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
+.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; }
+[part~="message"] { white-space: pre-wrap; overflow-wrap: anywhere; margin: 8px 0 12px; }
+[part~="warning"] { background: var(--kme-warning-bg); color: var(--kme-warning-fg); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
+.legend { color: var(--kme-muted); font-size: 0.875rem; margin: 0 0 8px; }
+form { display: grid; gap: 14px; margin: 0; }
+[part~="field"], fieldset { display: grid; gap: 4px; min-width: 0; }
+fieldset { border: 1px solid var(--kme-border); border-radius: 8px; margin: 0; padding: 8px 12px 12px; }
+fieldset.choices { border: 0; padding: 0; }
+legend, label.name { font-weight: 600; padding: 0; overflow-wrap: anywhere; }
+.required { color: var(--kme-danger); }
+.description { color: var(--kme-muted); font-size: 0.875rem; margin: 0; overflow-wrap: anywhere; }
+input, select, textarea {
+  box-sizing: border-box; font: inherit; color: var(--kme-fg); background: var(--kme-field-bg);
+  border: 1px solid var(--kme-border); border-radius: 8px; padding: 8px 10px; width: 100%; min-width: 0;
+}
+textarea { min-height: 5rem; resize: vertical; }
+input[type="checkbox"], input[type="radio"] { width: auto; margin: 0; accent-color: var(--kme-accent); }
+input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"], fieldset[aria-invalid="true"] { border-color: var(--kme-danger); }
+:focus-visible { outline: 3px solid var(--kme-focus); outline-offset: 2px; }
+[part~="error"] { color: var(--kme-danger); font-size: 0.875rem; margin: 0; min-height: 0; }
+[part~="error"]:empty { display: none; }
+.segmented { display: flex; flex-wrap: wrap; gap: 0; }
+.segmented label { display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--kme-border); padding: 6px 12px; margin: 0 -1px -1px 0; cursor: pointer; }
+.segmented label:first-of-type { border-radius: 8px 0 0 8px; }
+.segmented label:last-of-type { border-radius: 0 8px 8px 0; }
+.segmented label:has(input:checked) { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); }
+.check { display: flex; align-items: center; gap: 8px; }
+.switch { display: flex; align-items: center; gap: 10px; }
+.tags ul { list-style: none; display: flex; flex-wrap: wrap; gap: 6px; padding: 0; margin: 0 0 6px; }
+.tags li { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--kme-border); border-radius: 999px; padding: 2px 4px 2px 10px; }
+.tags li button { border: 0; background: none; color: inherit; font: inherit; padding: 0 6px; cursor: pointer; border-radius: 999px; }
+.url-box { border: 1px solid var(--kme-border); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
+.url-box p { margin: 0; }
+[part~="url"] { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; user-select: all; }
+[part~="url-host"] { font-weight: 700; font-size: 1.1rem; overflow-wrap: anywhere; }
+.note { color: var(--kme-muted); font-size: 0.875rem; }
+details { margin: 8px 0 0; }
+summary { cursor: pointer; color: var(--kme-muted); }
+[part~="countdown"] { margin: 0 var(--kme-space); font-weight: 600; color: var(--kme-danger); }
+footer { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 8px; padding-block: 12px var(--kme-space); border-top: 1px solid var(--kme-border); }
+button { font: inherit; border-radius: 8px; padding: 8px 16px; cursor: pointer; border: 1px solid var(--kme-border); background: var(--kme-bg); color: var(--kme-fg); }
+button[part~="accept"], button[part~="open"] { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; }
+button:disabled { opacity: 0.55; cursor: not-allowed; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+"#;

@@ -1,0 +1,28 @@
+// Entry of the distributable: instantiates the wasm (found beside this file) and defines
+// <koder-mcp-elicitation>. Importing it twice is harmless.
+import init, { defineElement, errorClass, validateContentJson, parseRequestJson } from "./elicitation_core.js";
+
+export const ready = init({ module_or_path: new URL("./elicitation_core_bg.wasm", import.meta.url) }).then(() => {
+  defineElement();
+});
+await ready;
+
+export const ElicitationError = errorClass();
+
+const json = (value, what) => {
+  try {
+    const text = JSON.stringify(value);
+    if (text !== undefined) return text;
+  } catch {}
+  throw new ElicitationError(`${what} is not JSON`);
+};
+
+/** The form's own rules: `{ valid, errors: [{ path, keyword, message }] }`. Throws ElicitationError for a malformed schema. */
+export function validateContent(requestedSchema, content, options = {}) {
+  return validateContentJson(json(requestedSchema, "requestedSchema"), json(content, "content"), options?.locale ?? "");
+}
+
+/** The normalized request, or throws ElicitationError (code -32602) naming the offending path. */
+export function parseRequest(request) {
+  return parseRequestJson(typeof request === "string" ? request : json(request, "request"));
+}

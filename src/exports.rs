@@ -1,0 +1,103 @@
+//! The functions the distributable's entry re-exports: `defineElement`, `validateContent`,
+//! `parseRequest` and the `ElicitationError` class.
+
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use crate::element::{elicitation_error, to_js};
+use crate::error::ElicitationError;
+use crate::i18n::{violation_message, Locale};
+use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
+use crate::validate::Rules;
+
+/// Defines `<koder-mcp-elicitation>` (once per page).
+#[wasm_bindgen(js_name = defineElement)]
+pub fn define_element() {
+    crate::element::define();
+}
+
+/// The `ElicitationError` class, for `instanceof` checks.
+#[wasm_bindgen(js_name = errorClass)]
+pub fn error_class() -> JsValue {
+    crate::element::error_class()
+}
+
+/// `validateContent(requestedSchema, content, { locale })` over JSON texts.
+#[wasm_bindgen(js_name = validateContentJson)]
+pub fn validate_content_json(
+    schema: &str,
+    content: &str,
+    locale: &str,
+) -> Result<JsValue, JsValue> {
+    let parse = |text: &str, path: &str| {
+        serde_json::from_str::<Value>(text).map_err(|err| {
+            elicitation_error(&ElicitationError::invalid(
+                path,
+                format!("is not valid JSON: {err}"),
+            ))
+        })
+    };
+    let schema = parse(schema, "requestedSchema")?;
+    let content = parse(content, "content")?;
+    let rules =
+        Rules::compile(&schema, "requestedSchema").map_err(|err| elicitation_error(&err))?;
+    let locale = Locale::negotiate([locale]);
+    let errors: Vec<Value> = rules
+        .validate(&content)
+        .into_iter()
+        .map(|violation| {
+            json!({
+                "path": violation.path,
+                "keyword": violation.kind.keyword(),
+                "message": violation_message(locale, &violation.kind),
+            })
+        })
+        .collect();
+    Ok(to_js(
+        &json!({"valid": errors.is_empty(), "errors": errors}),
+    ))
+}
+
+/// `parseRequest(request)`: the normalized request, or throws `ElicitationError`.
+#[wasm_bindgen(js_name = parseRequestJson)]
+pub fn parse_request_json(text: &str) -> Result<JsValue, JsValue> {
+    let options = ParseOptions {
+        strict: false,
+        local_id: String::new(),
+    };
+    let request = parse_request_text(text, &options).map_err(|err| elicitation_error(&err))?;
+    let protocol = match request.protocol {
+        Protocol::JsonRpc => "jsonrpc",
+        Protocol::Envelope => "envelope",
+        Protocol::Bare => "params",
+    };
+    let mut normalized = json!({
+        "protocol": protocol,
+        "id": request.id,
+        "mode": request.mode_name(),
+        "elicitationId": (!request.elicitation_id.is_empty()).then_some(&request.elicitation_id),
+        "title": request.title,
+        "message": request.message,
+        "timeoutMs": request.timeout_ms,
+    });
+    match &request.mode {
+        Mode::Form(schema) => {
+            normalized["fields"] = schema
+                .fields
+                .iter()
+                .map(|field| {
+                    json!({
+                        "name": field.name,
+                        "path": field.path,
+                        "label": field.label,
+                        "required": field.required,
+                        "default": field.default,
+                        "secret": field.secret,
+                    })
+                })
+                .collect();
+        }
+        Mode::Url(url) => normalized["url"] = Value::String(url.url.clone()),
+    }
+    Ok(to_js(&normalized))
+}

@@ -1,0 +1,166 @@
+//! How a settled elicitation is reported: the MCP `ElicitResult`, and the same result wrapped in the
+//! protocol the request came in (JSON-RPC response, Koder envelope reply, or the bare result).
+
+use serde_json::{json, Map, Value};
+
+use crate::request::Protocol;
+
+/// Who ended an elicitation with `cancel` (event detail `source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelSource {
+    /// Esc, the cancel button.
+    User,
+    /// The server withdrew the request (abort signal, `cancel()`): nothing is sent back.
+    Server,
+    /// The tenant scope changed.
+    Workspace,
+    /// Too many elicitations from one server within a minute.
+    RateLimit,
+    /// The element left the document.
+    Detached,
+}
+
+impl CancelSource {
+    /// The `detail.source` string.
+    pub fn name(self) -> &'static str {
+        match self {
+            CancelSource::User => "user",
+            CancelSource::Server => "server",
+            CancelSource::Workspace => "workspace",
+            CancelSource::RateLimit => "rate-limit",
+            CancelSource::Detached => "detached",
+        }
+    }
+}
+
+/// How an elicitation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// Form content, or `None` for URL-mode consent.
+    Accept(Option<Value>),
+    Decline {
+        reason: Option<String>,
+    },
+    Cancel(CancelSource),
+    Timeout,
+}
+
+impl Ending {
+    /// The DOM event announcing it.
+    pub fn event_name(&self) -> &'static str {
+        match self {
+            Ending::Accept(_) => "accept",
+            Ending::Decline { .. } => "reject",
+            Ending::Cancel(_) => "cancel",
+            Ending::Timeout => "timeout",
+        }
+    }
+
+    /// The `ElicitResult` to send back, or `None` when nothing must be sent.
+    pub fn result(&self) -> Option<Value> {
+        match self {
+            Ending::Accept(Some(content)) => Some(json!({"action": "accept", "content": content})),
+            Ending::Accept(None) => Some(json!({"action": "accept"})),
+            Ending::Decline { .. } => Some(json!({"action": "decline"})),
+            Ending::Cancel(CancelSource::Server) => None,
+            Ending::Cancel(_) | Ending::Timeout => Some(json!({"action": "cancel"})),
+        }
+    }
+
+    /// The result in the request's own protocol (`None` when nothing must be sent).
+    pub fn reply(&self, protocol: &Protocol, id: Option<&Value>) -> Option<Value> {
+        let result = self.result()?;
+        Some(match protocol {
+            Protocol::JsonRpc => {
+                json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "result": result})
+            }
+            Protocol::Bare => result,
+            Protocol::Envelope => {
+                let mut reply = Map::new();
+                let kind = match self {
+                    Ending::Accept(_) => "elicitation/accept",
+                    Ending::Decline { .. } => "elicitation/reject",
+                    Ending::Cancel(_) => "elicitation/cancel",
+                    Ending::Timeout => "elicitation/timeout",
+                };
+                reply.insert("type".into(), kind.into());
+                reply.insert("id".into(), id.cloned().unwrap_or(Value::Null));
+                match self {
+                    Ending::Accept(Some(content)) => {
+                        reply.insert("content".into(), content.clone());
+                    }
+                    Ending::Decline {
+                        reason: Some(reason),
+                    } => {
+                        reply.insert("reason".into(), reason.clone().into());
+                    }
+                    Ending::Cancel(source) => {
+                        reply.insert("reason".into(), source.name().into());
+                    }
+                    _ => {}
+                }
+                Value::Object(reply)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_follow_the_mcp_shape() {
+        assert_eq!(
+            Ending::Accept(Some(json!({"a": 1}))).result(),
+            Some(json!({"action": "accept", "content": {"a": 1}}))
+        );
+        assert_eq!(
+            Ending::Accept(None).result(),
+            Some(json!({"action": "accept"}))
+        );
+        assert_eq!(
+            Ending::Decline { reason: None }.result(),
+            Some(json!({"action": "decline"}))
+        );
+        assert_eq!(Ending::Timeout.result(), Some(json!({"action": "cancel"})));
+        assert_eq!(
+            Ending::Cancel(CancelSource::User).result(),
+            Some(json!({"action": "cancel"}))
+        );
+        assert_eq!(Ending::Cancel(CancelSource::Server).result(), None);
+    }
+
+    #[test]
+    fn replies_use_the_request_protocol() {
+        let accept = Ending::Accept(Some(json!({"city": "Lisbon"})));
+        assert_eq!(
+            accept.reply(&Protocol::JsonRpc, Some(&json!(7))),
+            Some(
+                json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept", "content": {"city": "Lisbon"}}})
+            )
+        );
+        assert_eq!(accept.reply(&Protocol::Bare, None), accept.result());
+        assert_eq!(
+            accept.reply(&Protocol::Envelope, Some(&json!("e_123"))),
+            Some(
+                json!({"type": "elicitation/accept", "id": "e_123", "content": {"city": "Lisbon"}})
+            )
+        );
+        assert_eq!(
+            Ending::Decline {
+                reason: Some("no".into())
+            }
+            .reply(&Protocol::Envelope, Some(&json!("e"))),
+            Some(json!({"type": "elicitation/reject", "id": "e", "reason": "no"}))
+        );
+        assert_eq!(
+            Ending::Timeout.reply(&Protocol::Envelope, Some(&json!("e"))),
+            Some(json!({"type": "elicitation/timeout", "id": "e"}))
+        );
+        assert_eq!(
+            Ending::Cancel(CancelSource::Server).reply(&Protocol::JsonRpc, Some(&json!(1))),
+            None
+        );
+    }
+}

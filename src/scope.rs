@@ -1,0 +1,136 @@
+//! Tenant scope and the in-memory draft store. What a user typed is keyed by the whole scope and
+//! can only be read back with exactly the same scope; nothing is ever written to storage.
+
+use serde_json::{json, Value};
+
+/// Who the element currently works for (attributes `user-id`, `workspace-id`, `conversation-id`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Tenant {
+    pub user_id: String,
+    pub workspace_id: String,
+    pub conversation_id: String,
+}
+
+/// A tenant plus one elicitation: the key of a draft.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Scope {
+    pub tenant: Tenant,
+    pub elicitation_id: String,
+}
+
+impl Scope {
+    /// The `scope` object of event details.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "userId": self.tenant.user_id,
+            "workspaceId": self.tenant.workspace_id,
+            "conversationId": self.tenant.conversation_id,
+            "elicitationId": self.elicitation_id,
+        })
+    }
+}
+
+/// Most drafts kept at once; the oldest goes first, so a busy page cannot grow memory forever.
+pub const MAX_DRAFTS: usize = 64;
+
+/// Drafts of unfinished elicitations, in memory only.
+#[derive(Debug, Clone)]
+pub struct DraftStore<D> {
+    drafts: Vec<(Scope, D)>,
+}
+
+impl<D> Default for DraftStore<D> {
+    fn default() -> Self {
+        DraftStore { drafts: Vec::new() }
+    }
+}
+
+impl<D> DraftStore<D> {
+    /// Keeps the draft for exactly this scope, replacing an older one.
+    pub fn put(&mut self, scope: Scope, draft: D) {
+        self.remove(&scope);
+        if self.drafts.len() >= MAX_DRAFTS {
+            self.drafts.remove(0);
+        }
+        self.drafts.push((scope, draft));
+    }
+
+    /// The draft for exactly this scope; any other scope reads nothing.
+    pub fn get(&self, scope: &Scope) -> Option<&D> {
+        self.drafts
+            .iter()
+            .find(|(key, _)| key == scope)
+            .map(|(_, draft)| draft)
+    }
+
+    /// Wipes the draft for this scope (the elicitation settled).
+    pub fn remove(&mut self, scope: &Scope) -> Option<D> {
+        let index = self.drafts.iter().position(|(key, _)| key == scope)?;
+        Some(self.drafts.remove(index).1)
+    }
+
+    /// How many drafts are held.
+    pub fn len(&self) -> usize {
+        self.drafts.len()
+    }
+
+    /// Whether no draft is held.
+    pub fn is_empty(&self) -> bool {
+        self.drafts.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(user: &str, workspace: &str, conversation: &str, id: &str) -> Scope {
+        Scope {
+            tenant: Tenant {
+                user_id: user.into(),
+                workspace_id: workspace.into(),
+                conversation_id: conversation.into(),
+            },
+            elicitation_id: id.into(),
+        }
+    }
+
+    #[test]
+    fn a_draft_is_read_back_only_with_the_whole_scope() {
+        let mut store = DraftStore::default();
+        store.put(scope("u1", "w1", "c1", "e1"), "typed");
+        assert_eq!(store.get(&scope("u1", "w1", "c1", "e1")), Some(&"typed"));
+        for other in [
+            scope("u2", "w1", "c1", "e1"),
+            scope("u1", "w2", "c1", "e1"),
+            scope("u1", "w1", "c2", "e1"),
+            scope("u1", "w1", "c1", "e2"),
+        ] {
+            assert_eq!(store.get(&other), None, "{other:?}");
+        }
+        assert_eq!(store.remove(&scope("u1", "w1", "c1", "e1")), Some("typed"));
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn the_store_is_bounded() {
+        let mut store = DraftStore::default();
+        for i in 0..MAX_DRAFTS + 5 {
+            store.put(scope("u", "w", "c", &i.to_string()), i);
+        }
+        assert_eq!(store.len(), MAX_DRAFTS);
+        assert_eq!(store.get(&scope("u", "w", "c", "0")), None);
+        assert!(store
+            .get(&scope("u", "w", "c", &(MAX_DRAFTS + 4).to_string()))
+            .is_some());
+    }
+
+    #[test]
+    fn scope_json_uses_the_contract_names() {
+        let value = scope("u", "w", "c", "e").to_json();
+        assert_eq!(value["userId"], "u");
+        assert_eq!(value["workspaceId"], "w");
+        assert_eq!(value["conversationId"], "c");
+        assert_eq!(value["elicitationId"], "e");
+    }
+}

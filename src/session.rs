@@ -1,0 +1,445 @@
+//! The life of every elicitation the element holds: the queue, per-request deadlines, the rate
+//! limit, tenant changes and detaching. Time is an input (`now` in milliseconds), so tests drive the
+//! clock. Every way out goes through one place, and a ticket settles at most once.
+
+use std::collections::VecDeque;
+
+use crate::reply::{CancelSource, Ending};
+use crate::scope::Tenant;
+
+/// Identifies one elicitation inside the element.
+pub type Ticket = u64;
+
+/// The rolling window of the rate limit.
+pub const RATE_WINDOW_MS: f64 = 60_000.0;
+/// The countdown shows for the last 30 seconds.
+pub const COUNTDOWN_MS: f64 = 30_000.0;
+
+/// One elicitation held by the session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub ticket: Ticket,
+    pub server: String,
+    pub tenant: Tenant,
+    pub elicitation_id: String,
+    pub is_url: bool,
+    pub deadline: f64,
+    /// URL mode after consent: the result was sent; the dialog waits for completion.
+    pub waiting: bool,
+}
+
+/// What happened to a ticket.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// The elicitation settled: resolve the promise, fire the event, send the reply.
+    Settled { ticket: Ticket, ending: Ending },
+    /// A URL-mode wait ended (already settled as accept); `completed` when the server said so.
+    WaitEnded { ticket: Ticket, completed: bool },
+}
+
+/// The queue and its rules.
+#[derive(Debug, Default)]
+pub struct Session {
+    entries: VecDeque<Entry>,
+    next_ticket: Ticket,
+    /// (server, time) of recent admissions, for the rate limit.
+    admissions: VecDeque<(String, f64)>,
+}
+
+/// What `admit` needs to know about a new elicitation.
+#[derive(Debug, Clone)]
+pub struct Admit {
+    pub server: String,
+    pub tenant: Tenant,
+    pub elicitation_id: String,
+    pub is_url: bool,
+    pub timeout_ms: f64,
+    /// Most elicitations shown per server per rolling minute.
+    pub rate_limit: u32,
+}
+
+impl Session {
+    /// Queues a new elicitation. Past the rate limit it settles at once as `cancel`/`rate-limit`.
+    pub fn admit(&mut self, now: f64, admit: Admit) -> (Ticket, Option<Change>) {
+        self.next_ticket += 1;
+        let ticket = self.next_ticket;
+        while self
+            .admissions
+            .front()
+            .is_some_and(|(_, at)| now - at >= RATE_WINDOW_MS)
+        {
+            self.admissions.pop_front();
+        }
+        let recent = self
+            .admissions
+            .iter()
+            .filter(|(server, _)| server == &admit.server)
+            .count();
+        if recent >= admit.rate_limit as usize {
+            let ending = Ending::Cancel(CancelSource::RateLimit);
+            return (ticket, Some(Change::Settled { ticket, ending }));
+        }
+        self.admissions.push_back((admit.server.clone(), now));
+        self.entries.push_back(Entry {
+            ticket,
+            server: admit.server,
+            tenant: admit.tenant,
+            elicitation_id: admit.elicitation_id,
+            is_url: admit.is_url,
+            deadline: now + admit.timeout_ms.max(0.0),
+            waiting: false,
+        });
+        (ticket, None)
+    }
+
+    /// Settles a pending elicitation. URL-mode accept keeps the entry, now waiting for completion.
+    /// Unknown, already settled or waiting tickets give `None`: a ticket settles once.
+    pub fn settle(&mut self, ticket: Ticket, ending: Ending) -> Option<Change> {
+        let index = self.index_of(ticket)?;
+        let entry = self.entries.get_mut(index)?;
+        if entry.waiting {
+            return None;
+        }
+        if entry.is_url && matches!(ending, Ending::Accept(_)) {
+            entry.waiting = true;
+        } else {
+            self.entries.remove(index);
+        }
+        Some(Change::Settled { ticket, ending })
+    }
+
+    /// Ends a URL-mode wait (the user closed it, or the server withdrew it).
+    pub fn end_wait(&mut self, ticket: Ticket) -> Option<Change> {
+        let index = self.index_of(ticket)?;
+        if !self.entries.get(index)?.waiting {
+            return None;
+        }
+        self.entries.remove(index);
+        Some(Change::WaitEnded {
+            ticket,
+            completed: false,
+        })
+    }
+
+    /// The server reported a URL-mode elicitation complete. Unknown or not-yet-consented ids are ignored.
+    pub fn complete(&mut self, elicitation_id: &str) -> Option<Change> {
+        let index = self
+            .entries
+            .iter()
+            .position(|entry| entry.waiting && entry.elicitation_id == elicitation_id)?;
+        let entry = self.entries.remove(index)?;
+        Some(Change::WaitEnded {
+            ticket: entry.ticket,
+            completed: true,
+        })
+    }
+
+    /// Expires every elicitation whose deadline has passed.
+    pub fn tick(&mut self, now: f64) -> Vec<Change> {
+        let expired: Vec<Ticket> = self
+            .entries
+            .iter()
+            .filter(|entry| entry.deadline <= now)
+            .map(|entry| entry.ticket)
+            .collect();
+        expired
+            .into_iter()
+            .filter_map(|ticket| self.close(ticket, Ending::Timeout))
+            .collect()
+    }
+
+    /// The tenant changed: every elicitation of another tenant is dismissed.
+    pub fn change_tenant(&mut self, tenant: &Tenant) -> Vec<Change> {
+        let stale: Vec<Ticket> = self
+            .entries
+            .iter()
+            .filter(|entry| &entry.tenant != tenant)
+            .map(|entry| entry.ticket)
+            .collect();
+        stale
+            .into_iter()
+            .filter_map(|ticket| self.close(ticket, Ending::Cancel(CancelSource::Workspace)))
+            .collect()
+    }
+
+    /// The element left the document: nothing may be left hanging.
+    pub fn detach(&mut self) -> Vec<Change> {
+        let all: Vec<Ticket> = self.entries.iter().map(|entry| entry.ticket).collect();
+        all.into_iter()
+            .filter_map(|ticket| self.close(ticket, Ending::Cancel(CancelSource::Detached)))
+            .collect()
+    }
+
+    /// Settles a pending ticket or ends its wait, whichever applies.
+    pub fn close(&mut self, ticket: Ticket, ending: Ending) -> Option<Change> {
+        let entry = self.entries.get(self.index_of(ticket)?)?;
+        if entry.waiting {
+            self.end_wait(ticket)
+        } else {
+            // Closing is final, even for URL mode: an accept here would leave it waiting.
+            let index = self.index_of(ticket)?;
+            self.entries.remove(index);
+            Some(Change::Settled { ticket, ending })
+        }
+    }
+
+    /// The elicitation on screen.
+    pub fn front(&self) -> Option<&Entry> {
+        self.entries.front()
+    }
+
+    /// A held elicitation by ticket.
+    pub fn get(&self, ticket: Ticket) -> Option<&Entry> {
+        self.entries.iter().find(|entry| entry.ticket == ticket)
+    }
+
+    /// How many elicitations are open or queued.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is open or queued.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The earliest deadline, to schedule the next timer.
+    pub fn next_deadline(&self) -> Option<f64> {
+        self.entries
+            .iter()
+            .map(|entry| entry.deadline)
+            .min_by(f64::total_cmp)
+    }
+
+    /// Whole seconds left for the elicitation on screen while inside the countdown window.
+    pub fn countdown_seconds(&self, now: f64) -> Option<u64> {
+        let front = self.front()?;
+        let left = front.deadline - now;
+        (left <= COUNTDOWN_MS && !front.waiting).then(|| (left.max(0.0) / 1000.0).ceil() as u64)
+    }
+
+    fn index_of(&self, ticket: Ticket) -> Option<usize> {
+        self.entries.iter().position(|entry| entry.ticket == ticket)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    fn admit(server: &str, is_url: bool, timeout_ms: f64) -> Admit {
+        Admit {
+            server: server.into(),
+            tenant: Tenant::default(),
+            elicitation_id: format!("id-{server}"),
+            is_url,
+            timeout_ms,
+            rate_limit: 10,
+        }
+    }
+
+    #[test]
+    fn queue_is_in_order_and_each_settles_once() {
+        let mut session = Session::default();
+        let (a, _) = session.admit(0.0, admit("s", false, 1000.0));
+        let (b, _) = session.admit(0.0, admit("s", false, 1000.0));
+        assert_eq!(session.front().map(|e| e.ticket), Some(a));
+        assert_eq!(session.len(), 2);
+        assert!(session
+            .settle(a, Ending::Decline { reason: None })
+            .is_some());
+        assert_eq!(
+            session.settle(a, Ending::Accept(None)),
+            None,
+            "a settled ticket stays settled"
+        );
+        assert_eq!(session.front().map(|e| e.ticket), Some(b));
+    }
+
+    #[test]
+    fn deadlines_expire_as_timeout_and_the_countdown_shows_in_the_last_30_seconds() {
+        let mut session = Session::default();
+        let (a, _) = session.admit(0.0, admit("s", false, 300_000.0));
+        assert_eq!(session.countdown_seconds(0.0), None);
+        assert_eq!(session.countdown_seconds(270_000.0), Some(30));
+        assert_eq!(session.countdown_seconds(290_500.0), Some(10));
+        assert!(session.tick(299_999.0).is_empty());
+        assert_eq!(
+            session.tick(300_000.0),
+            vec![Change::Settled {
+                ticket: a,
+                ending: Ending::Timeout
+            }]
+        );
+        assert!(session.is_empty());
+    }
+
+    #[test]
+    fn url_accept_waits_until_complete() {
+        let mut session = Session::default();
+        let (a, _) = session.admit(0.0, admit("s", true, 1000.0));
+        assert!(matches!(
+            session.settle(a, Ending::Accept(None)),
+            Some(Change::Settled { .. })
+        ));
+        assert_eq!(session.len(), 1, "still showing the waiting state");
+        assert_eq!(session.complete("unknown"), None);
+        assert_eq!(
+            session.complete("id-s"),
+            Some(Change::WaitEnded {
+                ticket: a,
+                completed: true
+            })
+        );
+        assert_eq!(session.complete("id-s"), None, "a completed id is ignored");
+    }
+
+    #[test]
+    fn tenant_change_dismisses_other_tenants() {
+        let mut session = Session::default();
+        let (a, _) = session.admit(0.0, admit("s", false, 1000.0));
+        let next = Tenant {
+            workspace_id: "w2".into(),
+            ..Tenant::default()
+        };
+        assert_eq!(
+            session.change_tenant(&next),
+            vec![Change::Settled {
+                ticket: a,
+                ending: Ending::Cancel(CancelSource::Workspace)
+            }]
+        );
+    }
+
+    #[test]
+    fn the_eleventh_request_in_a_minute_is_rate_limited_per_server() {
+        let mut session = Session::default();
+        for i in 0..10 {
+            let (_, change) = session.admit(i as f64 * 1000.0, admit("busy", false, 1e9));
+            assert_eq!(change, None);
+        }
+        let (ticket, change) = session.admit(30_000.0, admit("busy", false, 1e9));
+        assert_eq!(
+            change,
+            Some(Change::Settled {
+                ticket,
+                ending: Ending::Cancel(CancelSource::RateLimit)
+            })
+        );
+        assert_eq!(session.admit(30_000.0, admit("other", false, 1e9)).1, None);
+        assert_eq!(
+            session.admit(60_000.5, admit("busy", false, 1e9)).1,
+            None,
+            "the window rolls"
+        );
+    }
+
+    /// A tiny deterministic generator, so the property test needs no extra crate.
+    struct XorShift(u64);
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn every_interleaving_settles_each_request_exactly_once() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let runs = 10_000;
+        for _ in 0..runs {
+            let mut session = Session::default();
+            let mut settled: HashMap<Ticket, u32> = HashMap::new();
+            let mut tickets = Vec::new();
+            let mut now = 0.0;
+            let record = |changes: Vec<Change>, settled: &mut HashMap<Ticket, u32>| {
+                for change in changes {
+                    if let Change::Settled { ticket, .. } = change {
+                        *settled.entry(ticket).or_default() += 1;
+                    }
+                }
+            };
+            for _ in 0..(4 + rng.below(30)) {
+                let pick = |rng: &mut XorShift, tickets: &Vec<Ticket>| {
+                    tickets
+                        .get(rng.below(tickets.len().max(1) as u64) as usize)
+                        .copied()
+                        .unwrap_or(999)
+                };
+                let changes: Vec<Change> = match rng.below(11) {
+                    0 | 1 => {
+                        let server = if rng.below(2) == 0 { "a" } else { "b" };
+                        let mut request =
+                            admit(server, rng.below(3) == 0, 1000.0 + rng.below(5000) as f64);
+                        request.rate_limit = 1 + rng.below(6) as u32;
+                        request.tenant.workspace_id = rng.below(2).to_string();
+                        let (ticket, change) = session.admit(now, request);
+                        tickets.push(ticket);
+                        change.into_iter().collect()
+                    }
+                    2 => session
+                        .settle(pick(&mut rng, &tickets), Ending::Accept(Some(json!({}))))
+                        .into_iter()
+                        .collect(),
+                    3 => session
+                        .settle(pick(&mut rng, &tickets), Ending::Accept(None))
+                        .into_iter()
+                        .collect(),
+                    4 => session
+                        .settle(pick(&mut rng, &tickets), Ending::Decline { reason: None })
+                        .into_iter()
+                        .collect(),
+                    5 => session
+                        .close(pick(&mut rng, &tickets), Ending::Cancel(CancelSource::User))
+                        .into_iter()
+                        .collect(),
+                    6 => session
+                        .close(
+                            pick(&mut rng, &tickets),
+                            Ending::Cancel(CancelSource::Server),
+                        )
+                        .into_iter()
+                        .collect(),
+                    7 => {
+                        now += rng.below(3000) as f64;
+                        session.tick(now)
+                    }
+                    8 => session
+                        .complete(&format!("id-{}", if rng.below(2) == 0 { "a" } else { "b" }))
+                        .into_iter()
+                        .collect(),
+                    9 => session.change_tenant(&Tenant {
+                        workspace_id: rng.below(2).to_string(),
+                        ..Tenant::default()
+                    }),
+                    _ => session
+                        .end_wait(pick(&mut rng, &tickets))
+                        .into_iter()
+                        .collect(),
+                };
+                record(changes, &mut settled);
+            }
+            record(session.detach(), &mut settled);
+            assert!(session.is_empty());
+            for ticket in &tickets {
+                assert_eq!(
+                    settled.get(ticket),
+                    Some(&1),
+                    "ticket {ticket} must settle exactly once"
+                );
+            }
+            assert_eq!(
+                settled.len(),
+                tickets.len(),
+                "nothing settles that was never admitted"
+            );
+        }
+    }
+}
