@@ -63,10 +63,21 @@ impl FormState {
                 offset_minutes: 0,
             })
             .collect();
-        FormState {
+        let mut state = FormState {
             fields,
             submit_attempted: false,
+        };
+        // A default that breaks its own schema is shown invalid at once, not silently sent.
+        for index in 0..schema.fields.len() {
+            let has_default = schema
+                .fields
+                .get(index)
+                .is_some_and(|field| field.default.is_some());
+            if has_default && !state.problems(schema, index).is_empty() {
+                state.visit(index);
+            }
         }
+        state
     }
 
     /// Whether a draft taken from another form of the same shape can be restored here.
@@ -570,6 +581,10 @@ mod tests {
         let form = FormState::new(&schema);
         assert!(!form.is_valid(&schema));
         assert!(form.content(&schema).is_err());
+        assert!(matches!(
+            form.shown_problem(&schema, 0),
+            Some(Problem::Rule(ViolationKind::Minimum { .. }))
+        ));
     }
 
     #[test]

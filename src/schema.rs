@@ -151,12 +151,14 @@ pub struct Choice {
 /// Keywords a property may carry under `strict` (the MCP 2025-11-25 subset), by `type`.
 fn strict_keywords(kind: &str) -> &'static [&'static str] {
     match kind {
+        // `pattern` is not in schema.ts but the 2025-11-25 chapter's string example uses it.
         "string" => &[
             "type",
             "title",
             "description",
             "minLength",
             "maxLength",
+            "pattern",
             "format",
             "default",
             "enum",
@@ -911,8 +913,8 @@ mod tests {
             "requestedSchema.properties.f.format must be one of \"email\", \"uri\", \"date\", \"date-time\" in strict mode"
         );
         assert_eq!(
-            message(strict(json!({"type": "object", "properties": {"f": {"type": "string", "pattern": "a"}}}))),
-            "requestedSchema.properties.f.pattern is not part of the MCP 2025-11-25 schema subset (strict mode)"
+            message(strict(json!({"type": "object", "properties": {"f": {"type": "string", "x-widget": "a"}}}))),
+            "requestedSchema.properties.f.x-widget is not part of the MCP 2025-11-25 schema subset (strict mode)"
         );
         assert!(message(strict(
             json!({"type": "object", "properties": {"f": {"type": "object", "properties": {}}}})

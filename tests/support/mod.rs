@@ -104,11 +104,43 @@ pub fn find_all(element: &HtmlElement, selector: &str) -> Vec<Element> {
 
 /// Types a value into a control the way the browser reports it: set value, fire `input`.
 pub fn type_into(control: &Element, value: &str) {
-    control
-        .dyn_ref::<HtmlInputElement>()
-        .unwrap()
-        .set_value(value);
+    if let Some(input) = control.dyn_ref::<HtmlInputElement>() {
+        input.set_value(value);
+    } else if let Some(area) = control.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        area.set_value(value);
+    } else {
+        let select = control.dyn_ref::<web_sys::HtmlSelectElement>().unwrap();
+        select.set_value(value);
+        fire(control, "change");
+        return;
+    }
     fire(control, "input");
+}
+
+/// Whether a radio or checkbox is checked.
+pub fn is_checked(control: &Element) -> bool {
+    control.dyn_ref::<HtmlInputElement>().unwrap().checked()
+}
+
+/// Opens `request`, lets `fill` act on the element, presses accept and returns the settled result.
+pub async fn accept_with(request: &str, fill: impl FnOnce(&HtmlElement)) -> serde_json::Value {
+    let element = element(&[]);
+    let pending = elicit(&element, request);
+    fill(&element);
+    let accept = find(&element, "button[part~=accept]").expect("accept button");
+    assert!(
+        !accept.has_attribute("disabled"),
+        "accept must be enabled after filling"
+    );
+    click(&accept);
+    let result = json_of(&settle(pending).await.expect("accept resolves"));
+    element.remove();
+    result
+}
+
+/// A bare form request around one schema.
+pub fn form_request(schema: serde_json::Value) -> String {
+    serde_json::json!({"message": "Test", "requestedSchema": schema}).to_string()
 }
 
 /// Fires a bubbling event of `kind` at `target`.

@@ -1,0 +1,550 @@
+//! The seed's T6–T9 and the rest of an elicitation's life in Chromium: URL mode with consent and
+//! status polling, timeout on a driven clock, server cancel, tenant switch, queue, detach, rate limit.
+#![cfg(target_arch = "wasm32")]
+
+mod support;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Promise, Reflect};
+use koder_mcp_elicitation::element::advance_clock;
+use serde_json::json;
+use support::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Replaces `window[name]` for the duration of a test and puts it back on drop.
+struct Stub {
+    name: &'static str,
+    original: JsValue,
+    _closure: JsValue,
+}
+
+impl Stub {
+    fn new(name: &'static str, function: JsValue) -> Stub {
+        let window = web_sys::window().unwrap();
+        let original = Reflect::get(&window, &name.into()).unwrap();
+        Reflect::set(&window, &name.into(), &function).unwrap();
+        Stub {
+            name,
+            original,
+            _closure: function,
+        }
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        let window = web_sys::window().unwrap();
+        Reflect::set(&window, &self.name.into(), &self.original).unwrap();
+    }
+}
+
+/// `window.open` calls: (url, target, features).
+type OpenCalls = Rc<RefCell<Vec<(String, String, String)>>>;
+
+/// Records `window.open` calls instead of opening tabs.
+fn stub_window_open() -> (Stub, OpenCalls) {
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let recorded = calls.clone();
+    let closure = Closure::<dyn FnMut(String, String, String) -> JsValue>::new(
+        move |url, target, features| {
+            recorded.borrow_mut().push((url, target, features));
+            JsValue::NULL
+        },
+    );
+    let function = closure.into_js_value();
+    (Stub::new("open", function), calls)
+}
+
+/// A status endpoint served from the page itself: answers `pending` until told to complete.
+fn stub_status_endpoint(complete_after: usize) -> (Stub, Rc<RefCell<Vec<String>>>) {
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let recorded = calls.clone();
+    let closure = Closure::<dyn FnMut(String) -> Promise>::new(move |url: String| {
+        recorded.borrow_mut().push(url);
+        let status = if recorded.borrow().len() >= complete_after {
+            "complete"
+        } else {
+            "pending"
+        };
+        let body = format!(r#"{{"status":"{status}"}}"#);
+        let response = web_sys::Response::new_with_opt_str(Some(&body)).unwrap();
+        let response: JsValue = response.into();
+        Promise::resolve(&response)
+    });
+    (Stub::new("fetch", closure.into_js_value()), calls)
+}
+
+const URL_REQUEST: &str = r#"{"jsonrpc": "2.0", "id": 3, "method": "elicitation/create", "params": {
+  "mode": "url", "elicitationId": "550e8400-e29b-41d4-a716-446655440000",
+  "url": "https://mcp.example.com/ui/set_api_key", "message": "Please provide your API key to continue."}}"#;
+
+#[wasm_bindgen_test]
+async fn t6_url_mode_consent_opens_then_polling_reaches_complete() {
+    let (_open, opened) = stub_window_open();
+    let (_fetch, polled) = stub_status_endpoint(2);
+    let element = element(&[
+        ("status-url", "/status/{id}"),
+        ("poll-interval-ms", "100"),
+        ("server-name", "Example"),
+    ]);
+    let recorder = Recorder::new(&element, &["accept", "complete", "cancel"]);
+    let pending = elicit(&element, URL_REQUEST);
+    assert_eq!(
+        find(&element, "[part~=url]")
+            .unwrap()
+            .text_content()
+            .as_deref(),
+        Some("https://mcp.example.com/ui/set_api_key")
+    );
+    assert_eq!(
+        find(&element, "[part~=url-host]")
+            .unwrap()
+            .text_content()
+            .as_deref(),
+        Some("mcp.example.com")
+    );
+    assert!(
+        find(&element, "[part~=url] a, a").is_none(),
+        "the URL is never a link"
+    );
+    assert!(opened.borrow().is_empty(), "nothing opens before consent");
+    assert!(
+        polled.borrow().is_empty(),
+        "nothing is polled before consent"
+    );
+    let focused = element.shadow_root().unwrap().active_element().unwrap();
+    assert_eq!(
+        focused.get_attribute("part").as_deref(),
+        Some("cancel"),
+        "focus starts on a control that does not consent"
+    );
+
+    click(&find(&element, "button[part~=open]").unwrap());
+    assert_eq!(
+        json_of(&settle(pending).await.unwrap()),
+        json!({"action": "accept"})
+    );
+    assert_eq!(
+        opened.borrow().clone(),
+        vec![(
+            "https://mcp.example.com/ui/set_api_key".to_string(),
+            "_blank".to_string(),
+            "noopener,noreferrer".to_string()
+        )]
+    );
+    assert_eq!(recorder.names(), ["accept"]);
+    assert_eq!(
+        recorder.detail(0)["reply"],
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"action": "accept"}})
+    );
+    let live = find(&element, "[role=status]").unwrap();
+    tick(0).await;
+    assert_eq!(
+        live.text_content().as_deref(),
+        Some("Opening external page")
+    );
+    assert!(
+        find(&element, "button[part~=close]").is_some(),
+        "the dialog now waits"
+    );
+    assert_eq!(property(&element, "open").as_bool(), Some(true));
+
+    for _ in 0..40 {
+        if find(&element, "dialog").is_none() {
+            break;
+        }
+        tick(50).await;
+    }
+    assert!(
+        find(&element, "dialog").is_none(),
+        "polling reached complete and closed the wait"
+    );
+    assert_eq!(
+        polled.borrow().first().map(String::as_str),
+        Some("/status/550e8400-e29b-41d4-a716-446655440000")
+    );
+    assert_eq!(recorder.names(), ["accept", "complete"]);
+    assert_eq!(
+        recorder.detail(1)["elicitationId"],
+        "550e8400-e29b-41d4-a716-446655440000"
+    );
+    let calls = polled.borrow().len();
+    tick(300).await;
+    assert_eq!(polled.borrow().len(), calls, "polling stops once settled");
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn t6_complete_ends_the_wait_and_ignores_unknown_ids() {
+    let (_open, _opened) = stub_window_open();
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["complete"]);
+    let pending = elicit(&element, URL_REQUEST);
+    assert_eq!(
+        call(
+            &element,
+            "complete",
+            &["550e8400-e29b-41d4-a716-446655440000".into()]
+        )
+        .as_bool(),
+        Some(false),
+        "not consented yet"
+    );
+    click(&find(&element, "button[part~=open]").unwrap());
+    settle(pending).await.unwrap();
+    assert_eq!(
+        call(&element, "complete", &["unknown".into()]).as_bool(),
+        Some(false)
+    );
+    assert_eq!(
+        call(
+            &element,
+            "complete",
+            &["550e8400-e29b-41d4-a716-446655440000".into()]
+        )
+        .as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        call(
+            &element,
+            "complete",
+            &["550e8400-e29b-41d4-a716-446655440000".into()]
+        )
+        .as_bool(),
+        Some(false)
+    );
+    assert!(find(&element, "dialog").is_none());
+    assert_eq!(recorder.names(), ["complete"]);
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn t6_unsafe_urls_are_blocked_but_can_be_declined() {
+    let (_open, opened) = stub_window_open();
+    for url in [
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "http://example.com/",
+        "https://user:pw@example.com/",
+        "not a url",
+        "ftp://example.com/",
+    ] {
+        let element = element(&[]);
+        let request =
+            json!({"mode": "url", "message": "Go", "url": url, "elicitationId": "x"}).to_string();
+        let pending = elicit(&element, &request);
+        let open = find(&element, "button[part~=open]").unwrap();
+        assert!(open.has_attribute("disabled"), "{url} must not open");
+        click(&open);
+        assert!(
+            find(&element, "[part~=warning]").is_some(),
+            "{url} shows why"
+        );
+        click(&find(&element, "button[part~=reject]").unwrap());
+        assert_eq!(
+            json_of(&settle(pending).await.unwrap()),
+            json!({"action": "decline"}),
+            "{url}"
+        );
+        element.remove();
+    }
+    assert!(opened.borrow().is_empty());
+    let element = element(&[]);
+    let pending = elicit(&element, &json!({"mode": "url", "message": "Dev", "url": "http://localhost:3000/cb", "elicitationId": "d"}).to_string());
+    assert!(!find(&element, "button[part~=open]")
+        .unwrap()
+        .has_attribute("disabled"));
+    assert!(find(&element, "[part~=warning]")
+        .unwrap()
+        .text_content()
+        .unwrap()
+        .contains("development"));
+    cancel_and_settle(&element, pending).await;
+}
+
+async fn cancel_and_settle(element: &web_sys::HtmlElement, pending: Promise) {
+    click(&find(element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn t7_timeout_on_a_driven_clock_shows_a_countdown_then_fires_timeout() {
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["timeout", "cancel"]);
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    let countdown = find(&element, "[part~=countdown]").unwrap();
+    assert!(
+        countdown.has_attribute("hidden"),
+        "no countdown with minutes left"
+    );
+    advance_clock(270_500.0);
+    assert!(
+        !countdown.has_attribute("hidden"),
+        "countdown shows in the last 30 s"
+    );
+    assert_eq!(countdown.text_content().as_deref(), Some("Closing in 30s"));
+    advance_clock(20_000.0);
+    assert_eq!(countdown.text_content().as_deref(), Some("Closing in 10s"));
+    advance_clock(10_000.0);
+    assert_eq!(
+        json_of(&settle(pending).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    assert_eq!(recorder.names(), ["timeout"]);
+    assert_eq!(
+        recorder.detail(0)["reply"],
+        json!({"type": "elicitation/timeout", "id": "e_123"})
+    );
+    assert!(find(&element, "dialog").is_none(), "the dialog is gone");
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn t7_per_request_timeouts_override_the_attribute() {
+    let element = element(&[("timeout-ms", "60000")]);
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"timeoutMs".into(), &5000.into()).unwrap();
+    let pending = elicit_with(&element, WEATHER_PARAMS, &options);
+    assert!(
+        !find(&element, "[part~=countdown]")
+            .unwrap()
+            .has_attribute("hidden"),
+        "5 s is inside the countdown window"
+    );
+    advance_clock(5_001.0);
+    assert_eq!(
+        json_of(&settle(pending).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn t8_server_cancel_closes_without_a_reply_and_rejects_with_abort_error() {
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["accept", "reject", "cancel"]);
+    let controller = web_sys::AbortController::new().unwrap();
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"signal".into(), &controller.signal()).unwrap();
+    let pending = elicit_with(&element, WEATHER_ENVELOPE, &options);
+    assert!(find(&element, "dialog").is_some());
+    controller.abort();
+    let error = settle(pending).await.unwrap_err();
+    assert_eq!(
+        json_of(&Reflect::get(&error, &"name".into()).unwrap()),
+        json!("AbortError")
+    );
+    assert!(find(&element, "dialog").is_none());
+    assert_eq!(recorder.names(), ["cancel"], "no accept or reject");
+    assert_eq!(recorder.detail(0)["source"], "server");
+    assert_eq!(
+        recorder.detail(0)["result"],
+        serde_json::Value::Null,
+        "nothing is sent back"
+    );
+    assert_eq!(recorder.detail(0)["reply"], serde_json::Value::Null);
+
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    call(&element, "cancel", &[]);
+    let error = settle(pending).await.unwrap_err();
+    assert_eq!(
+        json_of(&Reflect::get(&error, &"name".into()).unwrap()),
+        json!("AbortError")
+    );
+
+    let pending = elicit_with(&element, WEATHER_ENVELOPE, &options);
+    let error = settle(pending).await.unwrap_err();
+    assert_eq!(
+        json_of(&Reflect::get(&error, &"name".into()).unwrap()),
+        json!("AbortError"),
+        "an already aborted signal opens nothing"
+    );
+    assert!(find(&element, "dialog").is_none());
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn t9_workspace_switch_dismisses_and_keeps_values_in_their_own_scope() {
+    let element = element(&[
+        ("user-id", "u1"),
+        ("workspace-id", "w1"),
+        ("conversation-id", "c1"),
+    ]);
+    let recorder = Recorder::new(&element, &["cancel"]);
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    type_into(
+        &find(&element, r#"[data-field="city"] input"#).unwrap(),
+        "Lisbon",
+    );
+    element.set_attribute("workspace-id", "w2").unwrap();
+    assert_eq!(
+        json_of(&settle(pending).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    assert_eq!(recorder.names(), ["cancel"]);
+    assert_eq!(recorder.detail(0)["source"], "workspace");
+    assert_eq!(recorder.detail(0)["scope"]["workspaceId"], "w1");
+    assert!(
+        find(&element, "dialog").is_none(),
+        "the previous dialog is dismissed"
+    );
+
+    // Same elicitation id in the new scope: the old values are invisible.
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    let city = find(&element, r#"[data-field="city"] input"#).unwrap();
+    assert_eq!(
+        city.dyn_ref::<web_sys::HtmlInputElement>().unwrap().value(),
+        ""
+    );
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
+
+    // Back in the old scope, the same elicitation gets its values back.
+    element.set_attribute("workspace-id", "w1").unwrap();
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    let city = find(&element, r#"[data-field="city"] input"#).unwrap();
+    assert_eq!(
+        city.dyn_ref::<web_sys::HtmlInputElement>().unwrap().value(),
+        "Lisbon"
+    );
+    click(&find(&element, "button[part~=accept]").unwrap());
+    assert_eq!(
+        json_of(&settle(pending).await.unwrap()),
+        json!({"action": "accept", "content": {"city": "Lisbon"}})
+    );
+
+    // Settled, so the draft is wiped.
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    let city = find(&element, r#"[data-field="city"] input"#).unwrap();
+    assert_eq!(
+        city.dyn_ref::<web_sys::HtmlInputElement>().unwrap().value(),
+        ""
+    );
+    cancel_and_settle(&element, pending).await;
+}
+
+#[wasm_bindgen_test]
+async fn queued_requests_show_their_position_and_settle_independently() {
+    let element = element(&[]);
+    let first = elicit(&element, WEATHER_ENVELOPE);
+    let second = elicit(&element, WEATHER_PARAMS);
+    let third = elicit(&element, WEATHER_PARAMS);
+    assert_eq!(property(&element, "pending").as_f64(), Some(3.0));
+    let queue = find(&element, "[part~=queue]").unwrap();
+    assert_eq!(queue.text_content().as_deref(), Some("1 of 3"));
+    assert!(!queue.has_attribute("hidden"));
+    click(&find(&element, "button[part~=reject]").unwrap());
+    assert_eq!(
+        json_of(&settle(first).await.unwrap()),
+        json!({"action": "decline"})
+    );
+    assert_eq!(
+        find(&element, "[part~=queue]")
+            .unwrap()
+            .text_content()
+            .as_deref(),
+        Some("1 of 2")
+    );
+    type_into(
+        &find(&element, r#"[data-field="city"] input"#).unwrap(),
+        "Faro",
+    );
+    click(&find(&element, "button[part~=accept]").unwrap());
+    assert_eq!(
+        json_of(&settle(second).await.unwrap()),
+        json!({"action": "accept", "content": {"city": "Faro"}})
+    );
+    assert!(
+        find(&element, "[part~=queue]")
+            .unwrap()
+            .has_attribute("hidden"),
+        "one left: no position shown"
+    );
+    key(
+        &find(&element, r#"[data-field="city"] input"#).unwrap(),
+        "Escape",
+    );
+    assert_eq!(
+        json_of(&settle(third).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    assert_eq!(property(&element, "pending").as_f64(), Some(0.0));
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn detaching_the_element_settles_everything_as_detached() {
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["cancel"]);
+    let first = elicit(&element, WEATHER_ENVELOPE);
+    let second = elicit(&element, WEATHER_PARAMS);
+    element.remove();
+    assert_eq!(
+        json_of(&settle(first).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    assert_eq!(
+        json_of(&settle(second).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    assert_eq!(recorder.names(), ["cancel", "cancel"]);
+    assert_eq!(recorder.detail(0)["source"], "detached");
+    assert_eq!(property(&element, "pending").as_f64(), Some(0.0));
+}
+
+#[wasm_bindgen_test]
+async fn the_eleventh_request_from_one_server_in_a_minute_is_rate_limited() {
+    let element = element(&[("server-name", "Chatty")]);
+    let recorder = Recorder::new(&element, &["cancel"]);
+    let pending: Vec<Promise> = (0..11).map(|_| elicit(&element, WEATHER_PARAMS)).collect();
+    assert_eq!(property(&element, "pending").as_f64(), Some(10.0));
+    assert_eq!(recorder.names(), ["cancel"], "the 11th settles at once");
+    assert_eq!(recorder.detail(0)["source"], "rate-limit");
+    let mut pending = pending;
+    let eleventh = pending.pop().unwrap();
+    assert_eq!(
+        json_of(&settle(eleventh).await.unwrap()),
+        json!({"action": "cancel"})
+    );
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"serverName".into(), &"Quiet".into()).unwrap();
+    let other = elicit_with(&element, WEATHER_PARAMS, &options);
+    assert_eq!(
+        property(&element, "pending").as_f64(),
+        Some(11.0),
+        "another server is not limited"
+    );
+    element.remove();
+    for promise in pending {
+        settle(promise).await.unwrap();
+    }
+    settle(other).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn double_submit_settles_once() {
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["accept", "reject", "cancel", "timeout"]);
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    let city = find(&element, r#"[data-field="city"] input"#).unwrap();
+    type_into(&city, "Braga");
+    let accept = find(&element, "button[part~=accept]").unwrap();
+    key(&city, "Enter");
+    click(&accept);
+    click(&accept);
+    advance_clock(400_000.0);
+    assert_eq!(
+        json_of(&settle(pending).await.unwrap()),
+        json!({"action": "accept", "content": {"city": "Braga"}})
+    );
+    assert_eq!(recorder.names(), ["accept"]);
+    element.remove();
+}
