@@ -4,11 +4,11 @@
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+use crate::content::validate_content;
 use crate::element::{elicitation_error, to_js};
 use crate::error::ElicitationError;
-use crate::i18n::{violation_message, Locale};
+use crate::i18n::Locale;
 use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
-use crate::validate::Rules;
 
 /// Defines `<koder-mcp-elicitation>` (once per page).
 #[wasm_bindgen(js_name = defineElement)]
@@ -39,19 +39,12 @@ pub fn validate_content_json(
     };
     let schema = parse(schema, "requestedSchema")?;
     let content = parse(content, "content")?;
-    let rules =
-        Rules::compile(&schema, "requestedSchema").map_err(|err| elicitation_error(&err))?;
-    let locale = Locale::negotiate([locale]);
-    let errors: Vec<Value> = rules
-        .validate(&content)
+    let errors: Vec<Value> = validate_content(&schema, &content, Locale::negotiate([locale]))
+        .map_err(|err| elicitation_error(&err))?
         .into_iter()
-        .map(|violation| {
-            json!({
-                "path": violation.path,
-                "keyword": violation.kind.keyword(),
-                "message": violation_message(locale, &violation.kind),
-            })
-        })
+        .map(
+            |error| json!({"path": error.path, "keyword": error.keyword, "message": error.message}),
+        )
         .collect();
     Ok(to_js(
         &json!({"valid": errors.is_empty(), "errors": errors}),

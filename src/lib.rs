@@ -18,6 +18,8 @@
 //! assert!(matches!(parsed.mode, Mode::Form(_)));
 //! ```
 
+/// `validateContent`: the form's rules over content, with localized messages.
+pub mod content;
 /// The -32602 error every malformed request or schema becomes.
 pub mod error;
 /// Form state: values, visited fields, errors, and building the accepted content.

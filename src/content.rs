@@ -1,0 +1,110 @@
+//! `validateContent`: the form's own rules applied to content a client sent, with localized
+//! messages. Servers can use it to re-validate what came back.
+
+use serde_json::Value;
+
+use crate::error::ElicitationError;
+use crate::i18n::{violation_message, Locale};
+use crate::validate::Rules;
+
+/// One broken rule: where (JSON Pointer), which keyword, and a localized message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentError {
+    pub path: String,
+    pub keyword: &'static str,
+    pub message: String,
+}
+
+/// Checks `content` against `schema` (any schema built from the supported keywords). An empty
+/// list means valid; a malformed schema is an `ElicitationError` naming the keyword's path.
+pub fn validate_content(
+    schema: &Value,
+    content: &Value,
+    locale: Locale,
+) -> Result<Vec<ContentError>, ElicitationError> {
+    let rules = Rules::compile(schema, "requestedSchema")?;
+    Ok(rules
+        .validate(content)
+        .into_iter()
+        .map(|violation| ContentError {
+            path: violation.path,
+            keyword: violation.kind.keyword(),
+            message: violation_message(locale, &violation.kind),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn weather() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "minLength": 2},
+                "temperature_unit": {"type": "string", "enum": ["C", "F"]}
+            },
+            "required": ["city"]
+        })
+    }
+
+    #[test]
+    fn valid_content_has_no_errors() {
+        let content = json!({"city": "Lisbon", "temperature_unit": "C"});
+        assert_eq!(
+            validate_content(&weather(), &content, Locale::EnUs),
+            Ok(vec![])
+        );
+    }
+
+    #[test]
+    fn errors_name_the_path_the_keyword_and_say_it_in_the_locale() {
+        let content = json!({"city": "L", "temperature_unit": "K"});
+        let errors = validate_content(&weather(), &content, Locale::PtBr).unwrap();
+        assert_eq!(
+            errors,
+            vec![
+                ContentError {
+                    path: "/city".into(),
+                    keyword: "minLength",
+                    message: "Digite pelo menos 2 caracteres".into()
+                },
+                ContentError {
+                    path: "/temperature_unit".into(),
+                    keyword: "enum",
+                    message: "Escolha uma das opções listadas".into()
+                },
+            ]
+        );
+        let missing = validate_content(&weather(), &json!({}), Locale::EnUs).unwrap();
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].keyword, "required");
+        assert_eq!(missing[0].message, "city is required");
+    }
+
+    #[test]
+    fn a_malformed_schema_is_an_invalid_params_error() {
+        let schema =
+            json!({"type": "object", "properties": {"age": {"type": "integer", "minimum": "3"}}});
+        let err = validate_content(&schema, &json!({}), Locale::EnUs).unwrap_err();
+        assert_eq!(err.code, -32602);
+        assert_eq!(
+            err.message,
+            "requestedSchema.properties.age.minimum must be a number"
+        );
+    }
+
+    #[test]
+    fn any_schema_not_only_an_object_at_the_root() {
+        let errors = validate_content(
+            &json!({"type": "integer", "maximum": 3}),
+            &json!(4),
+            Locale::EnUs,
+        )
+        .unwrap();
+        assert_eq!(errors[0].path, "");
+        assert_eq!(errors[0].message, "Must be at most 3");
+    }
+}
