@@ -548,3 +548,41 @@ async fn double_submit_settles_once() {
     assert_eq!(recorder.names(), ["accept"]);
     element.remove();
 }
+
+#[wasm_bindgen_test]
+async fn t6_polling_backs_off_on_errors_and_still_completes() {
+    let (_open, _opened) = stub_window_open();
+    let calls = Rc::new(RefCell::new(Vec::<f64>::new()));
+    let recorded = calls.clone();
+    // Two failures (HTTP 503), then complete.
+    let closure = Closure::<dyn FnMut(String) -> Promise>::new(move |_url: String| {
+        recorded.borrow_mut().push(js_sys::Date::now());
+        let failing = recorded.borrow().len() <= 2;
+        let init = web_sys::ResponseInit::new();
+        init.set_status(if failing { 503 } else { 200 });
+        let response =
+            web_sys::Response::new_with_opt_str_and_init(Some(r#"{"status":"complete"}"#), &init)
+                .unwrap();
+        let response: JsValue = response.into();
+        Promise::resolve(&response)
+    });
+    let _fetch = Stub::new("fetch", closure.into_js_value());
+    let element = element(&[("status-url", "/status/{id}"), ("poll-interval-ms", "100")]);
+    let recorder = Recorder::new(&element, &["complete"]);
+    let pending = elicit(&element, URL_REQUEST);
+    click(&find(&element, "button[part~=open]").unwrap());
+    settle(pending).await.unwrap();
+    for _ in 0..60 {
+        if find(&element, "dialog").is_none() {
+            break;
+        }
+        tick(50).await;
+    }
+    assert_eq!(recorder.names(), ["complete"], "errors do not stop polling");
+    let times = calls.borrow().clone();
+    assert_eq!(times.len(), 3);
+    // 100 ms, then 200 ms after the first error, then 400 ms after the second.
+    assert!(times[2] - times[1] >= 350.0, "backs off: {times:?}");
+    assert!(times[1] - times[0] >= 180.0, "backs off: {times:?}");
+    element.remove();
+}
