@@ -284,10 +284,16 @@ declare global {
   interface HTMLElementTagNameMap {
     "koder-mcp-elicitation": KoderMcpElicitation;
   }
-  // The events bubble and are composed, so listeners on ancestors see them too. `cancel` and
-  // `invalid` are left out here: the DOM already fires plain Events by those names (<dialog>,
-  // form controls); on the element itself they are typed through KoderMcpElicitationEventMap.
+  // The events bubble and are composed, so listeners on ancestors and on the document see them
+  // too. `cancel` and `invalid` are left out here: the DOM already fires plain Events by those
+  // names (<dialog>, form controls); on the element they are typed by KoderMcpElicitationEventMap.
   interface HTMLElementEventMap {
+    accept: CustomEvent<ElicitationAcceptDetail>;
+    reject: CustomEvent<ElicitationRejectDetail>;
+    timeout: CustomEvent<ElicitationTimeoutDetail>;
+    complete: CustomEvent<ElicitationCompleteDetail>;
+  }
+  interface DocumentEventMap {
     accept: CustomEvent<ElicitationAcceptDetail>;
     reject: CustomEvent<ElicitationRejectDetail>;
     timeout: CustomEvent<ElicitationTimeoutDetail>;
