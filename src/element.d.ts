@@ -209,8 +209,9 @@ export interface KoderMcpElicitation extends HTMLElement {
 
   /** `server-name` */
   serverName: string | null;
-  /** `timeout-ms` */
-  timeoutMs: string | null;
+  /** `timeout-ms` (reads the attribute's text; a number may be assigned) */
+  get timeoutMs(): string | null;
+  set timeoutMs(value: string | number | null);
   /** `user-id` */
   userId: string | null;
   /** `workspace-id` */
@@ -219,10 +220,12 @@ export interface KoderMcpElicitation extends HTMLElement {
   conversationId: string | null;
   /** `status-url`, a template containing `{id}` */
   statusUrl: string | null;
-  /** `poll-interval-ms` */
-  pollIntervalMs: string | null;
-  /** `rate-limit` */
-  rateLimit: string | null;
+  /** `poll-interval-ms` (reads the attribute's text; a number may be assigned) */
+  get pollIntervalMs(): string | null;
+  set pollIntervalMs(value: string | number | null);
+  /** `rate-limit` (reads the attribute's text; a number may be assigned) */
+  get rateLimit(): string | null;
+  set rateLimit(value: string | number | null);
   /** `strict` (boolean attribute) */
   strict: boolean;
 

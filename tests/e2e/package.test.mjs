@@ -190,6 +190,8 @@ if (el) {
   const made: KoderMcpElicitation = document.createElement('koder-mcp-elicitation');
   made.serverName = 'Weather server';
   made.strict = true;
+  made.timeoutMs = 60_000;
+  const timeout: string | null = made.timeoutMs;
   const open: boolean = same.open;
   const pending: number = same.pending;
   const controller = new AbortController();
@@ -206,7 +208,7 @@ if (el) {
   el.addEventListener('cancel', (event) => {
     const detail: ElicitationCancelDetail = event.detail;
     const source: 'user' | 'server' | 'workspace' | 'rate-limit' | 'detached' = detail.source;
-    console.log(source, detail.result, detail.scope.userId, open, pending, done);
+    console.log(source, detail.result, detail.scope.userId, open, pending, done, timeout);
   });
   el.addEventListener('invalid', (event) => console.log(event.detail.error.code));
   el.addEventListener('reject', (event) => console.log(event.detail.reason));
