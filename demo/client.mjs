@@ -4,7 +4,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CancelledNotificationSchema, ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const TAG = 'koder-mcp-elicitation';
 const CALL_TIMEOUT_MS = 15 * 60 * 1000; // a person answers the form: far above the SDK's 60 s default
@@ -37,9 +37,25 @@ customElements.whenDefined(TAG).then(() => clearTimeout(componentTimer));
 // --- elicitation wiring (quoted in the README) ------------------------------------------------
 const el = document.querySelector('koder-mcp-elicitation');
 const client = new Client({ name: 'koder-demo-page', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+// @modelcontextprotocol/sdk 1.x ignores notifications/cancelled for request id 0 (typescript-sdk#2115),
+// and the first request a server sends has id 0: withdrawing it would leave its dialog open, and
+// answer it later. So the page handles withdrawals itself. This replaces the SDK's own cancel handler,
+// which only aborts request handlers; this client's only long-running handler is this one.
+const withdrawals = new Map(); // elicitation/create request id → AbortController
+client.setNotificationHandler(CancelledNotificationSchema, (n) => { withdrawals.get(n.params.requestId)?.abort(n.params.reason); });
 client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
   await customElements.whenDefined('koder-mcp-elicitation');
-  return el.elicit(request.params, { signal: extra.signal });
+  const withdrawn = new AbortController();
+  withdrawals.set(extra.requestId, withdrawn);
+  try {
+    return await el.elicit(request.params, { signal: AbortSignal.any([extra.signal, withdrawn.signal]) });
+  } catch (error) {
+    // A withdrawn request gets no answer at all; settling would make the SDK send an error response.
+    if (withdrawn.signal.aborted) return new Promise(() => {});
+    throw error;
+  } finally {
+    withdrawals.delete(extra.requestId);
+  }
 });
 client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { el.complete(n.params.elicitationId); });
 await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));

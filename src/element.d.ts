@@ -1,0 +1,305 @@
+// Type declarations for koder-mcp-elicitation (copied to dist/koder-mcp-elicitation.d.ts by
+// scripts/build.mjs). They describe the public contract: importing the entry defines
+// <koder-mcp-elicitation>; the element answers MCP `elicitation/create` requests.
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** A JSON Schema for one property of `requestedSchema` (the MCP subset plus the extensions). */
+export interface PropertySchema {
+  type?: "string" | "number" | "integer" | "boolean" | "array" | "object";
+  title?: string;
+  description?: string;
+  default?: unknown;
+  format?: "email" | "uri" | "date" | "date-time" | "textarea" | (string & {});
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  enum?: readonly unknown[];
+  enumNames?: readonly string[];
+  const?: unknown;
+  oneOf?: readonly PropertySchema[];
+  anyOf?: readonly PropertySchema[];
+  items?: PropertySchema;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  /** Extension (nested `object`, off under `strict`). */
+  properties?: { [name: string]: PropertySchema };
+  required?: readonly string[];
+  [keyword: string]: unknown;
+}
+
+/** `requestedSchema` of a form-mode request: a flat object of primitive properties in MCP. */
+export interface RequestedSchema {
+  type: "object";
+  properties: { [name: string]: PropertySchema };
+  required?: readonly string[];
+  $schema?: string;
+  [keyword: string]: unknown;
+}
+
+/** Bare MCP params, form mode (a missing `mode` means form). */
+export interface FormElicitParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: RequestedSchema;
+  [key: string]: unknown;
+}
+
+/** Bare MCP params, URL mode (2025-11-25 has `elicitationId`; 2026-07-28 does not). */
+export interface UrlElicitParams {
+  mode: "url";
+  message: string;
+  url: string;
+  elicitationId?: string;
+  [key: string]: unknown;
+}
+
+export type ElicitParams = FormElicitParams | UrlElicitParams;
+
+/** A JSON-RPC `elicitation/create` request. */
+export interface JsonRpcElicitRequest {
+  jsonrpc: "2.0";
+  id: string | number;
+  method: "elicitation/create";
+  params: ElicitParams;
+}
+
+/** The Koder envelope. `schema` is the requested schema, `title` the heading, `description` the message, `timeout` in ms. */
+export interface KoderElicitationEnvelope {
+  type: "elicitation/request";
+  id: string | number;
+  schema?: RequestedSchema;
+  title?: string;
+  description?: string;
+  mode?: "form" | "url";
+  url?: string;
+  timeout?: number;
+}
+
+/** Anything `elicit()` accepts: the three request shapes, or a JSON string of one of them. */
+export type ElicitRequestInput = ElicitParams | JsonRpcElicitRequest | KoderElicitationEnvelope | string;
+
+export interface ElicitOptions {
+  /** Aborting it (the server withdrew the request) closes the dialog, sends nothing and rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Overrides the `timeout-ms` attribute for this elicitation. */
+  timeoutMs?: number;
+  /** Overrides the `server-name` attribute for this elicitation. */
+  serverName?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+/** A value of accepted content; nested objects come only from the nested-`object` extension. */
+export type ElicitValue = string | number | boolean | string[] | { [name: string]: ElicitValue };
+
+/** The MCP `ElicitResult` the element settles with, exactly once. */
+export type ElicitResult =
+  | { action: "accept"; content?: { [name: string]: ElicitValue } }
+  | { action: "decline" }
+  | { action: "cancel" };
+
+/** `ElicitResult` wrapped in the request's own protocol (§7 `reply`). */
+export type ElicitReply =
+  | { jsonrpc: "2.0"; id: string | number | null; result: ElicitResult }
+  | { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string } }
+  | {
+      type: "elicitation/accept" | "elicitation/reject" | "elicitation/cancel" | "elicitation/timeout";
+      id: string | number | null;
+      content?: { [name: string]: ElicitValue };
+      reason?: string;
+    }
+  | ElicitResult;
+
+/** Thrown (or rejected with) for a malformed request: `code` is -32602 and `message` names the path. */
+export declare class ElicitationError extends Error {
+  constructor(message: string, code?: number);
+  readonly name: "ElicitationError";
+  readonly code: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+export interface ElicitationScope {
+  userId: string;
+  workspaceId: string;
+  conversationId: string;
+  elicitationId: string;
+}
+
+/** Common to every event's `detail`. */
+export interface ElicitationEventDetail {
+  /** The request id (JSON-RPC / envelope), or the elicitation id for bare params. */
+  id: string | number | null;
+  mode: "form" | "url";
+  scope: ElicitationScope;
+  /** The `ElicitResult` to send back, or `null` when nothing must be sent. */
+  result: ElicitResult | null;
+  /** `result` wrapped in the request's protocol, or `null`. */
+  reply: ElicitReply | null;
+}
+
+export interface ElicitationAcceptDetail extends ElicitationEventDetail {
+  result: { action: "accept"; content?: { [name: string]: ElicitValue } };
+}
+
+export interface ElicitationRejectDetail extends ElicitationEventDetail {
+  result: { action: "decline" };
+  /** The optional reason the user typed. */
+  reason: string | null;
+}
+
+export type ElicitationCancelSource = "user" | "server" | "workspace" | "rate-limit" | "detached";
+
+export interface ElicitationCancelDetail extends ElicitationEventDetail {
+  /** `null` when `source` is `"server"`: nothing must be sent. */
+  result: { action: "cancel" } | null;
+  source: ElicitationCancelSource;
+}
+
+export interface ElicitationTimeoutDetail extends ElicitationEventDetail {
+  result: { action: "cancel" };
+}
+
+export interface ElicitationCompleteDetail extends ElicitationEventDetail {
+  result: null;
+  elicitationId: string;
+}
+
+export interface ElicitationInvalidDetail extends ElicitationEventDetail {
+  result: null;
+  error: { code: number; message: string };
+}
+
+export interface KoderMcpElicitationEventMap {
+  accept: CustomEvent<ElicitationAcceptDetail>;
+  reject: CustomEvent<ElicitationRejectDetail>;
+  cancel: CustomEvent<ElicitationCancelDetail>;
+  timeout: CustomEvent<ElicitationTimeoutDetail>;
+  complete: CustomEvent<ElicitationCompleteDetail>;
+  invalid: CustomEvent<ElicitationInvalidDetail>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The element
+
+/**
+ * The element's type (`document.querySelector("koder-mcp-elicitation")` gives one). The entry does
+ * not export the class itself: get it with `customElements.get("koder-mcp-elicitation")`.
+ */
+export interface KoderMcpElicitation extends HTMLElement {
+  /** Shows the request and settles with the user's `ElicitResult`. */
+  elicit(request: ElicitRequestInput, options?: ElicitOptions): Promise<ElicitResult>;
+  /** URL mode: the server reported completion (`notifications/elicitation/complete`). `false` for unknown ids. */
+  complete(elicitationId: string): boolean;
+  /** Withdraws the elicitation on screen, the same as aborting its signal. */
+  cancel(): void;
+  /** A dialog is showing. */
+  readonly open: boolean;
+  /** Elicitations open or queued. */
+  readonly pending: number;
+
+  /** `server-name` */
+  serverName: string | null;
+  /** `timeout-ms` (reads the attribute's text; a number may be assigned) */
+  get timeoutMs(): string | null;
+  set timeoutMs(value: string | number | null);
+  /** `user-id` */
+  userId: string | null;
+  /** `workspace-id` */
+  workspaceId: string | null;
+  /** `conversation-id` */
+  conversationId: string | null;
+  /** `status-url`, a template containing `{id}` */
+  statusUrl: string | null;
+  /** `poll-interval-ms` (reads the attribute's text; a number may be assigned) */
+  get pollIntervalMs(): string | null;
+  set pollIntervalMs(value: string | number | null);
+  /** `rate-limit` (reads the attribute's text; a number may be assigned) */
+  get rateLimit(): string | null;
+  set rateLimit(value: string | number | null);
+  /** `strict` (boolean attribute) */
+  strict: boolean;
+
+  addEventListener<K extends keyof KoderMcpElicitationEventMap>(
+    type: K,
+    listener: (this: KoderMcpElicitation, ev: KoderMcpElicitationEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: KoderMcpElicitation, ev: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof KoderMcpElicitationEventMap>(
+    type: K,
+    listener: (this: KoderMcpElicitation, ev: KoderMcpElicitationEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: KoderMcpElicitation, ev: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module exports
+
+/** Resolves once the wasm is instantiated and `<koder-mcp-elicitation>` is defined. */
+export declare const ready: Promise<void>;
+
+export interface ValidationIssue {
+  path: string;
+  keyword: string;
+  message: string;
+}
+
+/** The very rules the form applies before accept. Throws `ElicitationError` for a malformed schema. */
+export declare function validateContent(
+  requestedSchema: unknown,
+  content: unknown,
+  options?: { locale?: string },
+): { valid: boolean; errors: ValidationIssue[] };
+
+/** The normalized request, or throws `ElicitationError` (code -32602) naming the offending path. */
+export declare function parseRequest(request: ElicitRequestInput | object): Record<string, unknown>;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "koder-mcp-elicitation": KoderMcpElicitation;
+  }
+  // The events bubble and are composed, so listeners on ancestors and on the document see them
+  // too. `cancel` and `invalid` are left out here: the DOM already fires plain Events by those
+  // names (<dialog>, form controls); on the element they are typed by KoderMcpElicitationEventMap.
+  interface HTMLElementEventMap {
+    accept: CustomEvent<ElicitationAcceptDetail>;
+    reject: CustomEvent<ElicitationRejectDetail>;
+    timeout: CustomEvent<ElicitationTimeoutDetail>;
+    complete: CustomEvent<ElicitationCompleteDetail>;
+  }
+  interface DocumentEventMap {
+    accept: CustomEvent<ElicitationAcceptDetail>;
+    reject: CustomEvent<ElicitationRejectDetail>;
+    timeout: CustomEvent<ElicitationTimeoutDetail>;
+    complete: CustomEvent<ElicitationCompleteDetail>;
+  }
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// An MCP client for the @modelcontextprotocol/conformance runner whose elicitation UI is the real
+// component in headless Chromium.
+//
+//   node tests/conformance/browser-client.mjs <server-url>
+//
+// The conformance CLI starts the scenario's server and runs this command with the server URL as
+// the last argument (MCP_CONFORMANCE_SCENARIO names the scenario). This script:
+//   1. serves a page on 127.0.0.1 that loads dist/koder-mcp-elicitation.js and page.mjs (the
+//      official SDK Client, bundled with esbuild), and proxies the page's /mcp to <server-url>
+//      (the browser then talks same-origin, so the server needs no CORS);
+//   2. opens the page in Chromium, connects, and calls every tool the server lists;
+//   3. whenever a dialog shows, presses Submit without touching a field, like a user who
+//      accepts the defaults;
+//   4. prints each tool result and exits 0, or exits 1 on any error.
+// Needs `npm run build` (dist/) first. CHROMIUM_PATH overrides /usr/bin/chromium.
+
+import { createServer, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>conformance client</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; connect-src 'self'">
+<script type="module" src="/dist/koder-mcp-elicitation.js"></script>
+<script type="module" src="/client.js"></script>
+</head><body><koder-mcp-elicitation server-name="Conformance server"></koder-mcp-elicitation></body></html>`;
+
+const MIME = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.ts': 'text/plain; charset=utf-8' };
+// Request headers worth passing through to the MCP server (hop-by-hop ones and Host are not).
+const FORWARD = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'authorization'];
+
+const log = (...args) => console.error('[browser-client]', ...args);
+
+function proxy(target, req, res) {
+  const headers = {};
+  for (const name of FORWARD) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const upstream = send(target, { method: req.method, headers }, (answer) => {
+    const out = { ...answer.headers };
+    delete out.connection;
+    delete out['transfer-encoding'];
+    res.writeHead(answer.statusCode ?? 502, out);
+    res.flushHeaders();
+    answer.pipe(res);
+  });
+  upstream.on('error', (error) => {
+    log(`proxy ${req.method} failed: ${error.message}`);
+    if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
+    res.end();
+  });
+  res.on('close', () => upstream.destroy()); // the page closed an SSE stream: close it upstream too
+  req.pipe(upstream);
+}
+
+async function serveDist(res, relPath) {
+  const segments = relPath.split('/').filter(Boolean);
+  if (segments.some((s) => s.startsWith('.'))) return res.writeHead(404).end();
+  const file = path.join(DIST, ...segments);
+  try {
+    if (!(await stat(file)).isFile()) throw new Error('not a file');
+    const body = await readFile(file);
+    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream' });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+}
+
+async function main() {
+  const serverUrl = process.argv[2];
+  if (!serverUrl) {
+    console.error('usage: node tests/conformance/browser-client.mjs <server-url>');
+    process.exit(2);
+  }
+  const target = new URL(serverUrl);
+  log(`scenario ${process.env.MCP_CONFORMANCE_SCENARIO ?? '(none)'}, server ${target.href}`);
+
+  const bundle = await esbuild.build({
+    entryPoints: [path.join(HERE, 'page.mjs')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    logLevel: 'warning',
+  });
+  const clientJs = Buffer.from(bundle.outputFiles[0].contents);
+
+  const server = createServer((req, res) => {
+    const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (pathname === '/mcp') return proxy(target, req, res);
+    if (pathname === '/') return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE);
+    if (pathname === '/client.js') return res.writeHead(200, { 'Content-Type': MIME['.js'] }).end(clientJs);
+    if (pathname.startsWith('/dist/')) return serveDist(res, decodeURIComponent(pathname.slice('/dist/'.length)));
+    if (pathname === '/favicon.ico') return res.writeHead(204).end();
+    res.writeHead(404).end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  let failed = false;
+  try {
+    const page = await browser.newPage();
+    page.on('pageerror', (error) => { failed = true; log(`page error: ${error.message}`); });
+    page.on('console', (m) => { if (m.type() === 'error') log(`console.error: ${m.text()}`); });
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => window.conformanceClient !== undefined, null, { timeout: 20_000 });
+
+    let finished = false;
+    const calls = page.evaluate(() => window.conformanceClient.run()).finally(() => { finished = true; });
+    calls.catch(() => {});
+
+    // The user: every time a dialog shows, press Submit (or, in URL mode, Open) untouched.
+    const submit = page.locator('koder-mcp-elicitation button[part~=accept], koder-mcp-elicitation button[part~=open]');
+    let pressed = 0;
+    while (!finished) {
+      try {
+        await submit.first().click({ timeout: 500 });
+        pressed += 1;
+        log(`dialog ${pressed}: pressed Submit without touching a field`);
+      } catch {
+        // no dialog right now
+      }
+    }
+    for (const { tool, result } of await calls) {
+      console.log(`${tool}: ${result.content.map((block) => block.text ?? JSON.stringify(block)).join('\n')}`);
+      if (result.isError) failed = true;
+    }
+    log(`done: ${pressed} dialog(s) submitted`);
+  } finally {
+    await browser.close();
+    server.close();
+    server.closeAllConnections?.();
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((error) => {
+  log(error.stack ?? String(error));
+  process.exit(1);
+});

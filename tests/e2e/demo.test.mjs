@@ -1,0 +1,341 @@
+// The demo end to end: demo/server.mjs (a real McpServer, official SDK, Streamable HTTP) on a free
+// port, its page (the SDK Client in the browser) and <koder-mcp-elicitation> answering every
+// elicitation/create. For each tool the dialog shows, a user fills it (or declines, cancels, or lets
+// it time out), and the tool's own result proves what the server received: the server validates
+// accepted content with the SDK's elicitInput before the tool prints its `Received: {...}` line.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { launchBrowser, openPage, repoRoot } from './harness.mjs';
+
+let demo; // { url, child, output() }
+let browser;
+
+/** Starts `node demo/server.mjs` with PORT=0 (any free port) and waits for its "Demo ready" line. */
+function startDemo() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'demo', 'server.mjs')], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`demo server did not start:\n${output}`)), 30_000);
+    const onData = (chunk) => {
+      output += chunk;
+      const ready = output.match(/Demo ready: (http:\/\/127\.0\.0\.1:\d+)\//);
+      if (ready) {
+        clearTimeout(timer);
+        resolve({ url: ready[1], child, output: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`demo server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+before(async () => {
+  demo = await startDemo();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  if (demo) {
+    const exited = new Promise((resolve) => demo.child.once('exit', resolve));
+    demo.child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+const el = 'koder-mcp-elicitation';
+const dialog = `${el} [part~=dialog]`;
+
+/** The demo page, connected to the server. Records every JSON-RPC message the page POSTs to /mcp. */
+async function openDemo() {
+  const page = await openPage(browser, `${demo.url}/`);
+  page.posted = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/mcp') {
+      try { page.posted.push(JSON.parse(request.postData() ?? 'null')); } catch { /* not JSON */ }
+    }
+  });
+  await page.waitForFunction(() => document.querySelector('#status')?.dataset.state === 'connected' && window.koderDemo);
+  // Every event the element fires, in order.
+  await page.evaluate((tag) => {
+    window.__events = [];
+    for (const type of ['accept', 'reject', 'cancel', 'timeout', 'complete', 'invalid']) {
+      document.querySelector(tag).addEventListener(type, (event) => window.__events.push({ type, detail: event.detail }));
+    }
+  }, el);
+  return page;
+}
+
+/** Calls a tool through the page's SDK client; `finish(page)` awaits its outcome. */
+async function startTool(page, name) {
+  await page.evaluate((tool) => {
+    window.__call = window.koderDemo.callTool(tool).then(
+      (result) => ({ ok: true, isError: Boolean(result.isError), text: result.content.map((block) => block.text).join('\n') }),
+      (error) => ({ ok: false, error: String(error?.message ?? error) }),
+    );
+  }, name);
+}
+const finish = (page) => page.evaluate(() => window.__call);
+const events = (page) => page.evaluate(() => window.__events.map(({ type, detail }) => ({ type, source: detail.source, result: detail.result })));
+
+/** Waits for the dialog and checks it says who is asking and what. */
+async function expectDialog(page, message) {
+  await page.locator(dialog).waitFor({ state: 'visible' });
+  assert.equal((await page.locator(`${el} [part~=server]`).textContent()).includes('Demo server'), true);
+  assert.equal(await page.locator(`${el} [part~=message]`).textContent(), message);
+}
+
+async function expectClosed(page) {
+  await page.locator(dialog).waitFor({ state: 'hidden' });
+  assert.equal(await page.evaluate((tag) => document.querySelector(tag).open, el), false);
+}
+
+test('weather: the user types a city and picks °F; the server gets exactly that', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'weather');
+  await expectDialog(page, 'The weather tool needs your city.');
+  await page.locator(`${el} [data-field="city"] input`).fill('Lisbon');
+  await page.locator(`${el} [data-field="temperature_unit"] input[type=radio][value="F"]`).check();
+  await page.locator(`${el} button[part~=accept]`).click();
+  await expectClosed(page);
+
+  const outcome = await finish(page);
+  assert.deepEqual(outcome, {
+    ok: true,
+    isError: false,
+    text: 'Received: {"action":"accept","content":{"city":"Lisbon","temperature_unit":"F"}}\n'
+      + 'Forecast for Lisbon: 70 °F, clear skies (fake data).',
+  });
+  assert.equal(await page.locator('#result').textContent(), outcome.text);
+  assert.deepEqual((await events(page)).map((e) => e.type), ['accept']);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('weather: Reject sends decline', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'weather');
+  await expectDialog(page, 'The weather tool needs your city.');
+  await page.locator(`${el} button[part~=reject]`).click();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Received: {"action":"decline"}\nNo forecast: the user chose decline.',
+  });
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('delete_files: confirm + reason are accepted; the Cancel button sends cancel', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'delete_files');
+  await expectDialog(page, 'Delete 3 files in ./build (app.js, app.css, index.html)? This cannot be undone.');
+  const confirm = page.locator(`${el} [data-field="confirm"] input[type=checkbox][role=switch]`);
+  assert.equal(await confirm.isChecked(), false, 'the default (false) is prefilled');
+  await confirm.check();
+  await page.locator(`${el} [data-field="reason"] input`).fill('stale build');
+  await page.locator(`${el} button[part~=accept]`).click();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Received: {"action":"accept","content":{"confirm":true,"reason":"stale build"}}\n'
+      + 'Deleted 3 files (pretend). Reason: stale build',
+  });
+
+  await startTool(page, 'delete_files');
+  await expectDialog(page, 'Delete 3 files in ./build (app.js, app.css, index.html)? This cannot be undone.');
+  await page.locator(`${el} button[part~=cancel]`).click();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Received: {"action":"cancel"}\nNothing deleted: the user cancelled.',
+  });
+  assert.deepEqual((await events(page)).map((e) => [e.type, e.source]), [['accept', undefined], ['cancel', 'user']]);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('create_project: two dialogs in a row; defaults are sent, an empty optional field is omitted', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'create_project');
+  await expectDialog(page, 'New project, step 1 of 2: name and template.');
+  await page.locator(`${el} [data-field="name"] input`).fill('koder');
+  await page.locator(`${el} [data-field="template"] input[type=radio][value="cli"]`).check();
+  await page.locator(`${el} button[part~=accept]`).click();
+
+  await expectDialog(page, 'New project "koder", step 2 of 2: settings.');
+  // Untouched: language keeps its default (Rust), private its default (true), homepage stays empty.
+  await page.locator(`${el} button[part~=accept]`).click();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Received: {"action":"accept","content":{"name":"koder","template":"cli"}}\n'
+      + 'Received: {"action":"accept","content":{"language":"Rust","private":true}}\n'
+      + 'Created private Rust cli project "koder" (pretend).',
+  });
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('every_field: every field kind, edited and defaults, passes the SDK validation with the right JSON types', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'every_field');
+  await expectDialog(page, 'A form with every field kind. Every field has a default; change what you like.');
+  await page.locator(`${el} [data-field="seats"] input[type=number]`).fill('5');
+  await page.locator(`${el} [data-field="toppings"] input[type=checkbox][value="olives"]`).check();
+  await page.locator(`${el} [data-field="weekday"] select`).selectOption('Friday');
+  await page.locator(`${el} [data-field="newsletter"] input[role=switch]`).uncheck();
+  await page.locator(`${el} button[part~=accept]`).click();
+  await expectClosed(page);
+
+  const outcome = await finish(page);
+  assert.equal(outcome.ok && !outcome.isError, true, JSON.stringify(outcome));
+  const [line, summary] = outcome.text.split('\n');
+  assert.equal(summary, 'The SDK validated 14 fields against the requested schema.');
+  const received = JSON.parse(line.replace(/^Received: /, ''));
+  const { meeting, ...rest } = received.content;
+  assert.equal(received.action, 'accept');
+  assert.deepEqual(rest, {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    homepage: 'https://example.com/ada',
+    birthday: '1815-12-10',
+    height: 1.65,
+    seats: 5,
+    newsletter: false,
+    color: 'Green',
+    size: 'm',
+    country: 'pt',
+    weekday: 'Friday',
+    toppings: ['cheese', 'basil', 'olives'],
+    features: ['auth', 'ci'],
+  });
+  // A date-time goes out as RFC 3339 with an offset, the same instant as the default.
+  assert.match(meeting, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/);
+  assert.equal(Date.parse(meeting), Date.parse('2025-11-25T10:00:00Z'));
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('sign_in (URL mode): Open consents, the sign-in page finishes, notifications/elicitation/complete closes the wait', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'sign_in');
+  await expectDialog(page, 'Sign in to the (fake) Example account so the demo server can act for you.');
+  const shownUrl = await page.locator(`${el} [part~=url]`).textContent();
+  const { port } = new URL(demo.url);
+  assert.match(shownUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/oauth/fake\\?id=[0-9a-f-]{36}$`));
+  assert.equal(await page.locator(`${el} [part~=url-host]`).textContent(), '127.0.0.1');
+  const elicitationId = new URL(shownUrl).searchParams.get('id');
+
+  const popupOpened = page.context().waitForEvent('page');
+  await page.locator(`${el} button[part~=open]`).click();
+  const popup = await popupOpened;
+  await popup.waitForLoadState();
+  assert.equal(popup.url(), shownUrl);
+  // Consent was given and the dialog waits for the server; the tool has not returned yet.
+  await page.locator(`${el} button[part~=close]`).waitFor({ state: 'visible' });
+  assert.equal(await page.evaluate(() => window.koderDemo.running), 'sign_in');
+
+  await popup.getByRole('button', { name: 'Finish sign-in' }).click();
+  await popup.getByRole('heading', { name: 'Signed in' }).waitFor();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: `Received: {"action":"accept"}\nSigned in. Sent notifications/elicitation/complete for elicitationId ${elicitationId}.`,
+  });
+  const fired = await page.evaluate(() => window.__events.map(({ type, detail }) => [type, detail.mode, detail.elicitationId ?? null]));
+  assert.deepEqual(fired, [['accept', 'url', null], ['complete', 'url', elicitationId]]);
+  await popup.close();
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('slow_task: the server aborts its elicitation; the dialog closes and the page sends no reply', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  // Twice in one session: the server's first request has JSON-RPC id 0, which SDK 1.x's own cancel
+  // handling ignores (demo/client.mjs works around it); the second has id 1.
+  for (const round of [1, 2]) {
+    await startTool(page, 'slow_task');
+    await expectDialog(page, 'The slow task will take a while. Pick a priority — or cancel the call from the page to see the server withdraw this request.');
+    const before = page.posted.length;
+
+    await page.evaluate(() => window.koderDemo.cancel()); // the client aborts tools/call
+    await expectClosed(page);
+    const outcome = await finish(page);
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.error, /cancelled from the page/);
+    assert.match(await page.locator('#result').textContent(), /^slow_task was cancelled: .*the server withdrew its elicitation\.$/);
+    const sent = page.posted.slice(before);
+    assert.ok(sent.some((m) => m?.method === 'notifications/cancelled'), `round ${round}: the client cancelled tools/call: ${JSON.stringify(sent)}`);
+  }
+  assert.deepEqual(await events(page), [
+    { type: 'cancel', source: 'server', result: null },
+    { type: 'cancel', source: 'server', result: null },
+  ]);
+
+  // The server saw the aborts and withdrew its requests; nothing answered either elicitation.
+  const log = await (await fetch(`${demo.url}/demo-log`)).json();
+  const sessionId = await page.evaluate(() => window.koderDemo.client.transport.sessionId);
+  const session = log.filter((entry) => entry.session === sessionId);
+  assert.deepEqual(session.map((entry) => entry.event), [
+    'called', 'abort signal fired; withdrawing the elicitation (notifications/cancelled)', 'aborted',
+    'called', 'abort signal fired; withdrawing the elicitation (notifications/cancelled)', 'aborted',
+  ]);
+  await page.waitForTimeout(500); // give a stray reply time to show up
+  const replies = page.posted.filter((m) => m && !('method' in m) && ('result' in m || 'error' in m));
+  assert.deepEqual(replies, [], 'no JSON-RPC response to a withdrawn elicitation/create');
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('slow_task: left alone past timeout-ms, the elicitation times out and the server gets cancel', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await page.evaluate((tag) => document.querySelector(tag).setAttribute('timeout-ms', '3000'), el);
+  await startTool(page, 'slow_task');
+  await expectDialog(page, 'The slow task will take a while. Pick a priority — or cancel the call from the page to see the server withdraw this request.');
+  await page.locator(`${el} [part~=countdown]`).waitFor({ state: 'visible' });
+  assert.match(await page.locator(`${el} [part~=countdown]`).textContent(), /[123]/, 'the seconds left');
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Received: {"action":"cancel"}\nSlow task not started: the user chose cancel.',
+  });
+  assert.deepEqual(await events(page), [{ type: 'timeout', source: undefined, result: { action: 'cancel' } }]);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('the server validates accepted content with the SDK: an answer that breaks the schema is refused', { timeout: 30_000 }, async () => {
+  // Not through the component (it never sends such content): a bare SDK client in Node answers
+  // the weather form with a number for `city` and an unknown unit.
+  const client = new Client({ name: 'bad-client', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { city: 42, temperature_unit: 'K' } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', demo.url)));
+  try {
+    const result = await client.callTool({ name: 'weather', arguments: {} });
+    assert.equal(result.isError, true);
+    assert.match(result.content[0].text, /Elicitation response content does not match requested schema/);
+    assert.doesNotMatch(result.content[0].text, /Received:/);
+  } finally {
+    await client.close();
+  }
+});
