@@ -663,7 +663,12 @@ impl Inner {
         let showing = front.filter(|_| self.connected);
         if force || current != showing {
             let focused_index = self.focused_field_index();
+            // A rebuild of the same dialog (language change) keeps the reject reason typed so far.
+            let mut kept_reason = None;
             if let Some(old) = self.view.take() {
+                if showing.is_some_and(|(ticket, _)| ticket == old.ticket) {
+                    kept_reason = Some(render::reason_state(&old.chrome));
+                }
                 fx.close.push(old.chrome.dialog.clone());
             }
             match showing {
@@ -672,6 +677,9 @@ impl Inner {
                         self.opener = deep_active_element();
                     }
                     if let Some(view) = self.render(fx, ticket, waiting, focused_index) {
+                        if let Some(kept) = &kept_reason {
+                            render::restore_reason(&view.chrome, kept);
+                        }
                         fx.show = Some(view.chrome.dialog.clone());
                         self.view = Some(view);
                     }

@@ -684,3 +684,29 @@ pub fn url(
     }
     append(&chrome.actions, &open);
 }
+
+/// What the user did in the reject-reason box: the text typed and whether it is expanded.
+pub struct ReasonState {
+    text: String,
+    open: bool,
+}
+
+/// Reads the reject-reason box, so a rebuilt dialog (language change) can keep it.
+pub fn reason_state(chrome: &Chrome) -> ReasonState {
+    ReasonState {
+        text: chrome
+            .reason
+            .dyn_ref::<web_sys::HtmlTextAreaElement>()
+            .map(web_sys::HtmlTextAreaElement::value)
+            .unwrap_or_default(),
+        open: chrome.reason_box.has_attribute("open"),
+    }
+}
+
+/// Puts back what `reason_state` read.
+pub fn restore_reason(chrome: &Chrome, state: &ReasonState) {
+    set_textarea_value(&chrome.reason, &state.text);
+    if state.open {
+        set_attr(&chrome.reason_box, "open", "");
+    }
+}
