@@ -1,0 +1,217 @@
+// Accessibility and look (issue #4, CONTRACT §8): axe-core (WCAG 2.0/2.1 A and AA) reports no
+// violation in any state of the dialog, in both languages and both colour schemes; the dialog
+// fits a 320 px wide screen and 200% zoom with its buttons in view; long messages scroll inside
+// it. Screenshots of every state go to artifacts/ (gitignored) for a person to look at.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import AxeBuilderModule from '@axe-core/playwright';
+import { launchBrowser, repoRoot, startServer } from './harness.mjs';
+import { EVERY_CONTROL, HOST, STATES, elicit, openA11yPage } from './a11y-fixtures.mjs';
+
+const AxeBuilder = AxeBuilderModule.AxeBuilder ?? AxeBuilderModule.default ?? AxeBuilderModule;
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const ARTIFACTS = join(repoRoot, 'artifacts');
+
+let server;
+let browser;
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Runs axe on the whole page (it reads the open shadow root); fails listing every violation. */
+async function assertNoViolations(page, label) {
+  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const lines = results.violations.flatMap((violation) => [
+    `${violation.id} (${violation.impact}): ${violation.help}`,
+    ...violation.nodes.map((node) => `    ${JSON.stringify(node.target)} ${node.failureSummary.replace(/\s+/g, ' ')}`),
+  ]);
+  assert.equal(results.violations.length, 0, `${label}: axe found\n${lines.join('\n')}`);
+  // axe must have looked inside the dialog, not only at the page around it.
+  const inShadow = results.passes.flatMap((rule) => rule.nodes).filter((node) => Array.isArray(node.target[0]));
+  assert.ok(inShadow.length > 5, `${label}: axe did not reach into the shadow root`);
+}
+
+const VARIANTS = [
+  { lang: 'en-US', scheme: 'light' },
+  { lang: 'en-US', scheme: 'dark' },
+  { lang: 'pt-BR', scheme: 'light' },
+  { lang: 'pt-BR', scheme: 'dark' },
+];
+
+for (const [state, enter] of Object.entries(STATES)) {
+  test(`axe: ${state}, in en-US and pt-BR, light and dark: 0 violations; screenshots`, { timeout: 120_000 }, async () => {
+    for (const { lang, scheme } of VARIANTS) {
+      const context = await browser.newContext({ viewport: { width: 900, height: 820 }, colorScheme: scheme });
+      const page = await openA11yPage(context, server.url, { lang });
+      await enter(page);
+      await assertNoViolations(page, `${state} ${lang} ${scheme}`);
+      await page.screenshot({ path: join(ARTIFACTS, `dialog-${state}-${lang}-${scheme}.png`) });
+      page.assertNoErrors();
+      await context.close();
+    }
+  });
+}
+
+/** Where the dialog and its buttons are, in the viewport. */
+const geometry = (page) =>
+  page.evaluate((host) => {
+    const root = document.querySelector(host).shadowRoot;
+    const dialog = root.querySelector('dialog[open]');
+    const box = (element) => {
+      const r = element.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+    };
+    return {
+      viewport: { width: innerWidth, height: innerHeight },
+      dialog: box(dialog),
+      horizontalOverflow: dialog.scrollWidth > dialog.clientWidth + 1,
+      buttons: [...root.querySelectorAll('footer button')].map(box),
+    };
+  }, HOST);
+
+function assertFits({ viewport, dialog, horizontalOverflow, buttons }, label) {
+  assert.ok(dialog.left >= 0 && dialog.right <= viewport.width, `${label}: dialog wider than the screen`);
+  assert.ok(dialog.top >= 0 && dialog.bottom <= viewport.height, `${label}: dialog taller than the screen`);
+  assert.equal(horizontalOverflow, false, `${label}: content scrolls sideways`);
+  assert.ok(buttons.length >= 2, `${label}: buttons rendered`);
+  for (const button of buttons) {
+    assert.ok(button.top >= 0 && button.bottom <= viewport.height, `${label}: a button is off screen`);
+    assert.ok(button.left >= 0 && button.right <= viewport.width, `${label}: a button is off screen`);
+  }
+}
+
+test('look: usable at 320 px wide (every control kind); buttons stay in view', { timeout: 60_000 }, async () => {
+  for (const scheme of ['light', 'dark']) {
+    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, colorScheme: scheme });
+    const page = await openA11yPage(context, server.url, { lang: 'pt-BR' });
+    await elicit(page, EVERY_CONTROL);
+    assertFits(await geometry(page), `320px ${scheme}`);
+    await page.screenshot({ path: join(ARTIFACTS, `dialog-320px-pt-BR-${scheme}.png`) });
+    page.assertNoErrors();
+    await context.close();
+  }
+});
+
+test('look: usable at 200% zoom on a 1280×720 screen; the focused field is in view', { timeout: 60_000 }, async () => {
+  // 200% zoom = half the CSS pixels at twice the device pixel ratio.
+  const context = await browser.newContext({ viewport: { width: 640, height: 360 }, deviceScaleFactor: 2 });
+  const page = await openA11yPage(context, server.url);
+  await elicit(page, EVERY_CONTROL);
+  assertFits(await geometry(page), '200% zoom');
+  // Tab through everything: each stop is scrolled into view, not hidden under the pinned buttons.
+  for (let i = 0; i < 25; i += 1) {
+    await page.keyboard.press('Tab');
+    const hidden = await page.evaluate((host) => {
+      const root = document.querySelector(host).shadowRoot;
+      const active = root.activeElement;
+      if (!active) return 'nothing focused';
+      const target = active.matches('input[type=radio], .segmented input') ? active.closest('label') : active;
+      const r = target.getBoundingClientRect();
+      const footer = root.querySelector('footer').getBoundingClientRect();
+      const covered = !active.closest('footer') && r.bottom > footer.top + 1;
+      return r.top < 0 || r.bottom > innerHeight || covered ? `${active.outerHTML.slice(0, 80)} at ${r.top}..${r.bottom}` : null;
+    }, HOST);
+    assert.equal(hidden, null, `Tab #${i + 1} focused something out of view`);
+  }
+  await page.screenshot({ path: join(ARTIFACTS, 'dialog-zoom200-en-US-light.png') });
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('look: a long message scrolls inside the dialog while the buttons stay visible', { timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+  const page = await openA11yPage(context, server.url);
+  const message = Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a very long explanation from the server.`).join('\n');
+  await elicit(page, { ...EVERY_CONTROL, message });
+  const facts = await geometry(page);
+  assertFits(facts, 'long message');
+  const scroller = await page.evaluate((host) => {
+    const body = document.querySelector(host).shadowRoot.querySelector('.body');
+    return { scrolls: body.scrollHeight > body.clientHeight, overflowY: getComputedStyle(body).overflowY };
+  }, HOST);
+  assert.deepEqual(scroller, { scrolls: true, overflowY: 'auto' });
+  await page.screenshot({ path: join(ARTIFACTS, 'dialog-long-message-en-US-light.png') });
+  await assertNoViolations(page, 'long message');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('look: reduced motion turns the opening animation and the switch transition off', { timeout: 60_000 }, async () => {
+  const motion = async (reducedMotion) => {
+    const context = await browser.newContext({ reducedMotion });
+    const page = await openA11yPage(context, server.url);
+    await elicit(page, EVERY_CONTROL);
+    const styles = await page.evaluate((host) => {
+      const root = document.querySelector(host).shadowRoot;
+      const toggle = root.querySelector('input[role=switch]');
+      return {
+        animation: getComputedStyle(root.querySelector('dialog')).animationName,
+        transition: getComputedStyle(toggle, '::before').transitionDuration,
+      };
+    }, HOST);
+    page.assertNoErrors();
+    await context.close();
+    return styles;
+  };
+  assert.deepEqual(await motion('reduce'), { animation: 'none', transition: '0s' });
+  const moving = await motion('no-preference');
+  assert.notEqual(moving.animation, 'none');
+  assert.notEqual(moving.transition, '0s');
+});
+
+test('look: the boolean is a switch with a thumb that moves', { timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ reducedMotion: 'reduce' }); // no transition to wait for
+  const page = await openA11yPage(context, server.url);
+  await elicit(page, EVERY_CONTROL);
+  const toggle = page.locator(`${HOST} [data-field="alerts"] input`);
+  assert.equal(await toggle.getAttribute('role'), 'switch');
+  const look = () =>
+    toggle.evaluate((input) => {
+      const style = getComputedStyle(input);
+      const thumb = getComputedStyle(input, '::before');
+      return {
+        appearance: style.appearance,
+        wide: input.getBoundingClientRect().width > input.getBoundingClientRect().height * 1.5,
+        thumb: thumb.transform,
+        checked: input.checked,
+      };
+    });
+  const on = await look();
+  await toggle.press('Space');
+  const off = await look();
+  assert.equal(on.appearance, 'none');
+  assert.ok(on.wide, 'a switch is wider than tall');
+  assert.deepEqual([on.checked, off.checked], [true, false]);
+  assert.notEqual(on.thumb, off.thumb, 'the thumb moves');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('axe: the audit itself fails on a broken dialog (an unlabeled control, low contrast)', { timeout: 60_000 }, async () => {
+  const page = await openA11yPage(browser, server.url);
+  await elicit(page, EVERY_CONTROL);
+  await page.evaluate((host) => {
+    const root = document.querySelector(host).shadowRoot;
+    const form = root.querySelector('form');
+    form.append(document.createElement('input'));
+    const faint = document.createElement('p');
+    faint.textContent = 'faint';
+    faint.style.color = '#eeeeee';
+    form.append(faint);
+  }, HOST);
+  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const ids = results.violations.map((violation) => violation.id).sort();
+  assert.deepEqual(ids, ['color-contrast', 'label']);
+  page.assertNoErrors();
+  await page.close();
+});
