@@ -775,8 +775,14 @@ impl Inner {
                     to_next_second
                 },
             );
+        } else if let Some(front) = self.session.front().filter(|_| self.view.is_some()) {
+            // Wake when the countdown window opens, not only at the deadline.
+            let window = front.deadline - crate::session::COUNTDOWN_MS;
+            if window > now {
+                wake = wake.min(window);
+            }
         }
-        let delay = (wake - now).clamp(0.0, MAX_TIMER_MS) as u32;
+        let delay = (wake - now).clamp(0.0, MAX_TIMER_MS).ceil() as u32;
         let weak = self.weak.clone();
         self.timer = Some(Timeout::new(delay, move || {
             if let Some(inner) = weak.upgrade() {
