@@ -50,6 +50,8 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     );
     let server = create_part(document, "p", "server", Some(&from));
     let queue = create_part(document, "p", "queue", None);
+    // A polite live region: a request queued while this one is open is announced ("1 of 3").
+    set_attr(&queue, "role", "status");
     set_hidden(&queue, true);
     append(&header, &server);
     append(&header, &queue);
@@ -666,10 +668,13 @@ pub fn url(
         set_attr(&paragraph, "role", "note");
         append(&chrome.body, &paragraph);
     }
-    let status = create(document, "p");
-    set_attr(&status, "class", "note");
-    status.set_text_content(Some(&tr("mcp-elicitation-url_mode-note")));
-    append(&chrome.body, &status);
+    if verdict.may_open() {
+        // "Nothing is loaded until you choose Open page" would be untrue of a blocked address.
+        let status = create(document, "p");
+        set_attr(&status, "class", "note");
+        status.set_text_content(Some(&tr("mcp-elicitation-url_mode-note")));
+        append(&chrome.body, &status);
+    }
     append(&chrome.body, &chrome.reason_box);
 
     let open = create_part(

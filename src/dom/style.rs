@@ -67,6 +67,7 @@ dialog::backdrop { background: var(--kme-backdrop); }
 header, .body, footer { padding-inline: var(--kme-space); }
 header { display: flex; justify-content: space-between; gap: 8px; padding-top: var(--kme-space); color: var(--kme-muted); font-size: 0.875rem; }
 header p { margin: 0; }
+[part~="queue"] { flex: none; align-self: flex-start; border: 1px solid var(--kme-border); border-radius: 999px; padding: 0 10px; white-space: nowrap; }
 [part~="server"] { font-weight: 600; overflow-wrap: anywhere; }
 h2 { margin: 4px var(--kme-space) 0; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
 .body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; }
