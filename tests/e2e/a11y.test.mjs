@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilderModule from '@axe-core/playwright';
 import { launchBrowser, repoRoot, startServer } from './harness.mjs';
-import { EVERY_CONTROL, HOST, STATES, elicit, openA11yPage } from './a11y-fixtures.mjs';
+import { EVERY_CONTROL, HOST, SECRET, STATES, URL_OK, elicit, openA11yPage } from './a11y-fixtures.mjs';
 
 const AxeBuilder = AxeBuilderModule.AxeBuilder ?? AxeBuilderModule.default ?? AxeBuilderModule;
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -41,6 +41,21 @@ async function assertNoViolations(page, label) {
   assert.ok(inShadow.length > 5, `${label}: axe did not reach into the shadow root`);
 }
 
+/** Saves the dialog with a margin of the page around it into artifacts/. */
+async function shoot(page, name) {
+  const box = await page.locator(`${HOST} dialog[open]`).boundingBox();
+  const viewport = page.viewportSize();
+  const x = Math.max(0, box.x - 24);
+  const y = Math.max(0, box.y - 24);
+  const clip = {
+    x,
+    y,
+    width: Math.min(viewport.width - x, box.width + 48),
+    height: Math.min(viewport.height - y, box.height + 48),
+  };
+  await page.screenshot({ path: join(ARTIFACTS, name), clip });
+}
+
 const VARIANTS = [
   { lang: 'en-US', scheme: 'light' },
   { lang: 'en-US', scheme: 'dark' },
@@ -50,12 +65,14 @@ const VARIANTS = [
 
 for (const [state, enter] of Object.entries(STATES)) {
   test(`axe: ${state}, in en-US and pt-BR, light and dark: 0 violations; screenshots`, { timeout: 120_000 }, async () => {
-    for (const { lang, scheme } of VARIANTS) {
-      const context = await browser.newContext({ viewport: { width: 900, height: 820 }, colorScheme: scheme });
+    // The viewport is tall enough for the whole dialog: axe skips contrast checks of text that is
+  // scrolled out of view.
+  for (const { lang, scheme } of VARIANTS) {
+      const context = await browser.newContext({ viewport: { width: 900, height: 2000 }, colorScheme: scheme, locale: lang });
       const page = await openA11yPage(context, server.url, { lang });
       await enter(page);
       await assertNoViolations(page, `${state} ${lang} ${scheme}`);
-      await page.screenshot({ path: join(ARTIFACTS, `dialog-${state}-${lang}-${scheme}.png`) });
+      await shoot(page, `dialog-${state}-${lang}-${scheme}.png`);
       page.assertNoErrors();
       await context.close();
     }
@@ -198,20 +215,84 @@ test('look: the boolean is a switch with a thumb that moves', { timeout: 60_000 
 });
 
 test('axe: the audit itself fails on a broken dialog (an unlabeled control, low contrast)', { timeout: 60_000 }, async () => {
-  const page = await openA11yPage(browser, server.url);
+  const context = await browser.newContext(); // AxeBuilder needs a page of an explicit context
+  const page = await openA11yPage(context, server.url);
   await elicit(page, EVERY_CONTROL);
   await page.evaluate((host) => {
     const root = document.querySelector(host).shadowRoot;
     const form = root.querySelector('form');
-    form.append(document.createElement('input'));
     const faint = document.createElement('p');
     faint.textContent = 'faint';
     faint.style.color = '#eeeeee';
-    form.append(faint);
+    form.prepend(faint, document.createElement('input'));
   }, HOST);
   const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
   const ids = results.violations.map((violation) => violation.id).sort();
   assert.deepEqual(ids, ['color-contrast', 'label']);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('live regions: the countdown is announced at 30 s and 10 s only, then the dialog times out', { timeout: 90_000 }, async () => {
+  const context = await browser.newContext();
+  await context.clock.install(); // Date and timers under the test's control, inside the wasm too
+  const page = await openA11yPage(context, server.url);
+  await elicit(page, EVERY_CONTROL, { timeoutMs: 40_000 });
+  await page.evaluate((host) => {
+    const root = document.querySelector(host).shadowRoot;
+    window.__heard = [];
+    window.__countdowns = new Set();
+    new MutationObserver(() => {
+      const region = root.querySelector('dialog[open] .visually-hidden[role=status]');
+      const said = region?.textContent;
+      if (said && said !== window.__heard.at(-1)) window.__heard.push(said);
+      const countdown = root.querySelector('dialog[open] [part~=countdown]:not([hidden])');
+      if (countdown) window.__countdowns.add(countdown.textContent);
+    }).observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+  }, HOST);
+  const countdown = page.locator(`${HOST} [part~=countdown]`);
+  assert.equal(await countdown.isVisible(), false, 'no countdown before the last 30 s');
+  for (let second = 0; second < 42; second += 1) await page.clock.runFor(1000);
+  const { heard, countdowns, results } = await page.evaluate(() => ({
+    heard: window.__heard,
+    countdowns: [...window.__countdowns],
+    results: window.__results,
+  }));
+  assert.deepEqual(heard, ['This request closes in 30 seconds.', 'This request closes in 10 seconds.']);
+  assert.ok(countdowns.includes('Closing in 30s') && countdowns.includes('Closing in 1s'), countdowns.join(', '));
+  assert.ok(countdowns.length >= 25, 'the visible countdown ticks every second');
+  assert.deepEqual(results, [{ action: 'cancel' }]);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('live regions: "Opening external page" and the queue position are announced', { timeout: 60_000 }, async () => {
+  const page = await openA11yPage(browser, server.url);
+  await elicit(page, SECRET);
+  const queue = page.locator(`${HOST} [part~=queue]`);
+  const live = async (locator) =>
+    locator.evaluate((element) => {
+      const region = element.closest('[aria-live], [role=status], [role=alert]');
+      return region ? region.getAttribute('aria-live') ?? region.getAttribute('role') : null;
+    });
+  await page.evaluate((request) => {
+    const el = document.querySelector('koder-mcp-elicitation');
+    el.elicit(request).catch(() => {});
+    el.elicit(request).catch(() => {});
+  }, URL_OK);
+  assert.equal(await queue.textContent(), '1 of 3');
+  assert.equal(await live(queue), 'status');
+  assert.equal(await live(page.locator(`${HOST} [part~=countdown]`)), null);
+  await page.keyboard.press('Escape');
+  await page.locator(`${HOST} button[part~=open]`).waitFor();
+  assert.equal(await queue.textContent(), '1 of 2');
+  await page.evaluate(() => {
+    window.open = () => null; // nothing leaves the test machine
+  });
+  await page.locator(`${HOST} button[part~=open]`).click();
+  const region = page.locator(`${HOST} dialog[open] .visually-hidden[role=status]`);
+  await page.waitForFunction((host) => document.querySelector(host).shadowRoot.querySelector('dialog[open] .visually-hidden[role=status]')?.textContent, HOST);
+  assert.equal(await region.textContent(), 'Opening external page');
   page.assertNoErrors();
   await page.close();
 });
