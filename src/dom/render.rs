@@ -296,6 +296,16 @@ impl FormBuilder<'_> {
             let legend = create_part(document, "legend", "label", Some(&field.label));
             if field.required {
                 append(&legend, &self.asterisk());
+                if matches!(field.kind, FieldKind::MultiChoice { .. }) {
+                    // A checkbox group cannot carry aria-required: its name says it instead.
+                    let said = create(document, "span");
+                    set_attr(&said, "class", "visually-hidden");
+                    said.set_text_content(Some(&format!(
+                        " ({})",
+                        plain(self.locale, "mcp-elicitation-field_required")
+                    )));
+                    append(&legend, &said);
+                }
             }
             append(&fieldset, &legend);
             if let Some(description) = &description {
@@ -306,21 +316,16 @@ impl FormBuilder<'_> {
                 FieldKind::MultiChoice { options, .. } => (options, true),
                 _ => unreachable_kind(),
             };
+            // The fieldset is the one group a screen reader announces (named by its legend):
+            // a radiogroup for radios, so it can say "required"; a plain group for checkboxes.
             let list = create(document, "div");
-            if multi {
-                set_attr(&list, "role", "group");
-            } else {
-                set_attr(&list, "role", "radiogroup");
+            set_attr(&legend, "id", &format!("{id}-l"));
+            if !multi {
+                set_attr(&fieldset, "role", "radiogroup");
                 set_attr(&list, "class", "segmented");
-                set_attr(&list, "aria-labelledby", &format!("{id}-l"));
-                set_attr(&legend, "id", &format!("{id}-l"));
                 if field.required {
-                    set_attr(&list, "aria-required", "true");
+                    set_attr(&fieldset, "aria-required", "true");
                 }
-            }
-            if multi {
-                set_attr(&list, "aria-labelledby", &format!("{id}-l"));
-                set_attr(&legend, "id", &format!("{id}-l"));
             }
             for (position, choice) in choices.iter().enumerate() {
                 let option_id = format!("{id}-o{position}");
@@ -587,10 +592,13 @@ pub fn show_problem(view: &FieldView, message: Option<&str>) {
     } else {
         super::remove_attr(&view.control, "aria-invalid");
     }
-    if described.is_empty() {
-        super::remove_attr(&view.control, "aria-describedby");
-    } else {
-        set_attr(&view.control, "aria-describedby", &described);
+    // Radios and checkboxes take focus one by one: each carries the description and error too.
+    for element in std::iter::once(&view.control).chain(&view.options) {
+        if described.is_empty() {
+            super::remove_attr(element, "aria-describedby");
+        } else {
+            set_attr(element, "aria-describedby", &described);
+        }
     }
 }
 
