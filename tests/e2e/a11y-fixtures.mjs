@@ -4,6 +4,8 @@ import { openPage, whenDefined } from './harness.mjs';
 
 export const PAGE = '/tests/e2e/pages/a11y.html';
 export const HOST = 'koder-mcp-elicitation';
+/** The dialog's announcer: the polite status region that is a direct child of the open dialog. */
+export const ANNOUNCER = 'dialog[open] > [role=status]';
 
 /** One field of every control kind the element renders (CONTRACT §4), server texts in English. */
 export const EVERY_CONTROL = {
@@ -178,8 +180,8 @@ export const STATES = {
     await page.locator(`${HOST} button[part~=open]`).click();
     await page.locator(`${HOST} button[part~=close]`).waitFor();
     await page.waitForFunction(
-      (host) => document.querySelector(host).shadowRoot.querySelector('[role=status]')?.textContent,
-      HOST,
+      ([host, announcer]) => document.querySelector(host).shadowRoot.querySelector(announcer)?.textContent,
+      [HOST, ANNOUNCER],
     );
   },
   countdown: async (page) => {

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilderModule from '@axe-core/playwright';
 import { launchBrowser, repoRoot, startServer } from './harness.mjs';
-import { EVERY_CONTROL, HOST, SECRET, STATES, URL_OK, elicit, openA11yPage } from './a11y-fixtures.mjs';
+import { ANNOUNCER, EVERY_CONTROL, HOST, SECRET, STATES, URL_OK, elicit, openA11yPage } from './a11y-fixtures.mjs';
 
 const AxeBuilder = AxeBuilderModule.AxeBuilder ?? AxeBuilderModule.default ?? AxeBuilderModule;
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -238,18 +238,18 @@ test('live regions: the countdown is announced at 30 s and 10 s only, then the d
   await context.clock.install(); // Date and timers under the test's control, inside the wasm too
   const page = await openA11yPage(context, server.url);
   await elicit(page, EVERY_CONTROL, { timeoutMs: 40_000 });
-  await page.evaluate((host) => {
+  await page.evaluate(([host, announcer]) => {
     const root = document.querySelector(host).shadowRoot;
     window.__heard = [];
     window.__countdowns = new Set();
     new MutationObserver(() => {
-      const region = root.querySelector('dialog[open] .visually-hidden[role=status]');
+      const region = root.querySelector(announcer);
       const said = region?.textContent;
       if (said && said !== window.__heard.at(-1)) window.__heard.push(said);
       const countdown = root.querySelector('dialog[open] [part~=countdown]:not([hidden])');
       if (countdown) window.__countdowns.add(countdown.textContent);
     }).observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
-  }, HOST);
+  }, [HOST, ANNOUNCER]);
   const countdown = page.locator(`${HOST} [part~=countdown]`);
   assert.equal(await countdown.isVisible(), false, 'no countdown before the last 30 s');
   for (let second = 0; second < 42; second += 1) await page.clock.runFor(1000);
@@ -290,9 +290,62 @@ test('live regions: "Opening external page" and the queue position are announced
     window.open = () => null; // nothing leaves the test machine
   });
   await page.locator(`${HOST} button[part~=open]`).click();
-  const region = page.locator(`${HOST} dialog[open] .visually-hidden[role=status]`);
-  await page.waitForFunction((host) => document.querySelector(host).shadowRoot.querySelector('dialog[open] .visually-hidden[role=status]')?.textContent, HOST);
+  const region = page.locator(`${HOST} ${ANNOUNCER}`);
+  await page.waitForFunction(
+    ([host, announcer]) => document.querySelector(host).shadowRoot.querySelector(announcer)?.textContent,
+    [HOST, ANNOUNCER],
+  );
   assert.equal(await region.textContent(), 'Opening external page');
   page.assertNoErrors();
   await page.close();
+});
+
+test('screen reader view: names, required, invalid and descriptions in Chromium\'s accessibility tree', { timeout: 60_000 }, async () => {
+  const context = await browser.newContext();
+  const page = await openA11yPage(context, server.url);
+  await STATES['form-errors'](page);
+  const cdp = await context.newCDPSession(page);
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+  const property = (node, name) => node.properties?.find((p) => p.name === name)?.value?.value;
+  const heard = nodes
+    .filter((node) => !node.ignored)
+    .map((node) => ({
+      role: node.role?.value,
+      name: node.name?.value ?? '',
+      description: node.description?.value ?? '',
+      required: property(node, 'required') ?? false,
+      invalid: property(node, 'invalid') ?? 'false',
+    }));
+  const find = (role, name) => {
+    const found = heard.filter((node) => node.role === role && node.name === name);
+    assert.equal(found.length, 1, `one ${role} named "${name}" in ${JSON.stringify(heard.map((n) => `${n.role}:${n.name}`))}`);
+    return found[0];
+  };
+  const dialog = find('dialog', 'Input requested');
+  assert.equal(dialog.description, EVERY_CONTROL.message);
+  const city = find('textbox', 'City');
+  assert.equal(city.required, true);
+  assert.equal(city.invalid, 'true');
+  assert.equal(city.description, 'Where you are Enter at least 2 characters');
+  assert.equal(find('textbox', 'Email').description, 'Enter a valid email address');
+  assert.equal(find('spinbutton', 'Days').description, 'Must be at most 14');
+  assert.equal(find('switch', 'Severe weather alerts').invalid, 'false');
+  assert.equal(find('radiogroup', 'Unit').required, true);
+  assert.equal(find('radio', 'Celsius').description, 'Required');
+  assert.equal(find('checkbox', 'rain').description, 'Required');
+  find('group', 'Map layers (Required)');
+  // One group per question: no fieldset-inside-group echo ("Unit group, Unit radio group").
+  for (const name of ['Unit', 'Map layers (Required)']) {
+    assert.equal(heard.filter((node) => node.name === name && /group/i.test(node.role)).length, 1, name);
+  }
+  find('group', 'Contact');
+  assert.equal(find('textbox', 'Phone').required, true);
+  find('combobox', 'Region');
+  find('button', 'Remove home');
+  find('button', 'Cancel');
+  // The asterisk is for eyes only; the page behind the modal dialog is out of the tree.
+  assert.deepEqual(heard.filter((node) => node.name.includes('*')), []);
+  assert.deepEqual(heard.filter((node) => ['Ask me', 'Another control'].includes(node.name)), []);
+  page.assertNoErrors();
+  await context.close();
 });

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, openPage, startServer, whenDefined } from './harness.mjs';
 import {
-  EVERY_CONTROL, HOST, PAGE, SECRET, STATES, URL_BLOCKED, URL_DEV, URL_INTERNATIONAL, URL_OK, openA11yPage,
+  ANNOUNCER, EVERY_CONTROL, HOST, PAGE, SECRET, STATES, URL_BLOCKED, URL_DEV, URL_INTERNATIONAL, URL_OK, openA11yPage,
 } from './a11y-fixtures.mjs';
 
 /** Words that are spelled the same in English and Portuguese. */
@@ -127,7 +127,7 @@ test('pt-BR: texts with numbers and plurals read naturally', { timeout: 60_000 }
   await STATES.countdown(timed);
   assert.match(await timed.locator(`${HOST} [part~=countdown]`).textContent(), /^Fechando em 2[0-5]s$/);
   assert.match(
-    await timed.locator(`${HOST} [role=status]`).textContent(),
+    await timed.locator(`${HOST} ${ANNOUNCER}`).textContent(),
     /^Este pedido fecha em 2[0-5] segundos\.$/,
   );
   await countdown.close();
