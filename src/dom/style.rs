@@ -69,9 +69,12 @@ header { display: flex; justify-content: space-between; gap: 8px; padding-top: v
 header p { margin: 0; }
 [part~="queue"] { flex: none; align-self: flex-start; border: 1px solid var(--kme-border); border-radius: 999px; padding: 0 10px; white-space: nowrap; }
 [part~="server"] { font-weight: 600; overflow-wrap: anywhere; }
-h2 { margin: 4px var(--kme-space) 0; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
-.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; }
-[part~="message"] { white-space: pre-wrap; overflow-wrap: anywhere; margin: 8px 0 12px; }
+h2 { margin: 4px var(--kme-space) 8px; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
+.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; container-type: scroll-state; }
+/* A hairline under the title once the body has scrolled, so cut-off text reads as scrolled. */
+.body::before { content: ""; display: block; position: sticky; top: 0; z-index: 3; height: 1px; margin-inline: calc(-1 * var(--kme-space)); }
+@container scroll-state(scrollable: top) { .body::before { background: var(--kme-border); } }
+[part~="message"] { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 12px; }
 [part~="warning"] { background: var(--kme-warning-bg); color: var(--kme-warning-fg); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
 .legend { color: var(--kme-muted); font-size: 0.875rem; margin: 0 0 8px; }
 form { display: grid; gap: 14px; margin: 0; }
@@ -129,6 +132,10 @@ details { margin: 8px 0 0; }
 summary { cursor: pointer; color: var(--kme-muted); }
 [part~="countdown"] { margin: 0 var(--kme-space); font-weight: 600; color: var(--kme-danger); }
 footer { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 8px; padding-block: 12px var(--kme-space); border-top: 1px solid var(--kme-border); }
+@media (max-width: 30rem) {
+  :host { --kme-space: 12px; }
+  footer button { flex: 1 1 auto; }
+}
 button { font: inherit; border-radius: 8px; padding: 8px 16px; cursor: pointer; border: 1px solid var(--kme-border); background: var(--kme-bg); color: var(--kme-fg); }
 button[part~="accept"], button[part~="open"] { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; }
 button:hover:not(:disabled) { background: color-mix(in srgb, var(--kme-fg) 8%, var(--kme-bg)); }
