@@ -24,6 +24,9 @@ pub struct Chrome {
     /// The optional reason sent with a reject, inside its collapsible `reason_box`.
     pub reason: Element,
     pub reason_box: Element,
+    /// The first focusable element, before the header: catches a native Shift+Tab out of the
+    /// first stop so the controller can wrap it.
+    pub sentinel: Element,
 }
 
 /// The dialog's static texts, resolved by the caller.
@@ -102,6 +105,10 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     append(&reason_box, &summary);
     append(&reason_box, &reason);
 
+    let sentinel = create(document, "span");
+    set_attr(&sentinel, "tabindex", "0");
+    set_attr(&sentinel, "data-sentinel", "");
+    append(&dialog, &sentinel);
     append(&dialog, &header);
     append(&dialog, &title);
     append(&dialog, &body);
@@ -120,6 +127,7 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
         reject,
         reason,
         reason_box,
+        sentinel,
     }
 }
 
