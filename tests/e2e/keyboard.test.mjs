@@ -289,3 +289,25 @@ test('changing lang while open re-renders the text and keeps what the user typed
   page.assertNoErrors();
   await page.close();
 });
+
+test('form starting with a date: Shift+Tab steps back through its segments, then wraps', { timeout: 60_000 }, async () => {
+  const page = await openA11yPage(browser, server.url);
+  await elicit(page, {
+    message: 'When should the forecast run?',
+    requestedSchema: {
+      type: 'object',
+      properties: { day: { type: 'string', format: 'date', title: 'Day' }, note: { type: 'string', title: 'Note' } },
+    },
+  });
+  assert.equal(await activeDescription(page), 'input#kme-f0[type=date]@day');
+  await page.keyboard.type('03'); // month segment, then focus moves on to the day segment
+  await page.keyboard.press('Shift+Tab'); // back to the month segment: still the date input
+  assert.equal(await activeDescription(page), 'input#kme-f0[type=date]@day');
+  await page.keyboard.press('Shift+Tab'); // out of the first stop: wraps to the last
+  assert.ok(await focusInDialog(page), 'Shift+Tab left the dialog');
+  assert.equal(await activeDescription(page), 'button[part=accept]');
+  await page.keyboard.press('Tab');
+  assert.equal(await activeDescription(page), 'input#kme-f0[type=date]@day');
+  page.assertNoErrors();
+  await page.close();
+});
