@@ -663,7 +663,12 @@ impl Inner {
         let showing = front.filter(|_| self.connected);
         if force || current != showing {
             let focused_index = self.focused_field_index();
+            // A rebuild of the same dialog (language change) keeps the reject reason typed so far.
+            let mut kept_reason = None;
             if let Some(old) = self.view.take() {
+                if showing.is_some_and(|(ticket, _)| ticket == old.ticket) {
+                    kept_reason = Some(render::reason_state(&old.chrome));
+                }
                 fx.close.push(old.chrome.dialog.clone());
             }
             match showing {
@@ -672,6 +677,9 @@ impl Inner {
                         self.opener = deep_active_element();
                     }
                     if let Some(view) = self.render(fx, ticket, waiting, focused_index) {
+                        if let Some(kept) = &kept_reason {
+                            render::restore_reason(&view.chrome, kept);
+                        }
                         fx.show = Some(view.chrome.dialog.clone());
                         self.view = Some(view);
                     }
@@ -767,8 +775,14 @@ impl Inner {
                     to_next_second
                 },
             );
+        } else if let Some(front) = self.session.front().filter(|_| self.view.is_some()) {
+            // Wake when the countdown window opens, not only at the deadline.
+            let window = front.deadline - crate::session::COUNTDOWN_MS;
+            if window > now {
+                wake = wake.min(window);
+            }
         }
-        let delay = (wake - now).clamp(0.0, MAX_TIMER_MS) as u32;
+        let delay = (wake - now).clamp(0.0, MAX_TIMER_MS).ceil() as u32;
         let weak = self.weak.clone();
         self.timer = Some(Timeout::new(delay, move || {
             if let Some(inner) = weak.upgrade() {
@@ -886,6 +900,7 @@ impl Inner {
             Listener::new(dialog, "input", handler("input")),
             Listener::new(dialog, "change", handler("change")),
             Listener::new(dialog, "focusout", handler("focusout")),
+            Listener::new(&chrome.sentinel, "focus", handler("sentinel")),
             Listener::new(dialog, "click", handler("click")),
             Listener::new(dialog, "keydown", handler("keydown")),
             Listener::new(dialog, "cancel", handler("cancel")),
@@ -908,6 +923,22 @@ impl Inner {
             "input" | "change" => {
                 if let Some(target) = target {
                     self.on_input(fx, ticket, &target, kind == "change");
+                }
+            }
+            "sentinel" => {
+                // Shift+Tab left the first stop natively (a date input steps through its own
+                // segments first, so the keydown wrap cannot tell): wrap to the last stop. Focus
+                // arriving from outside (showModal's own focusing) is left to the open logic.
+                let from_inside = event
+                    .dyn_ref::<web_sys::FocusEvent>()
+                    .and_then(web_sys::FocusEvent::related_target)
+                    .and_then(|related| related.dyn_into::<web_sys::Node>().ok())
+                    .zip(self.view.as_ref())
+                    .is_some_and(|(related, view)| view.chrome.dialog.contains(Some(&related)));
+                if from_inside {
+                    if let Some(view) = &self.view {
+                        fx.focus = tab_stops(&view.chrome.dialog).last().cloned();
+                    }
                 }
             }
             "focusout" => {
@@ -1100,7 +1131,13 @@ impl Inner {
         let inside = active
             .as_ref()
             .is_some_and(|active| view.chrome.dialog.contains(Some(active)));
-        if event.shift_key() && (same(first) || !inside) {
+        // A date input steps back through its own segments: let the browser move, and the
+        // start sentinel wraps focus once it leaves the first segment.
+        let segmented = matches!(
+            first.get_attribute("type").as_deref(),
+            Some("date" | "datetime-local" | "time" | "month" | "week")
+        );
+        if event.shift_key() && ((same(first) && !segmented) || !inside) {
             event.prevent_default();
             fx.focus = Some(last.clone());
         } else if !event.shift_key() && (same(last) || !inside) {
@@ -1372,7 +1409,7 @@ fn checked_or_first(options: &[Element], first: &Element) -> Element {
 
 /// The elements Tab stops at, in order (a radio group is one stop).
 fn tab_stops(dialog: &Element) -> Vec<Element> {
-    let selector = "button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+    let selector = "button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1']):not([data-sentinel])";
     let Ok(list) = dialog.query_selector_all(selector) else {
         return Vec::new();
     };

@@ -74,8 +74,37 @@ fn build_bundle(locale: Locale) -> Option<Bundle> {
     let mut bundle = FluentBundle::new(vec![lang]);
     // Isolation marks would leak into exact texts such as "Closing in 5s".
     bundle.set_use_isolating(false);
+    if locale == Locale::PtBr {
+        bundle.set_formatter(Some(decimal_comma));
+    }
     bundle.add_resource(resource).ok()?;
     Some(bundle)
+}
+
+/// Numbers in pt-BR take a decimal comma ("Deve ser no mínimo 0,5").
+fn decimal_comma<M>(value: &FluentValue, _: &M) -> Option<String> {
+    match value {
+        FluentValue::Number(number) => Some(number.as_string().replace('.', ",")),
+        _ => None,
+    }
+}
+
+/// Formats `id` from the first bundle that has it and formats it cleanly; failing that (a
+/// missing argument, say), the first bundle's best effort. `None` only when no bundle has `id`.
+fn format_chain(bundles: &[&Bundle], id: &str, args: Option<&FluentArgs>) -> Option<String> {
+    let mut best_effort = None;
+    for bundle in bundles {
+        let Some(pattern) = bundle.get_message(id).and_then(|message| message.value()) else {
+            continue;
+        };
+        let mut errors = Vec::new();
+        let text = bundle.format_pattern(pattern, args, &mut errors);
+        if errors.is_empty() {
+            return Some(text.into_owned());
+        }
+        best_effort.get_or_insert_with(|| text.into_owned());
+    }
+    best_effort
 }
 
 fn format_in(locale: Locale, id: &str, args: Option<&FluentArgs>) -> Option<String> {
@@ -122,8 +151,24 @@ pub fn text(locale: Locale, id: &str, args: &[(&str, Arg)]) -> String {
         }
     }
     let args = (!args.is_empty()).then_some(&fluent_args);
-    format_in(locale, id, args)
-        .or_else(|| format_in(Locale::EnUs, id, args))
+    BUNDLES
+        .with(|bundles| {
+            let bundle = |locale: Locale| {
+                let index = match locale {
+                    Locale::EnUs => 0,
+                    Locale::PtBr => 1,
+                };
+                bundles
+                    .get(index)
+                    .and_then(|cell| cell.get_or_init(|| build_bundle(locale)).as_ref())
+            };
+            let chain: Vec<&Bundle> = [bundle(locale), bundle(Locale::EnUs)]
+                .into_iter()
+                .flatten()
+                .collect();
+            format_chain(&chain, id, args)
+        })
+        // Only an id that no file has (a programming error) shows as itself.
         .unwrap_or_else(|| id.to_string())
 }
 
@@ -282,6 +327,59 @@ mod tests {
     #[test]
     fn unknown_ids_fall_back_to_english_then_never_crash() {
         assert_eq!(text(Locale::PtBr, "does-not-exist", &[]), "does-not-exist");
+    }
+
+    fn bundle_of(tag: &str, source: &str) -> Bundle {
+        let mut bundle = FluentBundle::new(vec![tag.parse().expect("a valid tag")]);
+        bundle.set_use_isolating(false);
+        bundle
+            .add_resource(FluentResource::try_new(source.to_string()).expect("valid Fluent"))
+            .expect("no duplicate ids");
+        bundle
+    }
+
+    #[test]
+    fn a_message_missing_in_a_locale_falls_back_to_english_not_to_its_id() {
+        let pt = bundle_of("pt-BR", "only-pt = Só em português\n");
+        let en = bundle_of(
+            "en-US",
+            "only-pt = Only in Portuguese\nonly-en = Only in English\n",
+        );
+        assert_eq!(
+            format_chain(&[&pt, &en], "only-en", None).as_deref(),
+            Some("Only in English")
+        );
+        assert_eq!(
+            format_chain(&[&pt, &en], "only-pt", None).as_deref(),
+            Some("Só em português")
+        );
+        assert_eq!(format_chain(&[&pt, &en], "nowhere", None), None);
+    }
+
+    #[test]
+    fn a_missing_argument_still_gives_the_text_not_the_id() {
+        let shown = text(Locale::PtBr, "mcp-elicitation-server-from", &[]);
+        assert!(shown.starts_with("De "), "{shown}");
+    }
+
+    #[test]
+    fn pt_br_numbers_take_a_decimal_comma() {
+        assert_eq!(
+            violation_message(Locale::PtBr, &ViolationKind::Minimum { limit: 0.5 }),
+            "Deve ser no mínimo 0,5"
+        );
+        assert_eq!(
+            violation_message(Locale::EnUs, &ViolationKind::Minimum { limit: 0.5 }),
+            "Must be at least 0.5"
+        );
+        assert_eq!(
+            text(
+                Locale::PtBr,
+                "mcp-elicitation-queue",
+                &[("position", Arg::Number(1.0)), ("total", Arg::Number(3.0))]
+            ),
+            "1 de 3"
+        );
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub struct Chrome {
     /// The optional reason sent with a reject, inside its collapsible `reason_box`.
     pub reason: Element,
     pub reason_box: Element,
+    /// The first focusable element, before the header: catches a native Shift+Tab out of the
+    /// first stop so the controller can wrap it.
+    pub sentinel: Element,
 }
 
 /// The dialog's static texts, resolved by the caller.
@@ -50,6 +53,8 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     );
     let server = create_part(document, "p", "server", Some(&from));
     let queue = create_part(document, "p", "queue", None);
+    // A polite live region: a request queued while this one is open is announced ("1 of 3").
+    set_attr(&queue, "role", "status");
     set_hidden(&queue, true);
     append(&header, &server);
     append(&header, &queue);
@@ -100,6 +105,10 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     append(&reason_box, &summary);
     append(&reason_box, &reason);
 
+    let sentinel = create(document, "span");
+    set_attr(&sentinel, "tabindex", "0");
+    set_attr(&sentinel, "data-sentinel", "");
+    append(&dialog, &sentinel);
     append(&dialog, &header);
     append(&dialog, &title);
     append(&dialog, &body);
@@ -118,6 +127,7 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
         reject,
         reason,
         reason_box,
+        sentinel,
     }
 }
 
@@ -294,6 +304,16 @@ impl FormBuilder<'_> {
             let legend = create_part(document, "legend", "label", Some(&field.label));
             if field.required {
                 append(&legend, &self.asterisk());
+                if matches!(field.kind, FieldKind::MultiChoice { .. }) {
+                    // A checkbox group cannot carry aria-required: its name says it instead.
+                    let said = create(document, "span");
+                    set_attr(&said, "class", "visually-hidden");
+                    said.set_text_content(Some(&format!(
+                        " ({})",
+                        plain(self.locale, "mcp-elicitation-field_required")
+                    )));
+                    append(&legend, &said);
+                }
             }
             append(&fieldset, &legend);
             if let Some(description) = &description {
@@ -304,21 +324,16 @@ impl FormBuilder<'_> {
                 FieldKind::MultiChoice { options, .. } => (options, true),
                 _ => unreachable_kind(),
             };
+            // The fieldset is the one group a screen reader announces (named by its legend):
+            // a radiogroup for radios, so it can say "required"; a plain group for checkboxes.
             let list = create(document, "div");
-            if multi {
-                set_attr(&list, "role", "group");
-            } else {
-                set_attr(&list, "role", "radiogroup");
+            set_attr(&legend, "id", &format!("{id}-l"));
+            if !multi {
+                set_attr(&fieldset, "role", "radiogroup");
                 set_attr(&list, "class", "segmented");
-                set_attr(&list, "aria-labelledby", &format!("{id}-l"));
-                set_attr(&legend, "id", &format!("{id}-l"));
                 if field.required {
-                    set_attr(&list, "aria-required", "true");
+                    set_attr(&fieldset, "aria-required", "true");
                 }
-            }
-            if multi {
-                set_attr(&list, "aria-labelledby", &format!("{id}-l"));
-                set_attr(&legend, "id", &format!("{id}-l"));
             }
             for (position, choice) in choices.iter().enumerate() {
                 let option_id = format!("{id}-o{position}");
@@ -585,10 +600,13 @@ pub fn show_problem(view: &FieldView, message: Option<&str>) {
     } else {
         super::remove_attr(&view.control, "aria-invalid");
     }
-    if described.is_empty() {
-        super::remove_attr(&view.control, "aria-describedby");
-    } else {
-        set_attr(&view.control, "aria-describedby", &described);
+    // Radios and checkboxes take focus one by one: each carries the description and error too.
+    for element in std::iter::once(&view.control).chain(&view.options) {
+        if described.is_empty() {
+            super::remove_attr(element, "aria-describedby");
+        } else {
+            set_attr(element, "aria-describedby", &described);
+        }
     }
 }
 
@@ -666,10 +684,13 @@ pub fn url(
         set_attr(&paragraph, "role", "note");
         append(&chrome.body, &paragraph);
     }
-    let status = create(document, "p");
-    set_attr(&status, "class", "note");
-    status.set_text_content(Some(&tr("mcp-elicitation-url_mode-note")));
-    append(&chrome.body, &status);
+    if verdict.may_open() {
+        // "Nothing is loaded until you choose Open page" would be untrue of a blocked address.
+        let status = create(document, "p");
+        set_attr(&status, "class", "note");
+        status.set_text_content(Some(&tr("mcp-elicitation-url_mode-note")));
+        append(&chrome.body, &status);
+    }
     append(&chrome.body, &chrome.reason_box);
 
     let open = create_part(
@@ -683,4 +704,30 @@ pub fn url(
         set_attr(&open, "disabled", "");
     }
     append(&chrome.actions, &open);
+}
+
+/// What the user did in the reject-reason box: the text typed and whether it is expanded.
+pub struct ReasonState {
+    text: String,
+    open: bool,
+}
+
+/// Reads the reject-reason box, so a rebuilt dialog (language change) can keep it.
+pub fn reason_state(chrome: &Chrome) -> ReasonState {
+    ReasonState {
+        text: chrome
+            .reason
+            .dyn_ref::<web_sys::HtmlTextAreaElement>()
+            .map(web_sys::HtmlTextAreaElement::value)
+            .unwrap_or_default(),
+        open: chrome.reason_box.has_attribute("open"),
+    }
+}
+
+/// Puts back what `reason_state` read.
+pub fn restore_reason(chrome: &Chrome, state: &ReasonState) {
+    set_textarea_value(&chrome.reason, &state.text);
+    if state.open {
+        set_attr(&chrome.reason_box, "open", "");
+    }
 }

@@ -20,6 +20,7 @@ pub const STYLE: &str = r#"
   --kme-field-bg: #ffffff;
   --kme-backdrop: rgb(15 20 25 / 55%);
   --kme-focus: #0b57d0;
+  --kme-color-scheme: light;
   display: contents;
 }
 @media (prefers-color-scheme: dark) {
@@ -36,6 +37,7 @@ pub const STYLE: &str = r#"
     --kme-field-bg: #161a1f;
     --kme-backdrop: rgb(0 0 0 / 65%);
     --kme-focus: #8ab4f8;
+    --kme-color-scheme: dark;
   }
 }
 dialog {
@@ -50,9 +52,14 @@ dialog {
   font: 16px/1.5 var(--kme-font);
   box-shadow: 0 12px 40px rgb(0 0 0 / 30%);
   overflow: hidden;
+  color-scheme: var(--kme-color-scheme);
 }
 dialog[open] { display: flex; flex-direction: column; }
 dialog::backdrop { background: var(--kme-backdrop); }
+@media (max-height: 28rem) {
+  dialog[open] { display: block; overflow: auto; scroll-padding-block-end: 6rem; }
+  footer { position: sticky; bottom: 0; background: var(--kme-bg); }
+}
 @media (prefers-reduced-motion: no-preference) {
   dialog[open] { animation: kme-in 140ms ease-out; }
   @keyframes kme-in { from { opacity: 0; transform: translateY(8px); } to { opacity: 1; transform: none; } }
@@ -60,10 +67,14 @@ dialog::backdrop { background: var(--kme-backdrop); }
 header, .body, footer { padding-inline: var(--kme-space); }
 header { display: flex; justify-content: space-between; gap: 8px; padding-top: var(--kme-space); color: var(--kme-muted); font-size: 0.875rem; }
 header p { margin: 0; }
+[part~="queue"] { flex: none; align-self: flex-start; border: 1px solid var(--kme-border); border-radius: 999px; padding: 0 10px; white-space: nowrap; }
 [part~="server"] { font-weight: 600; overflow-wrap: anywhere; }
-h2 { margin: 4px var(--kme-space) 0; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
-.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; }
-[part~="message"] { white-space: pre-wrap; overflow-wrap: anywhere; margin: 8px 0 12px; }
+h2 { margin: 4px var(--kme-space) 8px; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
+.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; container-type: scroll-state; }
+/* A hairline under the title once the body has scrolled, so cut-off text reads as scrolled. */
+.body::before { content: ""; display: block; position: sticky; top: 0; z-index: 3; height: 1px; margin-inline: calc(-1 * var(--kme-space)); }
+@container scroll-state(scrollable: top) { .body::before { background: var(--kme-border); } }
+[part~="message"] { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 12px; }
 [part~="warning"] { background: var(--kme-warning-bg); color: var(--kme-warning-fg); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
 .legend { color: var(--kme-muted); font-size: 0.875rem; margin: 0 0 8px; }
 form { display: grid; gap: 14px; margin: 0; }
@@ -78,21 +89,40 @@ input, select, textarea {
   border: 1px solid var(--kme-border); border-radius: 8px; padding: 8px 10px; width: 100%; min-width: 0;
 }
 textarea { min-height: 5rem; resize: vertical; }
-input[type="checkbox"], input[type="radio"] { width: auto; margin: 0; accent-color: var(--kme-accent); }
+input[type="checkbox"], input[type="radio"] { flex: none; width: 1.125rem; height: 1.125rem; margin: 0; padding: 0; accent-color: var(--kme-accent); }
+input[role="switch"] {
+  appearance: none; position: relative; width: 2.75rem; height: 1.5rem; border: 2px solid var(--kme-border);
+  border-radius: 999px; background: var(--kme-field-bg); cursor: pointer;
+}
+input[role="switch"]::before {
+  content: ""; position: absolute; top: 2px; left: 2px; width: calc(1.5rem - 8px); height: calc(1.5rem - 8px);
+  border-radius: 50%; background: var(--kme-muted);
+}
+input[role="switch"]:checked { background: var(--kme-accent); border-color: var(--kme-accent); }
+input[role="switch"]:checked::before { transform: translateX(1.25rem); background: var(--kme-accent-fg); }
+input[role="switch"][aria-invalid="true"] { border-color: var(--kme-danger); }
 input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"], fieldset[aria-invalid="true"] { border-color: var(--kme-danger); }
 :focus-visible { outline: 3px solid var(--kme-focus); outline-offset: 2px; }
 [part~="error"] { color: var(--kme-danger); font-size: 0.875rem; margin: 0; min-height: 0; }
 [part~="error"]:empty { display: none; }
 .segmented { display: flex; flex-wrap: wrap; gap: 0; }
-.segmented label { display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--kme-border); padding: 6px 12px; margin: 0 -1px -1px 0; cursor: pointer; }
+.segmented label { position: relative; display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--kme-border); padding: 8px 14px; margin: 0 -1px -1px 0; cursor: pointer; background: var(--kme-field-bg); }
+/* The radio itself is invisible but covers its segment, so a click anywhere on it is a click on the radio. */
+.segmented input { position: absolute; inset: 0; width: 100%; height: 100%; opacity: 0; cursor: pointer; }
 .segmented label:first-of-type { border-radius: 8px 0 0 8px; }
 .segmented label:last-of-type { border-radius: 0 8px 8px 0; }
-.segmented label:has(input:checked) { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); }
+.segmented label:only-of-type { border-radius: 8px; }
+.segmented label:hover { background: color-mix(in srgb, var(--kme-accent) 10%, var(--kme-field-bg)); }
+.segmented label:has(input:checked) { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; z-index: 1; }
+.segmented label:has(input:checked) span::before { content: "✓ " / ""; }
+.segmented label:has(input:focus-visible) { outline: 3px solid var(--kme-focus); outline-offset: 2px; z-index: 2; }
+fieldset[aria-invalid="true"] .segmented label { border-color: var(--kme-danger); }
 .check { display: flex; align-items: center; gap: 8px; }
 .switch { display: flex; align-items: center; gap: 10px; }
 .tags ul { list-style: none; display: flex; flex-wrap: wrap; gap: 6px; padding: 0; margin: 0 0 6px; }
 .tags li { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--kme-border); border-radius: 999px; padding: 2px 4px 2px 10px; }
-.tags li button { border: 0; background: none; color: inherit; font: inherit; padding: 0 6px; cursor: pointer; border-radius: 999px; }
+.tags li button { border: 0; background: none; color: inherit; font: inherit; line-height: 1; min-width: 1.75rem; min-height: 1.75rem; padding: 0; cursor: pointer; border-radius: 999px; }
+.tags li button:hover { background: color-mix(in srgb, var(--kme-fg) 12%, var(--kme-bg)); }
 .url-box { border: 1px solid var(--kme-border); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
 .url-box p { margin: 0; }
 [part~="url"] { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; user-select: all; }
@@ -102,8 +132,23 @@ details { margin: 8px 0 0; }
 summary { cursor: pointer; color: var(--kme-muted); }
 [part~="countdown"] { margin: 0 var(--kme-space); font-weight: 600; color: var(--kme-danger); }
 footer { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 8px; padding-block: 12px var(--kme-space); border-top: 1px solid var(--kme-border); }
+@media (max-width: 30rem) {
+  :host { --kme-space: 12px; }
+  footer button { flex: 1 1 auto; }
+}
 button { font: inherit; border-radius: 8px; padding: 8px 16px; cursor: pointer; border: 1px solid var(--kme-border); background: var(--kme-bg); color: var(--kme-fg); }
 button[part~="accept"], button[part~="open"] { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; }
+button:hover:not(:disabled) { background: color-mix(in srgb, var(--kme-fg) 8%, var(--kme-bg)); }
+button[part~="accept"]:hover:not(:disabled), button[part~="open"]:hover:not(:disabled) { background: color-mix(in srgb, var(--kme-accent) 88%, var(--kme-fg)); }
 button:disabled { opacity: 0.55; cursor: not-allowed; }
+@media (prefers-reduced-motion: no-preference) {
+  input[role="switch"]::before { transition: transform 120ms ease-out; }
+}
+@media (forced-colors: active) {
+  input[role="switch"]::before { background: CanvasText; }
+  input[role="switch"]:checked { background: Highlight; }
+  input[role="switch"]:checked::before { background: Canvas; }
+  .segmented label:has(input:checked) { outline: 2px solid Highlight; }
+}
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 "#;
