@@ -36,6 +36,8 @@ const DEFAULT_TIMEOUT_MS: f64 = 300_000.0;
 const DEFAULT_RATE_LIMIT: u32 = 10;
 const DEFAULT_POLL_MS: f64 = 2_000.0;
 const MAX_POLL_MS: f64 = 30_000.0;
+/// How long after a dialog appears its first announcement is made, so screen readers notice it.
+const ANNOUNCE_DELAY_MS: u32 = 150;
 /// `setTimeout` takes a signed 32-bit delay.
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 
@@ -134,6 +136,8 @@ struct View {
     body: Body,
     url_href: Option<String>,
     _listeners: Vec<Listener>,
+    /// A pending announcement, cancelled if the view goes first.
+    _announce: Option<Timeout>,
 }
 
 struct Inner {
@@ -814,6 +818,7 @@ impl Inner {
         };
         let chrome = render::chrome(&document, locale, &heading);
         let mut url_href = None;
+        let mut announce_later = None;
         let body = match (&request.mode, waiting) {
             (Mode::Url(url), true) => {
                 let status = create(&document, "p");
@@ -833,10 +838,13 @@ impl Inner {
                 set_attr(&close, "type", "button");
                 append(&chrome.actions, &close);
                 fx.focus = Some(close);
-                fx.announce = Some((
-                    chrome.live.clone(),
-                    plain(locale, "mcp-elicitation-url_mode-opening"),
-                ));
+                // A live region filled in the same step it appears is often not spoken; fill it a
+                // moment later, with a timer that goes with the view.
+                let live = chrome.live.clone();
+                let opening = plain(locale, "mcp-elicitation-url_mode-opening");
+                announce_later = Some(Timeout::new(ANNOUNCE_DELAY_MS, move || {
+                    live.set_text_content(Some(&opening));
+                }));
                 Body::Waiting
             }
             (Mode::Url(url), false) => {
@@ -885,6 +893,7 @@ impl Inner {
             body,
             url_href,
             _listeners: listeners,
+            _announce: announce_later,
         })
     }
 

@@ -87,7 +87,7 @@ const URL_REQUEST: &str = r#"{"jsonrpc": "2.0", "id": 3, "method": "elicitation/
 #[wasm_bindgen_test]
 async fn t6_url_mode_consent_opens_then_polling_reaches_complete() {
     let (_open, opened) = stub_window_open();
-    let (_fetch, polled) = stub_status_endpoint(2);
+    let (_fetch, polled) = stub_status_endpoint(4);
     let element = element(&[
         ("status-url", "/status/{id}"),
         ("poll-interval-ms", "100"),
@@ -143,15 +143,20 @@ async fn t6_url_mode_consent_opens_then_polling_reaches_complete() {
         recorder.detail(0)["reply"],
         json!({"jsonrpc": "2.0", "id": 3, "result": {"action": "accept"}})
     );
-    let live = find(&element, "[role=status]").unwrap();
-    tick(0).await;
+    let live = find(&element, "dialog > [role=status]").unwrap();
     assert_eq!(
         live.text_content().as_deref(),
-        Some("Opening external page")
+        Some(""),
+        "announced a moment after it appears"
     );
     assert!(
         find(&element, "button[part~=close]").is_some(),
         "the dialog now waits"
+    );
+    tick(250).await;
+    assert_eq!(
+        live.text_content().as_deref(),
+        Some("Opening external page")
     );
     assert_eq!(property(&element, "open").as_bool(), Some(true));
 
