@@ -210,6 +210,7 @@ pub fn compile_form_schema(
             ))
         }
     }
+    check_object_keywords(object, path)?;
     // Size limits come before anything expensive, so hostile schemas are refused cheaply.
     check_sizes(object, path, 0)?;
     let rules = Rules::compile(schema, path)?;
@@ -365,6 +366,7 @@ impl Compiler {
             }
         }
         if kind_name == "object" {
+            check_object_keywords(object, path)?;
             if depth + 1 > MAX_DEPTH {
                 return Err(ElicitationError::invalid(
                     path,
@@ -705,6 +707,22 @@ fn field_default(
         ));
     }
     Ok(Some(coerced))
+}
+
+/// `enum` and `const` on an object (the root or a nested group) constrain the whole object, which
+/// no combination of fields can be relied on to meet: a form that could never send valid content
+/// is refused instead of shown.
+fn check_object_keywords(object: &Map<String, Value>, path: &str) -> Result<(), ElicitationError> {
+    match ["enum", "const"]
+        .iter()
+        .find(|key| object.contains_key(**key))
+    {
+        Some(key) => Err(ElicitationError::invalid(
+            &child_path(path, key),
+            "is not supported on an object schema",
+        )),
+        None => Ok(()),
+    }
 }
 
 fn check_group_default(default: Option<&Value>, path: &str) -> Result<(), ElicitationError> {
@@ -1091,5 +1109,27 @@ mod tests {
         assert_eq!(form.fields.len(), 3);
         assert_eq!(form.fields[0].name, "__proto__");
         assert!(form.fields[0].required);
+    }
+
+    #[test]
+    fn enum_or_const_on_an_object_is_refused() {
+        // Found by tests/fuzz.rs: the form rendered, and its content could never be valid.
+        let city = json!({"city": {"type": "string"}});
+        assert_eq!(
+            message(compile(
+                json!({"type": "object", "properties": city, "enum": [{"city": "x"}]})
+            )),
+            "requestedSchema.enum is not supported on an object schema"
+        );
+        assert_eq!(
+            message(compile(json!({"type": "object", "const": {}}))),
+            "requestedSchema.const is not supported on an object schema"
+        );
+        assert_eq!(
+            message(compile(json!({"type": "object", "properties": {
+                "address": {"type": "object", "properties": city, "const": {"city": "x"}}
+            }}))),
+            "requestedSchema.properties.address.const is not supported on an object schema"
+        );
     }
 }
