@@ -205,6 +205,20 @@ impl Pattern {
         }
     }
 
+    /// An upper bound of the VM steps [`Pattern::is_match`] can take on `text`: at most every
+    /// instruction added and advanced once per character, and never more than the step budget.
+    pub fn work_bound(&self, text: &str) -> usize {
+        let per_char = self.program.len().saturating_mul(2);
+        per_char
+            .saturating_mul(text.chars().count().saturating_add(1))
+            .min(MAX_MATCH_STEPS.saturating_add(per_char))
+    }
+
+    /// Instructions in the compiled program.
+    pub fn program_len(&self) -> usize {
+        self.program.len()
+    }
+
     /// The pattern as it was given.
     pub fn source(&self) -> &str {
         &self.source
