@@ -133,13 +133,13 @@ function corpus() {
     Array.from({ length: 100 }, (_, i) => [`f${i}`, { type: 'string', pattern: '^(a+)+$', default: `${long(5_000)}!` }]),
   )), 'invalid');
   add('100 fields, each a pattern and a 1,000-character default', form(Object.fromEntries(
-    Array.from({ length: 100 }, (_, i) => [`f${i}`, { type: 'string', pattern: '^(a+)+$', default: `${long(1_000)}!`, title: ALL }]),
+    Array.from({ length: 100 }, (_, i) => [`f${i}`, { type: 'string', pattern: '^(a+)+$', default: `${long(1_000)}!`, title: PAYLOADS[i % 10] }]),
   )), 'render');
   add('empty repetition (?:){4294967295}', form({ a: { type: 'string', pattern: '(?:){4294967295}' } }), 'render');
   add('pattern with lookahead', form({ a: { type: 'string', pattern: '(?=a)' } }), 'invalid');
 
   add('10,000 properties', form(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, { type: 'string' }]))), 'invalid');
-  add('100 properties (the limit)', form(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, { type: 'string', title: ALL }]))), 'render');
+  add('100 properties (the limit)', form(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, { type: 'string', title: PAYLOADS[i % 10], description: PAYLOADS[(i + 3) % 10] }]))), 'render');
   add('501 options', form({ a: { type: 'string', enum: Array.from({ length: 501 }, (_, i) => `o${i}`) } }), 'invalid');
   add('500 options (the limit)', form({ a: { type: 'string', enum: Array.from({ length: 500 }, (_, i) => `${PAYLOADS[i % 10]}${i}`) } }), 'render');
   let nested = { type: 'string' };
