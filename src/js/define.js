@@ -50,8 +50,9 @@ function contain(message) {
   const records = [...outstanding];
   outstanding.clear();
   for (const element of new Set(records.map((record) => record.element))) {
+    // Removing a modal dialog takes it out of the top layer without a `close` event, which would
+    // call back into the failed core.
     try {
-      for (const dialog of element.shadowRoot?.querySelectorAll("dialog") ?? []) dialog.close?.();
       element.shadowRoot?.replaceChildren();
     } catch {}
   }
