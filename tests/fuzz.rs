@@ -20,17 +20,20 @@
 
 use std::cell::RefCell;
 use std::fs;
+use std::hash::{Hash, Hasher};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use koder_mcp_elicitation::error::INVALID_PARAMS;
-use koder_mcp_elicitation::form::FormState;
+use koder_mcp_elicitation::form::{FormState, Input};
 use koder_mcp_elicitation::format;
 use koder_mcp_elicitation::pattern::Pattern;
 use koder_mcp_elicitation::request::{parse_request_text, Mode, ParseOptions};
-use koder_mcp_elicitation::schema::{compile_form_schema, MAX_PROPERTIES};
+use koder_mcp_elicitation::schema::{
+    compile_form_schema, FieldKind, FormSchema, TextFormat, MAX_PROPERTIES,
+};
 use koder_mcp_elicitation::validate::{Rules, SUPPORTED_KEYWORDS};
 use serde_json::{json, Map, Number, Value};
 
@@ -947,25 +950,136 @@ fn request_target(text: &str) -> Result<bool, String> {
                     if schema.fields.len() > MAX_PROPERTIES {
                         return Err(format!("{} fields accepted", schema.fields.len()));
                     }
-                    // Untouched defaults are what a user who just presses Submit sends.
-                    let state = FormState::new(schema);
-                    let valid = state.is_valid(schema);
-                    if let Ok(content) = state.content(schema) {
-                        if !valid {
-                            return Err("content built from an invalid form".into());
+                    // Untouched defaults are what a user who just presses Submit sends; then a
+                    // user fills the fields in (choices seeded from the input, so it replays).
+                    let mut state = FormState::new(schema);
+                    check_form_content(schema, &state, "untouched defaults")?;
+                    let mut rng = Rng(text_seed(text));
+                    for round in 0..3 {
+                        for (index, field) in schema.fields.iter().enumerate() {
+                            if rng.chance(70) {
+                                type_into(&mut rng, &mut state, index, &field.kind);
+                            }
                         }
-                        let violations = schema.rules.validate(&content);
-                        if !violations.is_empty() {
-                            return Err(format!(
-                                "the form's own content {content} breaks its schema: {violations:?}"
-                            ));
-                        }
+                        check_form_content(
+                            schema,
+                            &state,
+                            &format!("typed values, round {round}"),
+                        )?;
                     }
                 }
             }
         }
     }
     Ok(accepted)
+}
+
+/// The contract: the accept button is enabled exactly when the content can be built, and the
+/// content the form builds is valid for `validateContent` with the same schema.
+fn check_form_content(schema: &FormSchema, state: &FormState, when: &str) -> Result<(), String> {
+    let valid = state.is_valid(schema);
+    match state.content(schema) {
+        Ok(content) => {
+            if !valid {
+                return Err(format!(
+                    "{when}: content {content} built from an invalid form"
+                ));
+            }
+            let violations = schema.rules.validate(&content);
+            if !violations.is_empty() {
+                return Err(format!(
+                    "{when}: the form's own content {content} breaks its schema: {violations:?}"
+                ));
+            }
+        }
+        Err(problems) if valid => {
+            return Err(format!(
+                "{when}: the form says valid but cannot build its content: {problems:?}"
+            ))
+        }
+        Err(_) => {}
+    }
+    Ok(())
+}
+
+fn text_seed(text: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// What a user could put into a control of this kind (the browser only hands over strings).
+fn type_into(rng: &mut Rng, state: &mut FormState, index: usize, kind: &FieldKind) {
+    const TYPED: &[&str] = &[
+        "",
+        " ",
+        "a",
+        "Lisbon",
+        "joe@example.com",
+        "not an email",
+        "https://example.com/x",
+        "2024-02-29",
+        "2023-02-29",
+        "2024-01-01T10:00",
+        "2024-01-01T10:00:59",
+        "0",
+        "-0",
+        "1",
+        "1.5",
+        "1e308",
+        "-1e308",
+        "1e309",
+        "NaN",
+        "12345678901234567890",
+        "0.1",
+        "007",
+        "<b>x</b>",
+        "\u{202e}x",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
+    ];
+    let pick = |rng: &mut Rng| rng.pick(TYPED).copied().unwrap_or("").to_string();
+    match kind {
+        FieldKind::Number { .. } => {
+            let text = pick(rng);
+            let bad = rng.chance(10);
+            state.set_number(index, text, bad);
+        }
+        FieldKind::Text {
+            format: TextFormat::DateTime,
+            ..
+        } => {
+            let offset = rng
+                .pick(&[0, 60, -300, 330, 840, -720])
+                .copied()
+                .unwrap_or(0);
+            state.set_local_date_time(index, pick(rng), offset);
+        }
+        FieldKind::Text { .. } => state.set(index, Input::Text(pick(rng))),
+        FieldKind::Toggle => state.set(index, Input::Toggle(rng.chance(50))),
+        FieldKind::Choice { options } => {
+            let choice = match rng.below(4) {
+                0 => None,
+                1 => Some(pick(rng)),
+                _ => rng.pick(options).map(|o| o.value.clone()),
+            };
+            state.set(index, Input::Choice(choice));
+        }
+        FieldKind::MultiChoice { options, .. } => {
+            let chosen = options
+                .iter()
+                .filter(|_| rng.chance(40))
+                .map(|o| o.value.clone())
+                .collect();
+            state.set(index, Input::Many(chosen));
+        }
+        FieldKind::Tags { .. } => {
+            let tags = (0..rng.below(4)).map(|_| pick(rng)).collect();
+            state.set(index, Input::Many(tags));
+        }
+    }
+    if rng.chance(50) {
+        state.visit(index);
+    }
 }
 
 fn schema_target(text: &str) -> Result<bool, String> {
