@@ -216,6 +216,8 @@ after(async () => {
 async function heap() {
   try {
     const cdp = await page.context().newCDPSession(page);
+    // Twice: detached DOM nodes are often freed only by the second collection.
+    await cdp.send('HeapProfiler.collectGarbage');
     await cdp.send('HeapProfiler.collectGarbage');
     const { usedSize } = await cdp.send('Runtime.getHeapUsage');
     const { nodes, jsEventListeners } = await cdp.send('Memory.getDOMCounters');
