@@ -53,6 +53,8 @@ extern "C" {
     fn abort_error() -> JsValue;
     #[wasm_bindgen(js_name = errorClass)]
     pub(crate) fn error_class() -> JsValue;
+    #[wasm_bindgen(js_name = reportPanic)]
+    fn report_panic(message: &str);
 }
 
 thread_local! {
@@ -69,8 +71,12 @@ pub fn define() {
     if !first {
         return;
     }
+    // A panic aborts the wasm right after this hook (panic=abort): log it, and let the shim settle
+    // every outstanding elicitation as cancel and stop calling the core (src/js/define.js).
     std::panic::set_hook(Box::new(|info| {
-        web_sys::console::error_1(&format!("koder-mcp-elicitation: {info}").into());
+        let message = format!("koder-mcp-elicitation: {info}");
+        web_sys::console::error_1(&message.as_str().into());
+        report_panic(&message);
     }));
     let create = Closure::<dyn Fn(HtmlElement) -> JsValue>::new(|host: HtmlElement| {
         JsValue::from(Controller::new(host))

@@ -7,6 +7,15 @@
 //! program instruction at most once per input character: matching costs
 //! O(len(text) × len(program)), whatever the pattern.
 //!
+//! Linear is not enough when both sides come from a hostile server (a pattern near the size cap
+//! against a long default value), so the work is bounded twice: a compiled program has at most
+//! [`MAX_PROGRAM_LEN`] instructions, and one match takes at most [`MAX_MATCH_STEPS`] VM steps. A
+//! text that would need more is reported as not matching (fail closed: the form refuses the value
+//! rather than freezing the page). Real patterns against real input stay far below that budget:
+//! `^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,255}$` against a 1,000-character text needs about 1% of it.
+//! The last expensive result is remembered, so a form re-validating an unchanged value on every
+//! keystroke elsewhere pays once.
+//!
 //! Only match / no-match is computed, so captures are not tracked and lazy quantifiers behave
 //! like greedy ones (laziness changes which match is found, never whether one exists).
 //! Features that cannot run in linear time (lookaround, backreferences) are refused with a
@@ -18,12 +27,19 @@
 //! - `\p{L}` / `\p{Letter}`, `\p{Lu}`, `\p{Ll}` and `\p{N}` are approximated with the Rust
 //!   standard library's Unicode predicates (see [`Prop`]); `\p{Nd}` and `\p{Zs}` are exact.
 
+use std::cell::RefCell;
 use std::fmt;
 
 /// Longest accepted pattern, in characters.
 const MAX_PATTERN_CHARS: usize = 10_000;
-/// Largest compiled program, in instructions (counted repetition is expanded).
-const MAX_PROGRAM_LEN: usize = 20_000;
+/// Largest compiled program, in instructions (counted repetition is expanded). Every VM step
+/// costs a few nanoseconds, and one input character can take one step per instruction.
+pub const MAX_PROGRAM_LEN: usize = 10_000;
+/// Most VM steps (threads added or advanced) one match may take before it gives up and reports
+/// no match: a few milliseconds of work in the browser, whatever the pattern and the text.
+pub const MAX_MATCH_STEPS: usize = 4_000_000;
+/// Matches cheaper than this many steps are not worth remembering.
+const MEMO_MIN_STEPS: usize = 20_000;
 /// Deepest group nesting; keeps the recursive parser and compiler far from the stack limit.
 const MAX_NESTING: usize = 128;
 /// Longest `\p{...}` body worth looking at.
@@ -59,6 +75,8 @@ pub struct Pattern {
     classes: Vec<Class>,
     /// Every match must start at the beginning of the input (the program opens with `^`).
     anchored: bool,
+    /// The last expensive text matched and its verdict.
+    memo: RefCell<Option<(String, bool)>>,
 }
 
 impl Pattern {
@@ -101,11 +119,37 @@ impl Pattern {
             program: compiler.program,
             classes: parser.classes,
             anchored,
+            memo: RefCell::new(None),
         })
     }
 
-    /// Whether the pattern matches anywhere in `text` (JSON Schema: unanchored search).
+    /// Whether the pattern matches anywhere in `text` (JSON Schema: unanchored search). A match
+    /// that would take more than [`MAX_MATCH_STEPS`] steps counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
+        if let Ok(memo) = self.memo.try_borrow() {
+            if let Some((memo_text, verdict)) = memo.as_ref() {
+                if memo_text == text {
+                    return *verdict;
+                }
+            }
+        }
+        let (verdict, steps) = self.run(text);
+        if steps >= MEMO_MIN_STEPS {
+            if let Ok(mut memo) = self.memo.try_borrow_mut() {
+                *memo = Some((text.to_string(), verdict));
+            }
+        }
+        verdict
+    }
+
+    /// The Pike VM: the verdict and the steps it took (at most about [`MAX_MATCH_STEPS`]).
+    fn run(&self, text: &str) -> (bool, usize) {
+        let mut steps = 0usize;
+        let verdict = self.run_counted(text, &mut steps);
+        (verdict, steps)
+    }
+
+    fn run_counted(&self, text: &str, steps: &mut usize) -> bool {
         let len = self.program.len();
         let mut current = Threads::new(len);
         let mut next = Threads::new(len);
@@ -120,8 +164,13 @@ impl Pattern {
             };
             // Unanchored search: a new attempt starts at every position. An anchored program
             // can only succeed from position 0, so later attempts are skipped.
-            if (at_start || !self.anchored) && self.add_thread(&mut current, &mut stack, 0, here) {
+            if (at_start || !self.anchored)
+                && self.add_thread(&mut current, &mut stack, 0, here, steps)
+            {
                 return true;
+            }
+            if *steps > MAX_MATCH_STEPS {
+                return false;
             }
             if current.is_empty() && self.anchored {
                 return false;
@@ -134,6 +183,7 @@ impl Pattern {
                 next: chars.peek().copied(),
             };
             next.clear();
+            *steps = steps.saturating_add(current.dense.len());
             for &pc in &current.dense {
                 let consumes = match self.program.get(pc) {
                     Some(Inst::Char(expected)) => *expected == u32::from(c),
@@ -142,14 +192,31 @@ impl Pattern {
                     }
                     _ => false,
                 };
-                if consumes && self.add_thread(&mut next, &mut stack, pc + 1, after) {
+                if consumes && self.add_thread(&mut next, &mut stack, pc + 1, after, steps) {
                     return true;
                 }
+            }
+            if *steps > MAX_MATCH_STEPS {
+                return false;
             }
             std::mem::swap(&mut current, &mut next);
             prev = Some(c);
             at_start = false;
         }
+    }
+
+    /// An upper bound of the VM steps [`Pattern::is_match`] can take on `text`: at most every
+    /// instruction added and advanced once per character, and never more than the step budget.
+    pub fn work_bound(&self, text: &str) -> usize {
+        let per_char = self.program.len().saturating_mul(2);
+        per_char
+            .saturating_mul(text.chars().count().saturating_add(1))
+            .min(MAX_MATCH_STEPS.saturating_add(per_char))
+    }
+
+    /// Instructions in the compiled program.
+    pub fn program_len(&self) -> usize {
+        self.program.len()
     }
 
     /// The pattern as it was given.
@@ -165,10 +232,12 @@ impl Pattern {
         stack: &mut Vec<usize>,
         pc: usize,
         context: Context,
+        steps: &mut usize,
     ) -> bool {
         stack.clear();
         stack.push(pc);
         while let Some(pc) = stack.pop() {
+            *steps = steps.saturating_add(1);
             if !set.insert(pc) {
                 continue;
             }
@@ -374,6 +443,9 @@ impl Compiler {
                     }
                 }
             }
+            // Repeating something that emits nothing emits nothing, however large the count
+            // (`(?:){4294967295}` must not loop four billion times).
+            Node::Repeat { node, .. } if program_size(node) == 0 => {}
             Node::Repeat { node, min, max } => {
                 for _ in 0..*min {
                     self.emit_node(node);
@@ -1401,7 +1473,12 @@ mod tests {
         assert!(rejects("a{99999999999999999999}").contains("too large"));
         assert!(rejects(&"a".repeat(MAX_PATTERN_CHARS + 1)).contains("longer"));
         assert!(rejects(&"(".repeat(200)).contains("nested"));
-        assert!(Pattern::compile(&"a".repeat(MAX_PATTERN_CHARS)).is_ok());
+        assert!(Pattern::compile(&"a".repeat(MAX_PROGRAM_LEN - 1)).is_ok());
+        assert!(rejects(&"a".repeat(MAX_PROGRAM_LEN)).contains("too large"));
+        // Repeating an empty program is free, whatever the count.
+        assert!(matches("^(?:){4294967295}$", ""));
+        assert!(matches("^(?:a{0}){4294967295}b$", "b"));
+        assert!(matches("^(?:(?:){1000}){1000}$", ""));
         assert!(matches(
             "^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,255}$",
             "joe@example.com"
@@ -1418,6 +1495,29 @@ mod tests {
         assert!(matches("(a+)+!", &text));
         let x = "x".repeat(30_000);
         assert!(!matches("(x+x+)+y", &x));
+    }
+
+    #[test]
+    fn match_work_is_bounded_and_fails_closed() {
+        // Near the size cap, every instruction is a live thread at every character: without the
+        // step budget this took about a second natively for a 10,000-character text.
+        let wide = format!("^(?:a|a){{0,{}}}$", MAX_PROGRAM_LEN / 6);
+        let pattern = Pattern::compile(&wide).expect("compiles");
+        let long = "a".repeat(10_000);
+        let started = std::time::Instant::now();
+        assert!(!pattern.is_match(&long), "over budget counts as no match");
+        let (_, steps) = pattern.run(&long);
+        assert!(
+            steps <= MAX_MATCH_STEPS + 2 * MAX_PROGRAM_LEN,
+            "{steps} steps"
+        );
+        // The memo answers the same text again without running.
+        assert!(!pattern.is_match(&long));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // Cheap matches are unaffected, even on long texts.
+        assert!(matches("^[a-z]+$", &"q".repeat(200_000)));
+        assert!(matches("b", &format!("{}b", "a".repeat(300_000))));
+        assert!(pattern.is_match("aaa"));
     }
 
     #[test]

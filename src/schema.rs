@@ -15,6 +15,11 @@ pub const MAX_OPTIONS: usize = 500;
 pub const MAX_DEPTH: usize = 3;
 /// A single select with more options than this renders as a `select`.
 pub const SEGMENTED_MAX_OPTIONS: usize = 5;
+/// Longest property name, option value or label, or string default: the message limit.
+pub const MAX_TEXT_CHARS: usize = crate::request::MAX_MESSAGE_CHARS;
+/// Most `pattern` matching work all defaults of one form may need when the form opens (one
+/// match's budget, a few milliseconds): long defaults under large patterns are refused.
+pub const MAX_DEFAULTS_PATTERN_WORK: usize = crate::pattern::MAX_MATCH_STEPS;
 
 /// The compiled form: leaves in document order plus the layout tree that groups them.
 #[derive(Debug, Clone)]
@@ -191,6 +196,19 @@ struct Compiler {
     strict: bool,
     property_count: usize,
     fields: Vec<Field>,
+    /// Pattern work the defaults so far need (see [`MAX_DEFAULTS_PATTERN_WORK`]).
+    defaults_work: usize,
+}
+
+/// A server string shown as text: refused past [`MAX_TEXT_CHARS`].
+fn check_text(text: &str, path: &str) -> Result<(), ElicitationError> {
+    if text.len() > MAX_TEXT_CHARS && text.chars().count() > MAX_TEXT_CHARS {
+        return Err(ElicitationError::invalid(
+            path,
+            format!("is longer than {MAX_TEXT_CHARS} characters"),
+        ));
+    }
+    Ok(())
 }
 
 /// Compiles `requestedSchema` (found at `path`) into a form, or the first problem found.
@@ -212,6 +230,7 @@ pub fn compile_form_schema(
             ))
         }
     }
+    check_object_keywords(object, path)?;
     // Size limits come before anything expensive, so hostile schemas are refused cheaply.
     check_sizes(object, path, 0)?;
     let rules = Rules::compile(schema, path)?;
@@ -219,6 +238,7 @@ pub fn compile_form_schema(
         strict,
         property_count: 0,
         fields: Vec::new(),
+        defaults_work: 0,
     };
     let (layout, required) = compiler.object_items(object, &rules, path, &[], 0)?;
     Ok(FormSchema {
@@ -246,6 +266,12 @@ fn check_sizes(
         ));
     }
     for (name, property) in properties {
+        if name.len() > MAX_TEXT_CHARS && name.chars().count() > MAX_TEXT_CHARS {
+            return Err(ElicitationError::invalid(
+                &child_path(path, "properties"),
+                format!("has a property name longer than {MAX_TEXT_CHARS} characters"),
+            ));
+        }
         let Some(child) = property.as_object() else {
             continue;
         };
@@ -367,6 +393,7 @@ impl Compiler {
             }
         }
         if kind_name == "object" {
+            check_object_keywords(object, path)?;
             if depth + 1 > MAX_DEPTH {
                 return Err(ElicitationError::invalid(
                     path,
@@ -402,6 +429,17 @@ impl Compiler {
                 )),
             };
         let default = field_default(object.get("default"), &kind, path)?;
+        if let Some(default) = &default {
+            self.defaults_work = self
+                .defaults_work
+                .saturating_add(rules.pattern_work(default));
+            if self.defaults_work > MAX_DEFAULTS_PATTERN_WORK {
+                return Err(ElicitationError::invalid(
+                    &child_path(path, "default"),
+                    "is too long to check against its pattern when the form opens",
+                ));
+            }
+        }
         let secret = matches!(kind, FieldKind::Text { .. })
             && (looks_secret(name)
                 || title.as_deref().is_some_and(looks_secret)
@@ -587,6 +625,10 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
     if options.is_empty() {
         return Err(ElicitationError::invalid(path, "must not be empty"));
     }
+    for (index, option) in options.iter().enumerate() {
+        check_text(&option.value, &format!("{path}[{index}]"))?;
+        check_text(&option.label, &format!("{path}[{index}]"))?;
+    }
     if options.len() > MAX_OPTIONS {
         return Err(ElicitationError::invalid(
             path,
@@ -706,7 +748,40 @@ fn field_default(
             format!("must be {expected}"),
         ));
     }
+    match &coerced {
+        Value::String(text) => check_text(text, &default_path)?,
+        Value::Array(items) if items.len() > MAX_OPTIONS => {
+            return Err(ElicitationError::invalid(
+                &default_path,
+                format!("has more than {MAX_OPTIONS} entries"),
+            ))
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                if let Value::String(text) = item {
+                    check_text(text, &format!("{default_path}[{index}]"))?;
+                }
+            }
+        }
+        _ => {}
+    }
     Ok(Some(coerced))
+}
+
+/// `enum` and `const` on an object (the root or a nested group) constrain the whole object, which
+/// no combination of fields can be relied on to meet: a form that could never send valid content
+/// is refused instead of shown.
+fn check_object_keywords(object: &Map<String, Value>, path: &str) -> Result<(), ElicitationError> {
+    match ["enum", "const"]
+        .iter()
+        .find(|key| object.contains_key(**key))
+    {
+        Some(key) => Err(ElicitationError::invalid(
+            &child_path(path, key),
+            "is not supported on an object schema",
+        )),
+        None => Ok(()),
+    }
 }
 
 fn check_group_default(default: Option<&Value>, path: &str) -> Result<(), ElicitationError> {
@@ -1093,5 +1168,92 @@ mod tests {
         assert_eq!(form.fields.len(), 3);
         assert_eq!(form.fields[0].name, "__proto__");
         assert!(form.fields[0].required);
+    }
+
+    #[test]
+    fn hostile_text_sizes_are_refused() {
+        let long = "x".repeat(MAX_TEXT_CHARS + 1);
+        let ok = "x".repeat(MAX_TEXT_CHARS);
+        let mut properties = Map::new();
+        properties.insert(long.clone(), json!({"type": "string"}));
+        assert_eq!(
+            message(compile(json!({"type": "object", "properties": properties}))),
+            "requestedSchema.properties has a property name longer than 20000 characters"
+        );
+        assert_eq!(
+            message(one(json!({"type": "string", "enum": ["a", long]}))),
+            "requestedSchema.properties.f.enum[1] is longer than 20000 characters"
+        );
+        assert_eq!(
+            message(one(
+                json!({"type": "string", "oneOf": [{"const": "a", "title": long}]})
+            )),
+            "requestedSchema.properties.f.oneOf[0] is longer than 20000 characters"
+        );
+        assert_eq!(
+            message(one(json!({"type": "string", "default": long}))),
+            "requestedSchema.properties.f.default is longer than 20000 characters"
+        );
+        assert_eq!(
+            message(one(
+                json!({"type": "array", "items": {"type": "string"}, "default": ["a", long]})
+            )),
+            "requestedSchema.properties.f.default[1] is longer than 20000 characters"
+        );
+        assert!(one(json!({"type": "string", "default": ok, "enum": [ok]})).is_ok());
+    }
+
+    #[test]
+    fn defaults_too_costly_for_their_pattern_are_refused() {
+        // Near the pattern size cap, a long default would cost a full match budget per field.
+        let wide = "^(?:a|a){0,1666}$";
+        let default = "a".repeat(19_000);
+        let mut properties = Map::new();
+        for i in 0..2 {
+            properties.insert(
+                format!("f{i}"),
+                json!({"type": "string", "pattern": wide, "default": default}),
+            );
+        }
+        let err = message(compile(json!({"type": "object", "properties": properties})));
+        assert!(
+            err.ends_with(".default is too long to check against its pattern when the form opens"),
+            "{err}"
+        );
+        // Ordinary patterns with long defaults are fine.
+        let mut properties = Map::new();
+        for i in 0..100 {
+            properties.insert(
+                format!("f{i}"),
+                json!({"type": "string", "pattern": "^[a-z ]+$", "default": "a".repeat(1_000)}),
+            );
+        }
+        assert!(compile(json!({"type": "object", "properties": properties})).is_ok());
+        assert!(one(
+            json!({"type": "string", "pattern": "(x+x+)+y", "default": "x".repeat(20_000)})
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn enum_or_const_on_an_object_is_refused() {
+        // Found by tests/fuzz.rs: the form rendered, and its content could never be valid.
+        let city = json!({"city": {"type": "string"}});
+        assert_eq!(
+            message(compile(
+                json!({"type": "object", "properties": city, "enum": [{"city": "x"}]})
+            )),
+            "requestedSchema.enum is not supported on an object schema"
+        );
+        assert_eq!(
+            message(compile(json!({"type": "object", "const": {}}))),
+            "requestedSchema.const is not supported on an object schema"
+        );
+        assert_eq!(
+            message(compile(json!({"type": "object", "properties": {
+                "address": {"type": "object", "properties": city, "const": {"city": "x"}}
+            }}))),
+            "requestedSchema.properties.address.const is not supported on an object schema"
+        );
     }
 }

@@ -46,6 +46,10 @@ pub const SUPPORTED_KEYWORDS: &[&str] = &[
 /// Deepest accepted nesting of schemas (root = 1), so hostile nesting cannot exhaust the stack.
 const MAX_DEPTH: usize = 32;
 
+/// Most compiled pattern instructions one schema may hold in all (four patterns at the size cap),
+/// so a schema full of huge patterns is refused before it costs time or memory.
+pub const MAX_SCHEMA_PATTERN_PROGRAM: usize = 4 * crate::pattern::MAX_PROGRAM_LEN;
+
 /// Below this depth `uniqueItems` hashing stops looking (equality is still checked exactly).
 const MAX_HASH_DEPTH: usize = 64;
 
@@ -195,7 +199,7 @@ impl Rules {
     /// Compiles `schema`; `path` is the dotted prefix used in error messages, e.g.
     /// `"params.requestedSchema"`.
     pub fn compile(schema: &Value, path: &str) -> Result<Rules, ElicitationError> {
-        compile_schema(schema, path, 1)
+        compile_schema(schema, path, 1, &mut 0)
     }
 
     /// Validates `instance`; an empty list means valid.
@@ -214,6 +218,26 @@ impl Rules {
                 .iter()
                 .find_map(|(key, rules)| (key == name).then_some(rules)),
             _ => None,
+        }
+    }
+
+    /// An upper bound of the `pattern` matching steps validating `instance` can take, so a caller
+    /// can refuse instances (a form's defaults) that would cost too much to check.
+    pub fn pattern_work(&self, instance: &Value) -> usize {
+        let Schema::Keywords(k) = &self.schema else {
+            return 0;
+        };
+        match instance {
+            Value::String(text) => k.pattern.as_ref().map_or(0, |p| p.work_bound(text)),
+            Value::Array(items) => k.items.as_ref().map_or(0, |rules| {
+                items.iter().fold(0usize, |acc, item| {
+                    acc.saturating_add(rules.pattern_work(item))
+                })
+            }),
+            Value::Object(object) => k.properties.iter().fold(0usize, |acc, (name, rules)| {
+                acc.saturating_add(object.get(name).map_or(0, |v| rules.pattern_work(v)))
+            }),
+            _ => 0,
         }
     }
 
@@ -392,7 +416,14 @@ fn push_pointer_token(pointer: &mut String, token: &str) {
 // ---------------------------------------------------------------------------------------------
 // Compilation
 
-fn compile_schema(schema: &Value, path: &str, depth: usize) -> Result<Rules, ElicitationError> {
+/// `program`: instructions of the patterns compiled so far in this schema (see
+/// [`MAX_SCHEMA_PATTERN_PROGRAM`]).
+fn compile_schema(
+    schema: &Value,
+    path: &str,
+    depth: usize,
+    program: &mut usize,
+) -> Result<Rules, ElicitationError> {
     if depth > MAX_DEPTH {
         return Err(ElicitationError::invalid(
             path,
@@ -402,7 +433,9 @@ fn compile_schema(schema: &Value, path: &str, depth: usize) -> Result<Rules, Eli
     let schema = match schema {
         Value::Bool(true) => Schema::Always,
         Value::Bool(false) => Schema::Never,
-        Value::Object(map) => Schema::Keywords(Box::new(compile_keywords(map, path, depth)?)),
+        Value::Object(map) => {
+            Schema::Keywords(Box::new(compile_keywords(map, path, depth, program)?))
+        }
         _ => {
             return Err(ElicitationError::invalid(
                 path,
@@ -417,6 +450,7 @@ fn compile_keywords(
     map: &Map<String, Value>,
     path: &str,
     depth: usize,
+    program: &mut usize,
 ) -> Result<Keywords, ElicitationError> {
     let at = |keyword: &str| child_path(path, keyword);
     let mut k = Keywords::default();
@@ -438,7 +472,12 @@ fn compile_keywords(
         };
         let properties_path = at("properties");
         for (name, child) in properties {
-            let rules = compile_schema(child, &child_path(&properties_path, name), depth + 1)?;
+            let rules = compile_schema(
+                child,
+                &child_path(&properties_path, name),
+                depth + 1,
+                program,
+            )?;
             k.properties.push((name.clone(), rules));
         }
     }
@@ -447,7 +486,7 @@ fn compile_keywords(
             .map_err(|problem| ElicitationError::invalid(&at("required"), problem))?;
     }
     if let Some(value) = map.get("items") {
-        k.items = Some(compile_schema(value, &at("items"), depth + 1)?);
+        k.items = Some(compile_schema(value, &at("items"), depth + 1, program)?);
     }
     k.min_length = non_negative_integer(map, "minLength", path)?;
     k.max_length = non_negative_integer(map, "maxLength", path)?;
@@ -470,6 +509,15 @@ fn compile_keywords(
                 format!("must be a valid regular expression: {}", e.reason),
             )
         })?;
+        *program = program.saturating_add(pattern.program_len());
+        if *program > MAX_SCHEMA_PATTERN_PROGRAM {
+            return Err(ElicitationError::invalid(
+                &at("pattern"),
+                format!(
+                    "makes the schema's patterns larger than {MAX_SCHEMA_PATTERN_PROGRAM} instructions in all"
+                ),
+            ));
+        }
         k.pattern = Some(pattern);
     }
     if let Some(value) = map.get("format") {
@@ -1040,5 +1088,45 @@ mod tests {
             json!({"maxItems": 18446744073709551615u64}),
             json!([1])
         ));
+    }
+
+    #[test]
+    fn patterns_are_bounded_per_schema() {
+        let wide = format!("^(?:a|a){{0,{}}}$", crate::pattern::MAX_PROGRAM_LEN / 6);
+        let mut properties = Map::new();
+        for i in 0..10 {
+            properties.insert(format!("f{i}"), json!({"type": "string", "pattern": wide}));
+        }
+        let message = compile_error(json!({"type": "object", "properties": properties}));
+        assert!(
+            message.starts_with(&format!("{ROOT}.properties.f")),
+            "{message}"
+        );
+        assert!(message.ends_with(&format!(
+            ".pattern makes the schema's patterns larger than {MAX_SCHEMA_PATTERN_PROGRAM} instructions in all"
+        )));
+        // Many ordinary patterns are fine.
+        let mut properties = Map::new();
+        for i in 0..100 {
+            properties.insert(
+                format!("f{i}"),
+                json!({"type": "string", "pattern": "^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,63}$"}),
+            );
+        }
+        rules(json!({"type": "object", "properties": properties}));
+    }
+
+    #[test]
+    fn pattern_work_bounds_the_matching() {
+        let r = rules(json!({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "^a+$"},
+            "b": {"type": "array", "items": {"type": "string", "pattern": "b"}},
+            "c": {"type": "string"}
+        }}));
+        assert_eq!(r.pattern_work(&json!({"c": "long text"})), 0);
+        let one = r.pattern_work(&json!({"a": "aaa"}));
+        assert!(one > 0);
+        assert!(r.pattern_work(&json!({"a": "aaaaaa"})) > one);
+        assert!(r.pattern_work(&json!({"b": ["x", "y"]})) > r.pattern_work(&json!({"b": ["x"]})));
     }
 }

@@ -28,19 +28,130 @@ function requestText(request) {
   }
 }
 
+// Panic containment. The core is built with panic=abort: a panic runs the Rust panic hook, which
+// calls reportPanic() below, and then the wasm traps (a WebAssembly.RuntimeError thrown out of
+// whatever call was running). After that the core's memory cannot be trusted, so the shim stops
+// calling it: every outstanding elicit() promise resolves as { action: "cancel" } with a `cancel`
+// event (source "error", plus `error: { code: -32603, message }`), every dialog is removed so the
+// page is usable again, and later calls are refused with an ElicitationError (code -32603).
+const INTERNAL_ERROR = -32603;
+const CANCEL = Object.freeze({ action: "cancel" });
+let crashed = null; // the panic message once the core has failed
+const outstanding = new Set(); // { element, text, resolve }
+
+/** Called by the Rust panic hook (src/element.rs `define()`), before the trap. */
+export function reportPanic(message) {
+  contain(String(message || "the WebAssembly core failed"));
+}
+
+function contain(message) {
+  if (crashed !== null) return;
+  crashed = message;
+  const records = [...outstanding];
+  outstanding.clear();
+  for (const element of new Set(records.map((record) => record.element))) {
+    // Removing a modal dialog takes it out of the top layer without a `close` event, which would
+    // call back into the failed core.
+    try {
+      element.shadowRoot?.replaceChildren();
+    } catch {}
+  }
+  for (const record of records) record.resolve(CANCEL);
+  // Page handlers run after the trap has unwound, never inside the panicking call.
+  queueMicrotask(() => {
+    for (const record of records) {
+      try {
+        record.element.dispatchEvent(new CustomEvent("cancel", {
+          bubbles: true,
+          composed: true,
+          detail: crashDetail(record, message),
+        }));
+      } catch {}
+    }
+  });
+}
+
+function crashError() {
+  return new ElicitationError(`koder-mcp-elicitation stopped after an internal error (${crashed}); reload the page`, INTERNAL_ERROR);
+}
+
+/** Best-effort event detail for a request the core can no longer describe. */
+function crashDetail(record, message) {
+  let request = null;
+  try {
+    request = JSON.parse(record.text);
+    if (typeof request === "string") request = JSON.parse(request);
+  } catch {}
+  if (request === null || typeof request !== "object" || Array.isArray(request)) request = {};
+  const hasOwn = (key) => Object.prototype.hasOwnProperty.call(request, key);
+  const params = hasOwn("jsonrpc") && request.params && typeof request.params === "object" ? request.params : request;
+  const id = hasOwn("id") && (typeof request.id === "string" || typeof request.id === "number") ? request.id : null;
+  const mode = params.mode === "url" ? "url" : "form";
+  let reply = CANCEL;
+  if (hasOwn("jsonrpc")) reply = { jsonrpc: "2.0", id, result: CANCEL };
+  else if (request.type === "elicitation/request") reply = { type: "elicitation/cancel", id };
+  const element = record.element;
+  const elicitationId = typeof params.elicitationId === "string" ? params.elicitationId : id === null ? "" : String(id);
+  return {
+    id,
+    mode,
+    scope: {
+      userId: element.getAttribute("user-id") ?? "",
+      workspaceId: element.getAttribute("workspace-id") ?? "",
+      conversationId: element.getAttribute("conversation-id") ?? "",
+      elicitationId,
+    },
+    result: CANCEL,
+    reply,
+    source: "error",
+    error: { code: INTERNAL_ERROR, message },
+  };
+}
+
+/** Runs a core call; a trap (or a call after one) is contained and `fallback()` answers instead. */
+function guarded(action, fallback) {
+  if (crashed !== null) return fallback();
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof WebAssembly.RuntimeError) {
+      contain(error.message);
+      return fallback();
+    }
+    throw error;
+  }
+}
+
 export function defineElement(tag, createController) {
   if (customElements.get(tag)) return;
   class KoderMcpElicitation extends HTMLElement {
     static get observedAttributes() { return ATTRIBUTES; }
-    #core = createController(this);
-    connectedCallback() { this.#core.connected(); }
-    disconnectedCallback() { this.#core.disconnected(); }
-    attributeChangedCallback(name, old, value) { if (old !== value) this.#core.attributeChanged(name); }
-    elicit(request, options = {}) { return this.#core.elicit(requestText(request), options ?? {}); }
-    complete(elicitationId) { return this.#core.complete(String(elicitationId)); }
-    cancel() { this.#core.cancel(); }
-    get open() { return this.#core.isOpen(); }
-    get pending() { return this.#core.pending(); }
+    #core = guarded(() => createController(this), () => null);
+    connectedCallback() { guarded(() => this.#core.connected(), () => {}); }
+    disconnectedCallback() { guarded(() => this.#core.disconnected(), () => {}); }
+    attributeChangedCallback(name, old, value) {
+      if (old !== value) guarded(() => this.#core.attributeChanged(name), () => {});
+    }
+    elicit(request, options = {}) {
+      if (crashed !== null || this.#core === null) return Promise.reject(crashError());
+      const text = requestText(request);
+      let record;
+      const settled = new Promise((resolve, reject) => {
+        record = { element: this, text, resolve, reject };
+      });
+      outstanding.add(record);
+      const inner = guarded(() => this.#core.elicit(text, options ?? {}), () => null);
+      if (inner === null) return settled; // the core failed inside this call: already cancelled
+      inner.then(
+        (result) => { if (outstanding.delete(record)) record.resolve(result); },
+        (error) => { if (outstanding.delete(record)) record.reject(error); },
+      );
+      return settled;
+    }
+    complete(elicitationId) { return guarded(() => this.#core.complete(String(elicitationId)), () => false); }
+    cancel() { guarded(() => this.#core.cancel(), () => {}); }
+    get open() { return guarded(() => this.#core.isOpen(), () => false); }
+    get pending() { return guarded(() => this.#core.pending(), () => 0); }
   }
   for (const name of ATTRIBUTES) {
     if (name === "lang") continue; // HTMLElement already reflects lang
