@@ -24,7 +24,7 @@
 //      live timers, net listeners added, DOM counters and CDP DOMDebugger.getEventListeners
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -106,44 +106,68 @@ async function newPage(impl, extra = '') {
   return { page, context, fetched, errors };
 }
 
-const results = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30) }, chromium, config: { RUNS, WARMUP, COLD_RUNS, KEY_RUNS, SOAK, SOAK_SCHEMA }, ours: {}, peer: {} };
+const results = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), loadStart: loadavg()[0] }, chromium, config: { RUNS, WARMUP, COLD_RUNS, KEY_RUNS, SOAK, SOAK_SCHEMA }, ours: {}, peer: {} };
 
 try {
   // --- 1 + 2. cold start, and what the page fetched for the component ----------------------------
-  for (const impl of IMPLS) {
-    const times = [];
-    let files = null;
-    for (let i = 0; i < COLD_RUNS; i++) {
+  // Each load in a fresh browser context (no HTTP or code cache); ours and the peer alternate.
+  const cold = { ours: { times: [], files: null }, peer: { times: [], files: null } };
+  for (let i = 0; i < COLD_RUNS; i++) {
+    for (const impl of IMPLS) {
       const { page, context, fetched, errors } = await newPage(impl);
       const before = fetched.length;
       if (i === 0 && !(await page.evaluate(() => window.bench.crossOriginIsolated))) log('warning: page not cross-origin isolated (100 µs timer)');
-      times.push(await page.evaluate(() => window.bench.load()));
+      cold[impl].times.push(await page.evaluate(() => window.bench.load()));
       if (errors.length) throw new Error(`${impl}: page errors: ${errors.join('; ')}`);
-      files ??= fetched.slice(before).filter((p) => !p.startsWith('/bench/schemas'));
+      cold[impl].files ??= fetched.slice(before).filter((p) => !p.startsWith('/bench/schemas'));
       await context.close();
     }
-    const perFile = files.map((p) => ({ file: p, ...compress(readFileSync(join(ROOT, p)), p) }));
+  }
+  for (const impl of IMPLS) {
+    const perFile = cold[impl].files.map((p) => ({ file: p, ...compress(readFileSync(join(ROOT, p)), p) }));
     const total = perFile.reduce((t, f) => ({ raw: t.raw + f.raw, gzip: t.gzip + f.gzip, brotli: t.brotli + f.brotli }), { raw: 0, gzip: 0, brotli: 0 });
     results[impl].transfer = { files: perFile, total };
-    results[impl].cold = stats(times);
+    results[impl].cold = stats(cold[impl].times);
     log(`${impl}: transfer ${total.gzip} B gzip / ${total.brotli} B brotli; cold start median ${results[impl].cold.median.toFixed(2)} ms`);
   }
 
   // --- 3 + 4. open and keystroke latency ---------------------------------------------------------
+  // Both pages stay open and take turns in ROUNDS small batches, so a burst of load from anything
+  // else on the machine falls on both rather than on whichever ran at that moment.
+  const pages = {};
   for (const impl of IMPLS) {
-    const { page, context, errors } = await newPage(impl);
-    await page.evaluate(() => window.bench.load());
+    pages[impl] = await newPage(impl);
+    await pages[impl].page.evaluate(() => window.bench.load());
     results[impl].open = {};
     results[impl].keystroke = {};
-    for (const key of Object.keys(SCHEMAS)) {
-      const { rows, nodes } = await page.evaluate(([k, r, w]) => window.bench.openLatency(k, r, w), [key, RUNS, WARMUP]);
+  }
+  const ROUNDS = QUICK ? 3 : 6;
+  const share = (n, r) => Math.floor(n / ROUNDS) + (r < n % ROUNDS ? 1 : 0);
+  for (const key of Object.keys(SCHEMAS)) {
+    const open = { ours: { rows: [], nodes: 0 }, peer: { rows: [], nodes: 0 } };
+    const keys = { ours: { rows: [], microtasks: 0, macrotasks: 0 }, peer: { rows: [], microtasks: 0, macrotasks: 0 } };
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const impl of r % 2 ? [...IMPLS].reverse() : IMPLS) {
+        const { page } = pages[impl];
+        const o = await page.evaluate(([k, n, w]) => window.bench.openLatency(k, n, w), [key, share(RUNS, r), r === 0 ? WARMUP : 2]);
+        open[impl].rows.push(...o.rows);
+        open[impl].nodes = o.nodes;
+        const ks = await page.evaluate(([k, n, w]) => window.bench.keystroke(k, n, w), [key, share(KEY_RUNS, r), r === 0 ? WARMUP : 2]);
+        keys[impl].rows.push(...ks.rows);
+        keys[impl].microtasks = Math.max(keys[impl].microtasks, ks.microtasks);
+        keys[impl].macrotasks = Math.max(keys[impl].macrotasks, ks.macrotasks);
+      }
+    }
+    for (const impl of IMPLS) {
+      const { rows, nodes } = open[impl];
       results[impl].open[key] = { nodes, total: col(rows, 'total'), sync: col(rows, 'sync'), build: col(rows, 'build'), showFocus: col(rows, 'showFocus'), layout: col(rows, 'layout'), style: col(rows, 'style') };
-      const ks = await page.evaluate(([k, r, w]) => window.bench.keystroke(k, r, w), [key, KEY_RUNS, WARMUP]);
-      results[impl].keystroke[key] = { ...col(ks.rows, 'total'), microtasks: ks.microtasks, macrotasks: ks.macrotasks };
+      results[impl].keystroke[key] = { ...col(keys[impl].rows, 'total'), microtasks: keys[impl].microtasks, macrotasks: keys[impl].macrotasks };
       log(`${impl} ${key}: open median ${results[impl].open[key].total.median.toFixed(3)} ms, keystroke median ${results[impl].keystroke[key].median.toFixed(3)} ms`);
     }
-    if (errors.length) throw new Error(`${impl}: page errors: ${errors.join('; ')}`);
-    await context.close();
+  }
+  for (const impl of IMPLS) {
+    if (pages[impl].errors.length) throw new Error(`${impl}: page errors: ${pages[impl].errors.join('; ')}`);
+    await pages[impl].context.close();
   }
 
   // --- 5. soak ----------------------------------------------------------------------------------
@@ -184,6 +208,8 @@ try {
   await browser.close();
   await server.close();
 }
+
+results.machine.loadEnd = loadavg()[0];
 
 // --- report ------------------------------------------------------------------------------------
 const O = results.ours;
@@ -248,8 +274,8 @@ for (const [target, met, value] of targets) tlines.push(`| ${target} | ${met ? '
 
 const files = (impl) => results[impl].transfer.files.map((f) => `\`${f.file}\` ${bytes(f.raw)} raw / ${bytes(f.gzip)} gzip / ${bytes(f.brotli)} brotli`).join('; ');
 const md = [
-  `Run ${results.date.slice(0, 16).replace('T', ' ')} UTC · ${results.machine.cores} cores (${results.machine.cpu}) · ${chromium} headless · `
-    + `open ${RUNS} runs + ${WARMUP} warm-up · keystroke ${KEY_RUNS} · cold start ${COLD_RUNS} fresh contexts · soak ${bytes(SOAK)} cycles · whole run ${Math.round((Date.now() - T0) / 1000)} s`,
+  `Run ${results.date.slice(0, 16).replace('T', ' ')} UTC · ${results.machine.cores} cores (${results.machine.cpu}), 1-min load average ${results.machine.loadStart.toFixed(1)} at the start and ${results.machine.loadEnd.toFixed(1)} at the end · Chromium ${chromium} headless · `
+    + `open ${RUNS} runs + warm-up, ours and peer taking turns in rounds · keystroke ${KEY_RUNS} · cold start ${COLD_RUNS} fresh contexts · soak ${bytes(SOAK)} cycles · whole run ${Math.round((Date.now() - T0) / 1000)} s`,
   '',
   ...lines,
   '',
