@@ -281,7 +281,7 @@ const md = [
   '',
   ...tlines,
   '',
-  `Files fetched, ours: ${files('ours')}. The stylesheet is inside the wasm (a `<style>` the element puts in its shadow root), so there is no CSS request.`,
+  `Files fetched, ours: ${files('ours')}. The stylesheet is inside the wasm (a <style> element in its shadow root), so there is no CSS request.`,
   '',
   `Files fetched, peer: ${files('peer')}. rjsf core ships no CSS (it emits Bootstrap 3 class names), so the peer's figure has none either.`,
   '',
