@@ -39,7 +39,7 @@ const ALLOWED_TAGS = new Set([
 const ALLOWED_ATTRIBUTES = new Set([
   'aria-describedby', 'aria-hidden', 'aria-invalid', 'aria-label', 'aria-labelledby', 'aria-live',
   'aria-modal', 'aria-required', 'aria-checked', 'aria-disabled', 'autocomplete', 'class', 'data-field',
-  'data-group', 'data-index', 'data-remove-tag', 'data-tags', 'disabled', 'for', 'form', 'hidden', 'id',
+  'data-group', 'data-index', 'data-remove-tag', 'data-sentinel', 'data-tags', 'disabled', 'for', 'form', 'hidden', 'id',
   'lang', 'max', 'maxlength', 'min', 'minlength', 'name', 'novalidate', 'open', 'part', 'role', 'rows',
   'selected', 'step', 'type', 'value', 'tabindex', 'inputmode', 'spellcheck', 'checked', 'dir',
   'placeholder', 'multiple', 'required', 'readonly', 'title',
