@@ -80,6 +80,16 @@ if (help.includes('--no-pack')) wpArgs.push('--no-pack');
 // We run wasm-opt ourselves (Cargo.toml also sets wasm-opt = false); --no-opt makes sure
 // wasm-pack never tries to download binaryen.
 if (help.includes('--no-opt')) wpArgs.push('--no-opt');
+// Panic messages carry source paths; remap them so the shipped wasm names no build machine's folders.
+if (!dev) {
+  const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
+  const inherited = env.CARGO_ENCODED_RUSTFLAGS
+    ? env.CARGO_ENCODED_RUSTFLAGS.split('\x1f')
+    : (env.RUSTFLAGS || '').split(' ').filter(Boolean);
+  const remap = [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${ROOT}=.`];
+  env.CARGO_ENCODED_RUSTFLAGS = [...inherited, ...remap].join('\x1f');
+  delete env.RUSTFLAGS;
+}
 rmSync(PKG, { recursive: true, force: true });
 run('wasm-pack', wpArgs);
 

@@ -410,7 +410,7 @@ impl Inner {
 
     fn number_attr(&self, name: &str) -> Option<f64> {
         self.attr(name)
-            .and_then(|text| text.trim().parse::<f64>().ok())
+            .and_then(|text| crate::form::read_decimal(text.trim()))
             .filter(|number| number.is_finite() && *number >= 0.0)
     }
 
@@ -963,7 +963,7 @@ impl Inner {
                     {
                         state.visit(index);
                     }
-                    self.refresh_form_view(ticket);
+                    self.refresh_field_view(ticket, index);
                 }
             }
             "click" => {
@@ -1246,7 +1246,7 @@ impl Inner {
         }
         let (draft, scope) = (state.clone(), pending.scope.clone());
         self.drafts.put(scope, draft);
-        self.refresh_form_view(ticket);
+        self.refresh_field_view(ticket, index);
     }
 
     fn add_tag(&mut self, ticket: Ticket, target: &Element) {
@@ -1289,7 +1289,7 @@ impl Inner {
                 );
             }
         }
-        self.refresh_form_view(ticket);
+        self.refresh_field_view(ticket, index);
     }
 
     fn remove_tag(&mut self, ticket: Ticket, index: usize, tag: &str) {
@@ -1323,7 +1323,7 @@ impl Inner {
                 dom::focus(&field.control);
             }
         }
-        self.refresh_form_view(ticket);
+        self.refresh_field_view(ticket, index);
     }
 
     fn refresh_form_view(&self, ticket: Ticket) {
@@ -1334,6 +1334,33 @@ impl Inner {
             (&view.body, &pending.request.mode, &pending.form)
         {
             render::refresh_form(form_view, schema, state, self.locale());
+        }
+    }
+
+    /// After one field changed: that field and, inside a nested object, its siblings (whether
+    /// they are required depends on the object being filled in).
+    fn refresh_field_view(&self, ticket: Ticket, index: usize) {
+        let (Some(view), Some(pending)) = (self.view.as_ref(), self.pending.get(&ticket)) else {
+            return;
+        };
+        if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
+            (&view.body, &pending.request.mode, &pending.form)
+        {
+            let parent = schema
+                .fields
+                .get(index)
+                .map(|field| &field.path[..field.path.len().saturating_sub(1)]);
+            let related = |other: usize| {
+                other == index
+                    || parent.is_some_and(|parent| {
+                        !parent.is_empty()
+                            && schema
+                                .fields
+                                .get(other)
+                                .is_some_and(|field| field.path.starts_with(parent))
+                    })
+            };
+            render::refresh_fields(form_view, schema, state, self.locale(), related);
         }
     }
 

@@ -321,17 +321,7 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Option<Value>, Problem>
     if trimmed.is_empty() {
         return Ok(None);
     }
-    // Rust also reads "inf" and "NaN"; JSON has neither, so only plain decimal notation passes.
-    let plain = trimmed
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'));
-    let number: f64 = match trimmed.parse() {
-        Ok(number) if plain => number,
-        _ => return Err(Problem::NotANumber),
-    };
-    if !number.is_finite() {
-        return Err(Problem::NotANumber);
-    }
+    let number = read_decimal(trimmed).ok_or(Problem::NotANumber)?;
     if integer {
         if number.fract() != 0.0 {
             return Err(Problem::NotAnInteger);
@@ -344,6 +334,40 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Option<Value>, Problem>
     Number::from_f64(if number == 0.0 { 0.0 } else { number })
         .map(|number| Some(Value::Number(number)))
         .ok_or(Problem::NotANumber)
+}
+
+/// Reads an HTML "valid floating-point number" (what a number control reports: `-1`, `.5`, `007`,
+/// `1e3`) as a finite `f64`. It goes through serde_json's number reader, which the binary has
+/// anyway, instead of pulling in core's float parser; "inf", "NaN" and overflow are refused.
+pub fn read_decimal(text: &str) -> Option<f64> {
+    let (sign, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    // JSON wants exactly one digit before the point and no leading zeros; HTML allows both.
+    let integer_end = unsigned
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(unsigned.len());
+    let (integer, rest) = unsigned.split_at(integer_end);
+    let integer = integer.trim_start_matches('0');
+    let integer = if integer.is_empty() { "0" } else { integer };
+    if unsigned.is_empty() || rest.starts_with(['e', 'E']) && integer_end == 0 {
+        return None;
+    }
+    let number: f64 = serde_json::from_str(&format!("{sign}{integer}{rest}")).ok()?;
+    number.is_finite().then_some(number)
+}
+
+/// Writes a number the way JSON and the controls' `min`/`max` attributes want it: integers
+/// without a fraction, others in the shortest form that reads back the same.
+pub fn format_number(number: f64) -> String {
+    if number.fract() == 0.0 && number.abs() < 1e15 {
+        (number as i64).to_string()
+    } else {
+        Number::from_f64(number)
+            .map(|number| number.to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// `YYYY-MM-DDTHH:MM[:SS[.fff]]` local time plus minutes east of UTC → RFC 3339 with that offset.
@@ -499,6 +523,19 @@ mod tests {
         assert_eq!(parse_number("inf", false), Err(Problem::NotANumber));
         assert_eq!(parse_number("1e999", false), Err(Problem::NotANumber));
         assert_eq!(parse_number("  ", false), Ok(None));
+        assert_eq!(parse_number(".5", false), Ok(Some(json!(0.5))));
+        assert_eq!(parse_number("-.5", false), Ok(Some(json!(-0.5))));
+        assert_eq!(parse_number("007", true), Ok(Some(json!(7))));
+        assert_eq!(parse_number("1e+2", true), Ok(Some(json!(100))));
+        assert_eq!(parse_number("1.", false), Err(Problem::NotANumber));
+        assert_eq!(parse_number("+1", false), Err(Problem::NotANumber));
+        assert_eq!(parse_number("1,5", false), Err(Problem::NotANumber));
+        assert_eq!(parse_number("e5", false), Err(Problem::NotANumber));
+        assert_eq!(parse_number("-", false), Err(Problem::NotANumber));
+        assert_eq!(format_number(18.0), "18");
+        assert_eq!(format_number(-0.25), "-0.25");
+        assert_eq!(format_number(1e20), "1e+20");
+        assert_eq!(format_number(0.1 + 0.2), "0.30000000000000004");
         let schema = schema(
             json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 10}}}),
         );

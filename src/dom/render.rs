@@ -520,10 +520,10 @@ impl FormBuilder<'_> {
                 set_attr(element, "type", "number");
                 set_attr(element, "step", if *integer { "1" } else { "any" });
                 if let Some(min) = minimum {
-                    set_attr(element, "min", &min.to_string());
+                    set_attr(element, "min", &crate::form::format_number(*min));
                 }
                 if let Some(max) = maximum {
-                    set_attr(element, "max", &max.to_string());
+                    set_attr(element, "max", &crate::form::format_number(*max));
                 }
                 set_input_value(element, &value);
             }
@@ -612,7 +612,19 @@ pub fn show_problem(view: &FieldView, message: Option<&str>) {
 
 /// Refreshes every field's shown error and the accept button.
 pub fn refresh_form(view: &FormView, schema: &FormSchema, state: &FormState, locale: Locale) {
-    for field in &view.fields {
+    refresh_fields(view, schema, state, locale, |_| true);
+}
+
+/// Refreshes the shown error of the fields `which` picks, then the accept button. A keystroke
+/// touches one field (or one nested object), so the DOM work does not grow with the form.
+pub fn refresh_fields(
+    view: &FormView,
+    schema: &FormSchema,
+    state: &FormState,
+    locale: Locale,
+    which: impl Fn(usize) -> bool,
+) {
+    for field in view.fields.iter().filter(|field| which(field.index)) {
         let problem = state.shown_problem(schema, field.index);
         let message = problem.map(|problem| problem_message(locale, &problem));
         show_problem(field, message.as_deref());
