@@ -42,8 +42,9 @@ pub enum Change {
 pub struct Session {
     entries: VecDeque<Entry>,
     next_ticket: Ticket,
-    /// (server, time) of recent admissions, for the rate limit.
-    admissions: VecDeque<(String, f64)>,
+    /// Per server, the times of its admissions inside the rate window (one string per server,
+    /// not per admission, so a busy minute costs 8 bytes a request).
+    admissions: Vec<(String, VecDeque<f64>)>,
 }
 
 /// What `admit` needs to know about a new elicitation.
@@ -63,23 +64,31 @@ impl Session {
     pub fn admit(&mut self, now: f64, admit: Admit) -> (Ticket, Option<Change>) {
         self.next_ticket += 1;
         let ticket = self.next_ticket;
-        while self
-            .admissions
-            .front()
-            .is_some_and(|(_, at)| now - at >= RATE_WINDOW_MS)
-        {
-            self.admissions.pop_front();
-        }
-        let recent = self
+        // Forget servers whose last admission left the window, so the table stays small.
+        self.admissions
+            .retain(|(_, times)| times.back().is_some_and(|at| now - at < RATE_WINDOW_MS));
+        let index = match self
             .admissions
             .iter()
-            .filter(|(server, _)| server == &admit.server)
-            .count();
-        if recent >= admit.rate_limit as usize {
+            .position(|(server, _)| server == &admit.server)
+        {
+            Some(index) => index,
+            None => {
+                self.admissions
+                    .push((admit.server.clone(), VecDeque::new()));
+                self.admissions.len() - 1
+            }
+        };
+        // `index` was just found or pushed, so it is in bounds.
+        let times = &mut self.admissions[index].1;
+        while times.front().is_some_and(|at| now - at >= RATE_WINDOW_MS) {
+            times.pop_front();
+        }
+        if times.len() >= admit.rate_limit as usize {
             let ending = Ending::Cancel(CancelSource::RateLimit);
             return (ticket, Some(Change::Settled { ticket, ending }));
         }
-        self.admissions.push_back((admit.server.clone(), now));
+        times.push_back(now);
         self.entries.push_back(Entry {
             ticket,
             server: admit.server,
