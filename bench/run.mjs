@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { transferSize } from '../scripts/transfer-size.mjs';
 import { CHROMIUM_ARGS, launchBrowser, startServer } from '../tests/e2e/harness.mjs';
 import { buildPeer } from './peer/build.mjs';
 import { SCHEMAS, fieldCount } from './schemas.mjs';
@@ -73,17 +73,6 @@ function stats(values) {
   return { n: v.length, median: v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2, p95: at(0.95), min: v[0], max: v[v.length - 1] };
 }
 const col = (rows, name) => stats(rows.map((r) => r[name]));
-const compress = (buf, file) => ({
-  raw: buf.length,
-  gzip: gzipSync(buf, { level: 9 }).length,
-  brotli: brotliCompressSync(buf, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-      [constants.BROTLI_PARAM_SIZE_HINT]: buf.length,
-      [constants.BROTLI_PARAM_MODE]: file.endsWith('.wasm') ? constants.BROTLI_MODE_GENERIC : constants.BROTLI_MODE_TEXT,
-    },
-  }).length,
-});
 
 // Cross-origin isolation gives performance.now() 5 µs resolution instead of 100 µs.
 const server = await startServer({
@@ -124,7 +113,7 @@ try {
     }
   }
   for (const impl of IMPLS) {
-    const perFile = cold[impl].files.map((p) => ({ file: p, ...compress(readFileSync(join(ROOT, p)), p) }));
+    const perFile = cold[impl].files.map((p) => ({ file: p, ...transferSize(readFileSync(join(ROOT, p)), p) }));
     const total = perFile.reduce((t, f) => ({ raw: t.raw + f.raw, gzip: t.gzip + f.gzip, brotli: t.brotli + f.brotli }), { raw: 0, gzip: 0, brotli: 0 });
     results[impl].transfer = { files: perFile, total };
     results[impl].cold = stats(cold[impl].times);

@@ -8,14 +8,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-# cargo-installed binaries live here; rustup's env file may not be sourced in CI shells.
-if [ -f "$HOME/.cargo/env" ]; then
-  # shellcheck disable=SC1091
-  . "$HOME/.cargo/env"
-fi
-case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) export PATH="$HOME/.cargo/bin:$PATH" ;; esac
-
-export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# shellcheck source=scripts/cargo-env.sh
+. "$ROOT/scripts/cargo-env.sh"
 START=$SECONDS
 say() { printf 'bootstrap: %s\n' "$*"; }
 die() { printf 'bootstrap: ERROR: %s\n' "$*" >&2; exit 1; }

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { transferSize } from './transfer-size.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -30,21 +30,7 @@ const files = walk(DIST)
   .filter(loaded)
   .sort((a, b) => order(a) - order(b) || a.localeCompare(b));
 
-const rows = files.map((f) => {
-  const buf = readFileSync(f);
-  return {
-    file: relative(ROOT, f),
-    raw: buf.length,
-    gzip: gzipSync(buf, { level: 9 }).length,
-    brotli: brotliCompressSync(buf, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-        [constants.BROTLI_PARAM_SIZE_HINT]: buf.length,
-        [constants.BROTLI_PARAM_MODE]: f.endsWith('.wasm') ? constants.BROTLI_MODE_GENERIC : constants.BROTLI_MODE_TEXT,
-      },
-    }).length,
-  };
-});
+const rows = files.map((f) => ({ file: relative(ROOT, f), ...transferSize(readFileSync(f), f) }));
 const total = rows.reduce((t, r) => ({ raw: t.raw + r.raw, gzip: t.gzip + r.gzip, brotli: t.brotli + r.brotli }), {
   raw: 0,
   gzip: 0,

@@ -13,12 +13,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-if [ -f "$HOME/.cargo/env" ]; then
-  # shellcheck disable=SC1091
-  . "$HOME/.cargo/env"
-fi
-case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) export PATH="$HOME/.cargo/bin:$PATH" ;; esac
-export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# shellcheck source=scripts/cargo-env.sh
+. "$ROOT/scripts/cargo-env.sh"
 
 START=$SECONDS
 STAGE=""

@@ -37,6 +37,10 @@ use koder_mcp_elicitation::schema::{
 use koder_mcp_elicitation::validate::{Rules, SUPPORTED_KEYWORDS};
 use serde_json::{json, Map, Number, Value};
 
+#[path = "common/fixture_files.rs"]
+mod fixture_files;
+use fixture_files::collect_json_files;
+
 // ---------------------------------------------------------------------------------------------
 // RNG
 
@@ -184,20 +188,6 @@ const HOSTILE_PATTERNS: &[&str] = &[
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_json_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
 }
 
 fn read_json(path: &Path) -> Value {

@@ -8,11 +8,15 @@
 //! `N passed, M failed, K skipped` (test cases, not groups); any failure exits with status 1.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process;
 
 use koder_mcp_elicitation::validate::{Rules, SUPPORTED_KEYWORDS};
 use serde_json::Value;
+
+#[path = "common/fixture_files.rs"]
+mod fixture_files;
+use fixture_files::collect_json_files;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/json-schema-test-suite");
@@ -87,21 +91,6 @@ fn main() {
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 {
         process::exit(1);
-    }
-}
-
-/// Every `*.json` file below `dir`, recursively.
-fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_json_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "json") {
-            out.push(path);
-        }
     }
 }
 
