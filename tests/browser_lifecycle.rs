@@ -187,44 +187,18 @@ async fn t6_url_mode_consent_opens_then_polling_reaches_complete() {
 
 #[wasm_bindgen_test]
 async fn t6_complete_ends_the_wait_and_ignores_unknown_ids() {
+    const ID: &str = "550e8400-e29b-41d4-a716-446655440000";
     let (_open, _opened) = stub_window_open();
     let element = element(&[]);
     let recorder = Recorder::new(&element, &["complete"]);
+    let complete = |id: &str| call(&element, "complete", &[id.into()]).as_bool();
     let pending = elicit(&element, URL_REQUEST);
-    assert_eq!(
-        call(
-            &element,
-            "complete",
-            &["550e8400-e29b-41d4-a716-446655440000".into()]
-        )
-        .as_bool(),
-        Some(false),
-        "not consented yet"
-    );
+    assert_eq!(complete(ID), Some(false), "not consented yet");
     click(&find(&element, "button[part~=open]").unwrap());
     settle(pending).await.unwrap();
-    assert_eq!(
-        call(&element, "complete", &["unknown".into()]).as_bool(),
-        Some(false)
-    );
-    assert_eq!(
-        call(
-            &element,
-            "complete",
-            &["550e8400-e29b-41d4-a716-446655440000".into()]
-        )
-        .as_bool(),
-        Some(true)
-    );
-    assert_eq!(
-        call(
-            &element,
-            "complete",
-            &["550e8400-e29b-41d4-a716-446655440000".into()]
-        )
-        .as_bool(),
-        Some(false)
-    );
+    assert_eq!(complete("unknown"), Some(false));
+    assert_eq!(complete(ID), Some(true));
+    assert_eq!(complete(ID), Some(false), "a completed id is ignored");
     assert!(find(&element, "dialog").is_none());
     assert_eq!(recorder.names(), ["complete"]);
     element.remove();
