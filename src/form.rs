@@ -68,12 +68,8 @@ impl FormState {
             submit_attempted: false,
         };
         // A default that breaks its own schema is shown invalid at once, not silently sent.
-        for index in 0..schema.fields.len() {
-            let has_default = schema
-                .fields
-                .get(index)
-                .is_some_and(|field| field.default.is_some());
-            if has_default && !state.problems(schema, index).is_empty() {
+        for (index, field) in schema.fields.iter().enumerate() {
+            if field.default.is_some() && !state.problems(schema, index).is_empty() {
                 state.visit(index);
             }
         }

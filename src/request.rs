@@ -9,6 +9,12 @@ use crate::schema::{compile_form_schema, FormSchema};
 
 /// Longest `message`, `title` or `description` a server may send.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
+
+/// Whether a server string is past [`MAX_MESSAGE_CHARS`] (counted in code points; the byte length
+/// is checked first, so ordinary strings are never walked).
+pub fn exceeds_text_limit(text: &str) -> bool {
+    text.len() > MAX_MESSAGE_CHARS && text.chars().count() > MAX_MESSAGE_CHARS
+}
 /// Longest URL kept for URL mode; longer ones are refused rather than shown.
 pub const MAX_URL_CHARS: usize = 8_192;
 
@@ -295,12 +301,10 @@ pub fn positive_ms(value: &Value, path: &str) -> Result<f64, ElicitationError> {
 fn bounded_text(value: Option<&Value>, path: &str) -> Result<Option<String>, ElicitationError> {
     match value {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) if text.chars().count() > MAX_MESSAGE_CHARS => {
-            Err(ElicitationError::invalid(
-                path,
-                format!("is longer than {MAX_MESSAGE_CHARS} characters"),
-            ))
-        }
+        Some(Value::String(text)) if exceeds_text_limit(text) => Err(ElicitationError::invalid(
+            path,
+            format!("is longer than {MAX_MESSAGE_CHARS} characters"),
+        )),
         Some(Value::String(text)) => Ok(Some(text.clone())),
         Some(_) => Err(ElicitationError::invalid(path, "must be a string")),
     }

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{child_path, ElicitationError};
+use crate::request::exceeds_text_limit;
 use crate::validate::Rules;
 
 /// Most properties a form may have, counted across nested objects.
@@ -202,7 +203,7 @@ struct Compiler {
 
 /// A server string shown as text: refused past [`MAX_TEXT_CHARS`].
 fn check_text(text: &str, path: &str) -> Result<(), ElicitationError> {
-    if text.len() > MAX_TEXT_CHARS && text.chars().count() > MAX_TEXT_CHARS {
+    if exceeds_text_limit(text) {
         return Err(ElicitationError::invalid(
             path,
             format!("is longer than {MAX_TEXT_CHARS} characters"),
@@ -266,7 +267,7 @@ fn check_sizes(
         ));
     }
     for (name, property) in properties {
-        if name.len() > MAX_TEXT_CHARS && name.chars().count() > MAX_TEXT_CHARS {
+        if exceeds_text_limit(name) {
             return Err(ElicitationError::invalid(
                 &child_path(path, "properties"),
                 format!("has a property name longer than {MAX_TEXT_CHARS} characters"),
@@ -683,16 +684,10 @@ fn optional_string(
 ) -> Result<Option<String>, ElicitationError> {
     match object.get(key) {
         None => Ok(None),
-        Some(Value::String(text)) if text.chars().count() > crate::request::MAX_MESSAGE_CHARS => {
-            Err(ElicitationError::invalid(
-                &child_path(path, key),
-                format!(
-                    "is longer than {} characters",
-                    crate::request::MAX_MESSAGE_CHARS
-                ),
-            ))
+        Some(Value::String(text)) => {
+            check_text(text, &child_path(path, key))?;
+            Ok(Some(text.clone()))
         }
-        Some(Value::String(text)) => Ok(Some(text.clone())),
         Some(_) => Err(ElicitationError::invalid(
             &child_path(path, key),
             "must be a string",
