@@ -2,7 +2,7 @@
 # `npm test` — every check, in order, stopping at the first failure:
 #   fmt, clippy (host), clippy (wasm32), cargo test (native), wasm-bindgen-test in headless
 #   Chromium (tests/browser_*.rs), npm run build, node --test tests/e2e/*.test.mjs.
-# Assumes scripts/bootstrap.sh has run (`.ci/run` does both).
+# `npm test` runs scripts/bootstrap.sh first, so this assumes the toolchain is installed.
 #
 # Environment:
 #   CHROMEDRIVER     chromedriver for wasm-pack test      (default /usr/bin/chromedriver)
@@ -71,7 +71,7 @@ else
 fi
 
 stage "npm run build"
-npm run --silent build
+node scripts/build.mjs
 
 stage "e2e (node --test tests/e2e)"
 shopt -s nullglob
