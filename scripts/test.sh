@@ -45,13 +45,13 @@ stage "cargo fmt --check"
 cargo fmt --all -- --check
 
 stage "cargo clippy (host)"
-cargo clippy --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 
 stage "cargo clippy (wasm32-unknown-unknown)"
-cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p koder-mcp-elicitation -p koder-mcp-elicitation-core --all-targets --target wasm32-unknown-unknown -- -D warnings
 
-stage "cargo test (native)"
-cargo test
+stage "cargo test (native, every crate)"
+cargo test --workspace
 
 stage "wasm-pack test --headless --chrome"
 WASM_TESTS="${WASM_TESTS:-browser_*}"

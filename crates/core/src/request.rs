@@ -7,16 +7,7 @@ use serde_json::{Map, Value};
 use crate::error::{child_path, ElicitationError};
 use crate::schema::{compile_form_schema, FormSchema};
 
-/// Longest `message`, `title` or `description` a server may send.
-pub const MAX_MESSAGE_CHARS: usize = 20_000;
-
-/// Whether a server string is past [`MAX_MESSAGE_CHARS`] (counted in code points; the byte length
-/// is checked first, so ordinary strings are never walked).
-pub fn exceeds_text_limit(text: &str) -> bool {
-    text.len() > MAX_MESSAGE_CHARS && text.chars().count() > MAX_MESSAGE_CHARS
-}
-/// Longest URL kept for URL mode; longer ones are refused rather than shown.
-pub const MAX_URL_CHARS: usize = 8_192;
+use crate::limits::{exceeds_text_limit, MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS};
 
 /// The protocol the request came in, so the reply can be given in the same one.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,12 +137,12 @@ fn parse_json_rpc(
 /// A JSON-RPC or envelope id: a string or a number, required.
 fn request_id(id: Option<&Value>, path: &str) -> Result<Value, ElicitationError> {
     match id {
-        Some(Value::String(text)) if text.chars().count() <= 1024 => {
+        Some(Value::String(text)) if text.chars().count() <= MAX_ID_CHARS => {
             Ok(Value::String(text.clone()))
         }
         Some(Value::String(_)) => Err(ElicitationError::invalid(
             path,
-            "is longer than 1024 characters",
+            format!("is longer than {MAX_ID_CHARS} characters"),
         )),
         Some(Value::Number(number)) => Ok(Value::Number(number.clone())),
         Some(_) => Err(ElicitationError::invalid(
@@ -198,13 +189,15 @@ fn parse_params(
         let elicitation_path = child_path(base, "elicitationId");
         let elicitation_id = match params.get("elicitationId") {
             None | Some(Value::Null) => None,
-            Some(Value::String(text)) if !text.is_empty() && text.chars().count() <= 1024 => {
+            Some(Value::String(text))
+                if !text.is_empty() && text.chars().count() <= MAX_ID_CHARS =>
+            {
                 Some(text.clone())
             }
             Some(Value::String(_)) => {
                 return Err(ElicitationError::invalid(
                     &elicitation_path,
-                    "must be a non-empty string of at most 1024 characters",
+                    format!("must be a non-empty string of at most {MAX_ID_CHARS} characters"),
                 ))
             }
             Some(_) => {
@@ -297,13 +290,13 @@ pub fn positive_ms(value: &Value, path: &str) -> Result<f64, ElicitationError> {
     }
 }
 
-/// An optional server string, refused past [`MAX_MESSAGE_CHARS`].
+/// An optional server string, refused past [`MAX_TEXT_CHARS`].
 fn bounded_text(value: Option<&Value>, path: &str) -> Result<Option<String>, ElicitationError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) if exceeds_text_limit(text) => Err(ElicitationError::invalid(
             path,
-            format!("is longer than {MAX_MESSAGE_CHARS} characters"),
+            format!("is longer than {MAX_TEXT_CHARS} characters"),
         )),
         Some(Value::String(text)) => Ok(Some(text.clone())),
         Some(_) => Err(ElicitationError::invalid(path, "must be a string")),
@@ -496,10 +489,10 @@ mod tests {
 
     #[test]
     fn hostile_message_length_is_refused() {
-        let long = "x".repeat(MAX_MESSAGE_CHARS + 1);
+        let long = "x".repeat(MAX_TEXT_CHARS + 1);
         let err = parse(json!({"message": long, "requestedSchema": weather_schema()})).unwrap_err();
         assert_eq!(err.message, "message is longer than 20000 characters");
-        let ok = "x".repeat(MAX_MESSAGE_CHARS);
+        let ok = "x".repeat(MAX_TEXT_CHARS);
         assert!(parse(json!({"message": ok, "requestedSchema": weather_schema()})).is_ok());
     }
 }

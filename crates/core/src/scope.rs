@@ -1,6 +1,7 @@
 //! Tenant scope and the in-memory draft store. What a user typed is keyed by the whole scope and
 //! can only be read back with exactly the same scope; nothing is ever written to storage.
 
+use crate::limits::MAX_DRAFTS;
 use serde_json::{json, Value};
 
 /// Who the element currently works for (attributes `user-id`, `workspace-id`, `conversation-id`).
@@ -29,9 +30,6 @@ impl Scope {
         })
     }
 }
-
-/// Most drafts kept at once; the oldest goes first, so a busy page cannot grow memory forever.
-pub const MAX_DRAFTS: usize = 64;
 
 /// Drafts of unfinished elicitations, in memory only.
 #[derive(Debug, Clone)]

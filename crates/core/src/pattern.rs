@@ -9,7 +9,7 @@
 //!
 //! Linear is not enough when both sides come from a hostile server (a pattern near the size cap
 //! against a long default value), so the work is bounded twice: a compiled program has at most
-//! [`MAX_PROGRAM_LEN`] instructions, and one match takes at most [`MAX_MATCH_STEPS`] VM steps. A
+//! [`MAX_PATTERN_PROGRAM`] instructions, and one match takes at most [`MAX_MATCH_STEPS`] VM steps. A
 //! text that would need more is reported as not matching (fail closed: the form refuses the value
 //! rather than freezing the page). Real patterns against real input stay far below that budget:
 //! `^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,255}$` against a 1,000-character text needs about 1% of it.
@@ -27,23 +27,15 @@
 //! - `\p{L}` / `\p{Letter}`, `\p{Lu}`, `\p{Ll}` and `\p{N}` are approximated with the Rust
 //!   standard library's Unicode predicates (see [`Prop`]); `\p{Nd}` and `\p{Zs}` are exact.
 
+use crate::limits::{
+    MAX_MATCH_STEPS, MAX_PATTERN_CHARS, MAX_PATTERN_NESTING, MAX_PATTERN_PROGRAM,
+    MAX_PATTERN_PROPERTY_NAME,
+};
 use std::cell::RefCell;
 use std::fmt;
 
-/// Longest accepted pattern, in characters.
-const MAX_PATTERN_CHARS: usize = 10_000;
-/// Largest compiled program, in instructions (counted repetition is expanded). Every VM step
-/// costs a few nanoseconds, and one input character can take one step per instruction.
-pub const MAX_PROGRAM_LEN: usize = 10_000;
-/// Most VM steps (threads added or advanced) one match may take before it gives up and reports
-/// no match: a few milliseconds of work in the browser, whatever the pattern and the text.
-pub const MAX_MATCH_STEPS: usize = 4_000_000;
 /// Matches cheaper than this many steps are not worth remembering.
 const MEMO_MIN_STEPS: usize = 20_000;
-/// Deepest group nesting; keeps the recursive parser and compiler far from the stack limit.
-const MAX_NESTING: usize = 128;
-/// Longest `\p{...}` body worth looking at.
-const MAX_PROPERTY_NAME: usize = 64;
 
 /// Why a pattern was refused: a syntax error, an unsupported feature or a size limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,9 +95,9 @@ impl Pattern {
             )));
         }
         let size = program_size(&ast).saturating_add(1);
-        if size > MAX_PROGRAM_LEN {
+        if size > MAX_PATTERN_PROGRAM {
             return Err(PatternError::new(format!(
-                "pattern is too large once repetitions are expanded (more than {MAX_PROGRAM_LEN} instructions)"
+                "pattern is too large once repetitions are expanded (more than {MAX_PATTERN_PROGRAM} instructions)"
             )));
         }
         let mut compiler = Compiler {
@@ -397,7 +389,7 @@ fn program_size(node: &Node) -> usize {
     }
 }
 
-/// Emits instructions for an AST already checked against [`MAX_PROGRAM_LEN`].
+/// Emits instructions for an AST already checked against [`MAX_PATTERN_PROGRAM`].
 struct Compiler {
     program: Vec<Inst>,
 }
@@ -957,8 +949,10 @@ impl Parser {
             }
         }
         self.depth += 1;
-        if self.depth > MAX_NESTING {
-            return Err(self.error(format!("groups are nested deeper than {MAX_NESTING}")));
+        if self.depth > MAX_PATTERN_NESTING {
+            return Err(self.error(format!(
+                "groups are nested deeper than {MAX_PATTERN_NESTING}"
+            )));
         }
         let inner = self.parse_disjunction()?;
         self.depth -= 1;
@@ -1054,7 +1048,7 @@ impl Parser {
         loop {
             match self.bump() {
                 Some('}') => break,
-                Some(c) if body.len() < MAX_PROPERTY_NAME => body.push(c),
+                Some(c) if body.len() < MAX_PATTERN_PROPERTY_NAME => body.push(c),
                 _ => {
                     self.pos = start;
                     return Err(self.error("invalid property escape: missing '}' after the name"));
@@ -1473,8 +1467,8 @@ mod tests {
         assert!(rejects("a{99999999999999999999}").contains("too large"));
         assert!(rejects(&"a".repeat(MAX_PATTERN_CHARS + 1)).contains("longer"));
         assert!(rejects(&"(".repeat(200)).contains("nested"));
-        assert!(Pattern::compile(&"a".repeat(MAX_PROGRAM_LEN - 1)).is_ok());
-        assert!(rejects(&"a".repeat(MAX_PROGRAM_LEN)).contains("too large"));
+        assert!(Pattern::compile(&"a".repeat(MAX_PATTERN_PROGRAM - 1)).is_ok());
+        assert!(rejects(&"a".repeat(MAX_PATTERN_PROGRAM)).contains("too large"));
         // Repeating an empty program is free, whatever the count.
         assert!(matches("^(?:){4294967295}$", ""));
         assert!(matches("^(?:a{0}){4294967295}b$", "b"));
@@ -1501,14 +1495,14 @@ mod tests {
     fn match_work_is_bounded_and_fails_closed() {
         // Near the size cap, every instruction is a live thread at every character: without the
         // step budget this took about a second natively for a 10,000-character text.
-        let wide = format!("^(?:a|a){{0,{}}}$", MAX_PROGRAM_LEN / 6);
+        let wide = format!("^(?:a|a){{0,{}}}$", MAX_PATTERN_PROGRAM / 6);
         let pattern = Pattern::compile(&wide).expect("compiles");
         let long = "a".repeat(10_000);
         let started = std::time::Instant::now();
         assert!(!pattern.is_match(&long), "over budget counts as no match");
         let (_, steps) = pattern.run(&long);
         assert!(
-            steps <= MAX_MATCH_STEPS + 2 * MAX_PROGRAM_LEN,
+            steps <= MAX_MATCH_STEPS + 2 * MAX_PATTERN_PROGRAM,
             "{steps} steps"
         );
         // The memo answers the same text again without running.

@@ -8,18 +8,21 @@ use std::path::Path;
 #[path = "src/i18n/compile.rs"]
 mod compile;
 
+/// The workspace's Fluent files (the top-level `i18n/`, beside the web component).
+const I18N_DIR: &str = "../../i18n";
+
 /// (directory under i18n/, the table's name in the generated code). Matches `i18n::Locale`.
 const LOCALES: [(&str, &str); 2] = [("en-US", "EN_US"), ("pt-BR", "PT_BR")];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/i18n/compile.rs");
-    println!("cargo:rerun-if-changed=i18n");
+    println!("cargo:rerun-if-changed={I18N_DIR}");
 
     let mut errors = Vec::new();
     let mut compiled = Vec::new();
     for (tag, _) in LOCALES {
-        let dir = Path::new("i18n").join(tag);
+        let dir = Path::new(I18N_DIR).join(tag);
         println!("cargo:rerun-if-changed={}", dir.display());
         let mut files: Vec<_> = match std::fs::read_dir(&dir) {
             Ok(entries) => entries

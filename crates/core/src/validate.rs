@@ -6,6 +6,9 @@
 //! a JSON Pointer into the instance. Keywords outside the subset are ignored, and every
 //! keyword applies only to instances of its own type, as JSON Schema prescribes.
 
+#[cfg(test)]
+use crate::limits::MAX_PATTERN_PROGRAM;
+use crate::limits::{MAX_HASH_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_PROGRAM};
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
@@ -42,16 +45,6 @@ pub const SUPPORTED_KEYWORDS: &[&str] = &[
     "description",
     "default",
 ];
-
-/// Deepest accepted nesting of schemas (root = 1), so hostile nesting cannot exhaust the stack.
-const MAX_DEPTH: usize = 32;
-
-/// Most compiled pattern instructions one schema may hold in all (four patterns at the size cap),
-/// so a schema full of huge patterns is refused before it costs time or memory.
-pub const MAX_SCHEMA_PATTERN_PROGRAM: usize = 4 * crate::pattern::MAX_PROGRAM_LEN;
-
-/// Below this depth `uniqueItems` hashing stops looking (equality is still checked exactly).
-const MAX_HASH_DEPTH: usize = 64;
 
 /// A compiled schema.
 #[derive(Debug, Clone)]
@@ -424,10 +417,10 @@ fn compile_schema(
     depth: usize,
     program: &mut usize,
 ) -> Result<Rules, ElicitationError> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_SCHEMA_DEPTH {
         return Err(ElicitationError::invalid(
             path,
-            format!("is nested too deeply (more than {MAX_DEPTH} levels of schemas)"),
+            format!("is nested too deeply (more than {MAX_SCHEMA_DEPTH} levels of schemas)"),
         ));
     }
     let schema = match schema {
@@ -1075,7 +1068,7 @@ mod tests {
         assert!(compile_error(items).contains("nested too deeply"));
 
         let mut ok = json!({"type": "string"});
-        for _ in 0..(MAX_DEPTH - 1) {
+        for _ in 0..(MAX_SCHEMA_DEPTH - 1) {
             ok = json!({"items": ok});
         }
         assert!(Rules::compile(&ok, ROOT).is_ok());
@@ -1092,7 +1085,7 @@ mod tests {
 
     #[test]
     fn patterns_are_bounded_per_schema() {
-        let wide = format!("^(?:a|a){{0,{}}}$", crate::pattern::MAX_PROGRAM_LEN / 6);
+        let wide = format!("^(?:a|a){{0,{}}}$", MAX_PATTERN_PROGRAM / 6);
         let mut properties = Map::new();
         for i in 0..10 {
             properties.insert(format!("f{i}"), json!({"type": "string", "pattern": wide}));

@@ -49,8 +49,8 @@ impl Locale {
     #[cfg(test)]
     fn source(self) -> &'static str {
         match self {
-            Locale::EnUs => include_str!("../i18n/en-US/elicitation.ftl"),
-            Locale::PtBr => include_str!("../i18n/pt-BR/elicitation.ftl"),
+            Locale::EnUs => include_str!("../../../i18n/en-US/elicitation.ftl"),
+            Locale::PtBr => include_str!("../../../i18n/pt-BR/elicitation.ftl"),
         }
     }
 
@@ -103,7 +103,8 @@ fn lookup(table: Table, id: &str) -> Option<&'static [Part]> {
     table
         .binary_search_by(|(key, _)| (*key).cmp(id))
         .ok()
-        .map(|index| table[index].1)
+        .and_then(|index| table.get(index))
+        .map(|(_, parts)| *parts)
 }
 
 /// The CLDR cardinal plural category of `n` (en: `one: i = 1 and v = 0`; pt: `one: i = 0..1`),

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::Path;
 use std::process;
 
-use koder_mcp_elicitation::validate::{Rules, SUPPORTED_KEYWORDS};
+use koder_mcp_elicitation_core::validate::{Rules, SUPPORTED_KEYWORDS};
 use serde_json::Value;
 
 #[path = "common/fixture_files.rs"]

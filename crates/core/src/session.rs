@@ -67,20 +67,21 @@ impl Session {
         // Forget servers whose last admission left the window, so the table stays small.
         self.admissions
             .retain(|(_, times)| times.back().is_some_and(|at| now - at < RATE_WINDOW_MS));
-        let index = match self
+        if !self
             .admissions
             .iter()
-            .position(|(server, _)| server == &admit.server)
+            .any(|(server, _)| server == &admit.server)
         {
-            Some(index) => index,
-            None => {
-                self.admissions
-                    .push((admit.server.clone(), VecDeque::new()));
-                self.admissions.len() - 1
-            }
+            self.admissions
+                .push((admit.server.clone(), VecDeque::new()));
+        }
+        let Some(times) = self
+            .admissions
+            .iter_mut()
+            .find_map(|(server, times)| (server == &admit.server).then_some(times))
+        else {
+            return (ticket, None);
         };
-        // `index` was just found or pushed, so it is in bounds.
-        let times = &mut self.admissions[index].1;
         while times.front().is_some_and(|at| now - at >= RATE_WINDOW_MS) {
             times.pop_front();
         }

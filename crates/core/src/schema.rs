@@ -5,22 +5,14 @@
 use serde_json::{Map, Value};
 
 use crate::error::{child_path, ElicitationError};
-use crate::request::exceeds_text_limit;
+use crate::limits::{
+    exceeds_text_limit, MAX_DEFAULTS_PATTERN_WORK, MAX_FORM_DEPTH, MAX_OPTIONS, MAX_PROPERTIES,
+    MAX_TEXT_CHARS,
+};
 use crate::validate::Rules;
 
-/// Most properties a form may have, counted across nested objects.
-pub const MAX_PROPERTIES: usize = 100;
-/// Most options one select may offer.
-pub const MAX_OPTIONS: usize = 500;
-/// Deepest nesting of `object` properties (the root form is depth 0).
-pub const MAX_DEPTH: usize = 3;
 /// A single select with more options than this renders as a `select`.
 pub const SEGMENTED_MAX_OPTIONS: usize = 5;
-/// Longest property name, option value or label, or string default: the message limit.
-pub const MAX_TEXT_CHARS: usize = crate::request::MAX_MESSAGE_CHARS;
-/// Most `pattern` matching work all defaults of one form may need when the form opens (one
-/// match's budget, a few milliseconds): long defaults under large patterns are refused.
-pub const MAX_DEFAULTS_PATTERN_WORK: usize = crate::pattern::MAX_MATCH_STEPS;
 
 /// The compiled form: leaves in document order plus the layout tree that groups them.
 #[derive(Debug, Clone)]
@@ -278,10 +270,10 @@ fn check_sizes(
         };
         if child.get("type").and_then(Value::as_str) == Some("object") {
             let child_path_text = child_path(&child_path(path, "properties"), name);
-            if depth + 1 > MAX_DEPTH {
+            if depth + 1 > MAX_FORM_DEPTH {
                 return Err(ElicitationError::invalid(
                     &child_path_text,
-                    format!("nests objects deeper than {MAX_DEPTH} levels"),
+                    format!("nests objects deeper than {MAX_FORM_DEPTH} levels"),
                 ));
             }
             count += check_sizes(child, &child_path_text, depth + 1)?;
@@ -395,10 +387,10 @@ impl Compiler {
         }
         if kind_name == "object" {
             check_object_keywords(object, path)?;
-            if depth + 1 > MAX_DEPTH {
+            if depth + 1 > MAX_FORM_DEPTH {
                 return Err(ElicitationError::invalid(
                     path,
-                    format!("nests objects deeper than {MAX_DEPTH} levels"),
+                    format!("nests objects deeper than {MAX_FORM_DEPTH} levels"),
                 ));
             }
             let (items, _) = self.object_items(object, rules, path, &field_path, depth + 1)?;

@@ -26,15 +26,14 @@ use std::path::{Path, PathBuf};
 use std::process;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use koder_mcp_elicitation::error::INVALID_PARAMS;
-use koder_mcp_elicitation::form::{FormState, Input};
-use koder_mcp_elicitation::format;
-use koder_mcp_elicitation::pattern::Pattern;
-use koder_mcp_elicitation::request::{parse_request_text, Mode, ParseOptions};
-use koder_mcp_elicitation::schema::{
-    compile_form_schema, FieldKind, FormSchema, TextFormat, MAX_PROPERTIES,
-};
-use koder_mcp_elicitation::validate::{Rules, SUPPORTED_KEYWORDS};
+use koder_mcp_elicitation_core::error::INVALID_PARAMS;
+use koder_mcp_elicitation_core::form::{FormState, Input};
+use koder_mcp_elicitation_core::format;
+use koder_mcp_elicitation_core::limits::MAX_PROPERTIES;
+use koder_mcp_elicitation_core::pattern::Pattern;
+use koder_mcp_elicitation_core::request::{parse_request_text, Mode, ParseOptions};
+use koder_mcp_elicitation_core::schema::{compile_form_schema, FieldKind, FormSchema, TextFormat};
+use koder_mcp_elicitation_core::validate::{Rules, SUPPORTED_KEYWORDS};
 use serde_json::{json, Map, Number, Value};
 
 #[path = "common/fixture_files.rs"]

@@ -1,0 +1,59 @@
+//! The surface-independent core of koder-mcp-elicitation: everything about an MCP
+//! `elicitation/create` request that does not depend on where it is shown. The web component
+//! (the workspace's root crate) and the terminal surface both decide through it.
+//!
+//! Plain Rust with no browser types, unit-tested natively:
+//!
+//! ```
+//! use koder_mcp_elicitation_core::request::{parse_request, Mode, ParseOptions};
+//! let request = serde_json::json!({
+//!     "message": "Weather lookup needs your input",
+//!     "requestedSchema": {
+//!         "type": "object",
+//!         "properties": { "city": { "type": "string" } },
+//!         "required": ["city"]
+//!     }
+//! });
+//! let parsed = parse_request(&request, &ParseOptions::default()).unwrap();
+//! assert!(matches!(parsed.mode, Mode::Form(_)));
+//! ```
+
+// Untrusted input must end in a clear error, never a panic (a panic in wasm breaks the page).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
+/// `validateContent`: the form's rules over content, with localized messages.
+pub mod content;
+/// The -32602 error every malformed request or schema becomes.
+pub mod error;
+/// Form state: values, visited fields, errors, and building the accepted content.
+pub mod form;
+/// Format assertions (`email`, `uri`, `date`, `date-time`).
+pub mod format;
+/// The messages compiled from `i18n/<locale>/*.ftl`, and locale negotiation.
+pub mod i18n;
+/// Every hostile-input limit, named in one place.
+pub mod limits;
+/// A linear-time ECMA-262 regular-expression engine for `pattern`.
+pub mod pattern;
+/// The result and the reply in the request's own protocol.
+pub mod reply;
+/// The four request shapes normalized into one `Request`.
+pub mod request;
+/// `requestedSchema` compiled into renderable fields.
+pub mod schema;
+/// Tenant scope and the in-memory draft store.
+pub mod scope;
+/// The queue of elicitations: timeouts, rate limit, scope changes, settling exactly once.
+pub mod session;
+/// URL-mode verdict: open, open with a warning, or blocked.
+pub mod url;
+/// The JSON-Schema keyword subset shared by the form and `validateContent`.
+pub mod validate;

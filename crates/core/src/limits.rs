@@ -1,0 +1,64 @@
+//! Every limit on what a server may send, in one place. MCP servers are untrusted: a request past
+//! any of these is refused with -32602 before anything renders, and work that could grow with
+//! hostile input (pattern matching, nesting, hashing) is bounded here.
+
+/// Longest server string: `message`, `title`, `description`, a property name, an option value or
+/// label, a string default. Counted in code points.
+pub const MAX_TEXT_CHARS: usize = 20_000;
+
+/// Whether a server string is past [`MAX_TEXT_CHARS`] (the byte length is checked first, so
+/// ordinary strings are never walked).
+pub fn exceeds_text_limit(text: &str) -> bool {
+    text.len() > MAX_TEXT_CHARS && text.chars().count() > MAX_TEXT_CHARS
+}
+
+/// Longest URL kept for URL mode; longer ones are refused rather than shown.
+pub const MAX_URL_CHARS: usize = 8_192;
+
+/// Longest request id or `elicitationId`, in code points.
+pub const MAX_ID_CHARS: usize = 1024;
+
+/// Most properties a form may have, counted across nested objects.
+pub const MAX_PROPERTIES: usize = 100;
+
+/// Most options one select may offer.
+pub const MAX_OPTIONS: usize = 500;
+
+/// Deepest nesting of `object` properties in a form (the root form is depth 0).
+pub const MAX_FORM_DEPTH: usize = 3;
+
+/// Deepest nesting of schemas `validateContent` accepts (root = 1), so hostile nesting cannot
+/// exhaust the stack. Deeper than [`MAX_FORM_DEPTH`] because content validation takes any schema.
+pub const MAX_SCHEMA_DEPTH: usize = 32;
+
+/// Below this depth `uniqueItems` hashing stops looking (equality is still checked exactly).
+pub const MAX_HASH_DEPTH: usize = 64;
+
+/// Longest accepted `pattern`, in characters.
+pub const MAX_PATTERN_CHARS: usize = 10_000;
+
+/// Largest compiled pattern, in instructions (counted repetition is expanded). Every VM step
+/// costs a few nanoseconds, and one input character can take one step per instruction.
+pub const MAX_PATTERN_PROGRAM: usize = 10_000;
+
+/// Most compiled pattern instructions one schema may hold in all (four patterns at the size cap),
+/// so a schema full of huge patterns is refused before it costs time or memory.
+pub const MAX_SCHEMA_PATTERN_PROGRAM: usize = 4 * MAX_PATTERN_PROGRAM;
+
+/// Most VM steps (threads added or advanced) one match may take before it gives up and reports
+/// no match: a few milliseconds of work in the browser, whatever the pattern and the text.
+pub const MAX_MATCH_STEPS: usize = 4_000_000;
+
+/// Most pattern matching work all defaults of one form may need when the form opens (one
+/// match's budget): long defaults under large patterns are refused.
+pub const MAX_DEFAULTS_PATTERN_WORK: usize = MAX_MATCH_STEPS;
+
+/// Deepest group nesting in a pattern; keeps the recursive parser and compiler far from the
+/// stack limit.
+pub const MAX_PATTERN_NESTING: usize = 128;
+
+/// Longest `\p{...}` body in a pattern worth looking at.
+pub const MAX_PATTERN_PROPERTY_NAME: usize = 64;
+
+/// Most drafts kept at once; the oldest goes first, so a busy page cannot grow memory forever.
+pub const MAX_DRAFTS: usize = 64;
