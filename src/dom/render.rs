@@ -287,15 +287,21 @@ impl FormBuilder<'_> {
             described_by.push(format!("{id}-d"));
             paragraph
         });
-        let group_kind = matches!(
-            &field.kind,
-            FieldKind::Choice { options } if FieldKind::choice_style(options) == ChoiceStyle::Segmented
-        ) || matches!(field.kind, FieldKind::MultiChoice { .. });
+        // Segmented radios and checkbox groups: (the choices, whether several may be chosen).
+        let group = match &field.kind {
+            FieldKind::Choice { options }
+                if FieldKind::choice_style(options) == ChoiceStyle::Segmented =>
+            {
+                Some((options, false))
+            }
+            FieldKind::MultiChoice { options, .. } => Some((options, true)),
+            _ => None,
+        };
 
         let mut options = Vec::new();
         let mut tag_list = None;
         let control;
-        if group_kind {
+        if let Some((choices, multi)) = group {
             // Radios and checkbox groups: a fieldset whose legend names the group.
             let fieldset = create(document, "fieldset");
             set_attr(&fieldset, "class", "choices");
@@ -319,11 +325,6 @@ impl FormBuilder<'_> {
             if let Some(description) = &description {
                 append(&fieldset, description);
             }
-            let (choices, multi) = match &field.kind {
-                FieldKind::Choice { options } => (options, false),
-                FieldKind::MultiChoice { options, .. } => (options, true),
-                _ => unreachable_kind(),
-            };
             // The fieldset is the one group a screen reader announces (named by its legend):
             // a radiogroup for radios, so it can say "required"; a plain group for checkboxes.
             let list = create(document, "div");
@@ -543,11 +544,6 @@ impl FormBuilder<'_> {
             FieldKind::Choice { .. } | FieldKind::MultiChoice { .. } => {}
         }
     }
-}
-
-#[cold]
-fn unreachable_kind() -> ! {
-    wasm_bindgen::throw_str("group control built for a non-group field")
 }
 
 fn set_input_value(element: &Element, value: &str) {

@@ -43,6 +43,8 @@ pub mod i18n;
 pub mod limits;
 /// A linear-time ECMA-262 regular-expression engine for `pattern`.
 pub mod pattern;
+/// The lifecycle rules: timeout precedence, draft retention, announcements, timers, poll backoff.
+pub mod policy;
 /// The result and the reply in the request's own protocol.
 pub mod reply;
 /// The four request shapes normalized into one `Request`.

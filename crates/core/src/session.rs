@@ -1,13 +1,15 @@
-//! The life of every elicitation the element holds: the queue, per-request deadlines, the rate
+//! The life of every elicitation a surface holds: the queue, per-request deadlines, the rate
 //! limit, tenant changes and detaching. Time is an input (`now` in milliseconds), so tests drive the
-//! clock. Every way out goes through one place, and a ticket settles at most once.
+//! clock. Every way out goes through one place, and a ticket settles at most once: the party that
+//! hears the result (`reply_to`) is owned by the entry and handed out exactly once, in the
+//! [`Change::Settled`] that ends it.
 
 use std::collections::VecDeque;
 
 use crate::reply::{CancelSource, Ending};
 use crate::scope::Tenant;
 
-/// Identifies one elicitation inside the element.
+/// Identifies one elicitation inside a surface.
 pub type Ticket = u64;
 
 /// The rolling window of the rate limit.
@@ -15,9 +17,10 @@ pub const RATE_WINDOW_MS: f64 = 60_000.0;
 /// The countdown shows for the last 30 seconds.
 pub const COUNTDOWN_MS: f64 = 30_000.0;
 
-/// One elicitation held by the session.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+/// One elicitation held by the session. `R` hears the result (a promise's resolvers, a channel);
+/// `D` is whatever the surface keeps while the elicitation is held (the request, the form state).
+#[derive(Debug)]
+pub struct Entry<R, D> {
     pub ticket: Ticket,
     pub server: String,
     pub tenant: Tenant,
@@ -26,25 +29,58 @@ pub struct Entry {
     pub deadline: f64,
     /// URL mode after consent: the result was sent; the dialog waits for completion.
     pub waiting: bool,
+    /// Taken exactly once, when the elicitation settles.
+    reply_to: Option<R>,
+    pub data: D,
 }
 
-/// What happened to a ticket.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    /// The elicitation settled: resolve the promise, fire the event, send the reply.
-    Settled { ticket: Ticket, ending: Ending },
+/// What happened to a ticket. It carries what the session owned for it, so a surface can only
+/// answer once: there is no other way to reach `reply_to`.
+#[derive(Debug, PartialEq)]
+pub enum Change<R, D> {
+    /// The elicitation settled: answer `reply_to`, fire the event, send the reply. `data` is
+    /// `None` when the entry stays to wait for a URL-mode completion.
+    Settled {
+        ticket: Ticket,
+        ending: Ending,
+        reply_to: R,
+        data: Option<D>,
+    },
     /// A URL-mode wait ended (already settled as accept); `completed` when the server said so.
-    WaitEnded { ticket: Ticket, completed: bool },
+    WaitEnded {
+        ticket: Ticket,
+        completed: bool,
+        data: D,
+    },
+}
+
+impl<R, D> Change<R, D> {
+    /// The ticket this change is about.
+    pub fn ticket(&self) -> Ticket {
+        match self {
+            Change::Settled { ticket, .. } | Change::WaitEnded { ticket, .. } => *ticket,
+        }
+    }
 }
 
 /// The queue and its rules.
-#[derive(Debug, Default)]
-pub struct Session {
-    entries: VecDeque<Entry>,
+#[derive(Debug)]
+pub struct Session<R, D> {
+    entries: VecDeque<Entry<R, D>>,
     next_ticket: Ticket,
     /// Per server, the times of its admissions inside the rate window (one string per server,
     /// not per admission, so a busy minute costs 8 bytes a request).
     admissions: Vec<(String, VecDeque<f64>)>,
+}
+
+impl<R, D> Default for Session<R, D> {
+    fn default() -> Self {
+        Session {
+            entries: VecDeque::new(),
+            next_ticket: 0,
+            admissions: Vec::new(),
+        }
+    }
 }
 
 /// What `admit` needs to know about a new elicitation.
@@ -59,11 +95,43 @@ pub struct Admit {
     pub rate_limit: u32,
 }
 
-impl Session {
+impl<R, D> Session<R, D> {
     /// Queues a new elicitation. Past the rate limit it settles at once as `cancel`/`rate-limit`.
-    pub fn admit(&mut self, now: f64, admit: Admit) -> (Ticket, Option<Change>) {
+    pub fn admit(
+        &mut self,
+        now: f64,
+        admit: Admit,
+        reply_to: R,
+        data: D,
+    ) -> (Ticket, Option<Change<R, D>>) {
         self.next_ticket += 1;
         let ticket = self.next_ticket;
+        if !self.admits_now(now, &admit) {
+            let ending = Ending::Cancel(CancelSource::RateLimit);
+            let change = Change::Settled {
+                ticket,
+                ending,
+                reply_to,
+                data: Some(data),
+            };
+            return (ticket, Some(change));
+        }
+        self.entries.push_back(Entry {
+            ticket,
+            server: admit.server,
+            tenant: admit.tenant,
+            elicitation_id: admit.elicitation_id,
+            is_url: admit.is_url,
+            deadline: now + admit.timeout_ms.max(0.0),
+            waiting: false,
+            reply_to: Some(reply_to),
+            data,
+        });
+        (ticket, None)
+    }
+
+    /// The rate limit: records the admission and says yes, or says no past the limit.
+    fn admits_now(&mut self, now: f64, admit: &Admit) -> bool {
         // Forget servers whose last admission left the window, so the table stays small.
         self.admissions
             .retain(|(_, times)| times.back().is_some_and(|at| now - at < RATE_WINDOW_MS));
@@ -80,72 +148,75 @@ impl Session {
             .iter_mut()
             .find_map(|(server, times)| (server == &admit.server).then_some(times))
         else {
-            return (ticket, None);
+            return false;
         };
         while times.front().is_some_and(|at| now - at >= RATE_WINDOW_MS) {
             times.pop_front();
         }
         if times.len() >= admit.rate_limit as usize {
-            let ending = Ending::Cancel(CancelSource::RateLimit);
-            return (ticket, Some(Change::Settled { ticket, ending }));
+            return false;
         }
         times.push_back(now);
-        self.entries.push_back(Entry {
-            ticket,
-            server: admit.server,
-            tenant: admit.tenant,
-            elicitation_id: admit.elicitation_id,
-            is_url: admit.is_url,
-            deadline: now + admit.timeout_ms.max(0.0),
-            waiting: false,
-        });
-        (ticket, None)
+        true
     }
 
     /// Settles a pending elicitation. URL-mode accept keeps the entry, now waiting for completion.
     /// Unknown, already settled or waiting tickets give `None`: a ticket settles once.
-    pub fn settle(&mut self, ticket: Ticket, ending: Ending) -> Option<Change> {
+    pub fn settle(&mut self, ticket: Ticket, ending: Ending) -> Option<Change<R, D>> {
         let index = self.index_of(ticket)?;
         let entry = self.entries.get_mut(index)?;
         if entry.waiting {
             return None;
         }
         if entry.is_url && matches!(ending, Ending::Accept(_)) {
+            let reply_to = entry.reply_to.take()?;
             entry.waiting = true;
-        } else {
-            self.entries.remove(index);
+            return Some(Change::Settled {
+                ticket,
+                ending,
+                reply_to,
+                data: None,
+            });
         }
-        Some(Change::Settled { ticket, ending })
+        let entry = self.entries.remove(index)?;
+        Some(Change::Settled {
+            ticket,
+            ending,
+            reply_to: entry.reply_to?,
+            data: Some(entry.data),
+        })
     }
 
     /// Ends a URL-mode wait (the user closed it, or the server withdrew it).
-    pub fn end_wait(&mut self, ticket: Ticket) -> Option<Change> {
+    pub fn end_wait(&mut self, ticket: Ticket) -> Option<Change<R, D>> {
+        self.remove_waiting(ticket, false)
+    }
+
+    /// The server reported a URL-mode elicitation complete. Unknown or not-yet-consented ids are ignored.
+    pub fn complete(&mut self, elicitation_id: &str) -> Option<Change<R, D>> {
+        let ticket = self
+            .entries
+            .iter()
+            .find(|entry| entry.waiting && entry.elicitation_id == elicitation_id)?
+            .ticket;
+        self.remove_waiting(ticket, true)
+    }
+
+    fn remove_waiting(&mut self, ticket: Ticket, completed: bool) -> Option<Change<R, D>> {
         let index = self.index_of(ticket)?;
         if !self.entries.get(index)?.waiting {
             return None;
         }
-        self.entries.remove(index);
-        Some(Change::WaitEnded {
-            ticket,
-            completed: false,
-        })
-    }
-
-    /// The server reported a URL-mode elicitation complete. Unknown or not-yet-consented ids are ignored.
-    pub fn complete(&mut self, elicitation_id: &str) -> Option<Change> {
-        let index = self
-            .entries
-            .iter()
-            .position(|entry| entry.waiting && entry.elicitation_id == elicitation_id)?;
         let entry = self.entries.remove(index)?;
         Some(Change::WaitEnded {
-            ticket: entry.ticket,
-            completed: true,
+            ticket,
+            completed,
+            data: entry.data,
         })
     }
 
     /// Expires every elicitation whose deadline has passed.
-    pub fn tick(&mut self, now: f64) -> Vec<Change> {
+    pub fn tick(&mut self, now: f64) -> Vec<Change<R, D>> {
         let expired: Vec<Ticket> = self
             .entries
             .iter()
@@ -159,7 +230,7 @@ impl Session {
     }
 
     /// The tenant changed: every elicitation of another tenant is dismissed.
-    pub fn change_tenant(&mut self, tenant: &Tenant) -> Vec<Change> {
+    pub fn change_tenant(&mut self, tenant: &Tenant) -> Vec<Change<R, D>> {
         let stale: Vec<Ticket> = self
             .entries
             .iter()
@@ -172,8 +243,8 @@ impl Session {
             .collect()
     }
 
-    /// The element left the document: nothing may be left hanging.
-    pub fn detach(&mut self) -> Vec<Change> {
+    /// The surface went away (the element left the document): nothing may be left hanging.
+    pub fn detach(&mut self) -> Vec<Change<R, D>> {
         let all: Vec<Ticket> = self.entries.iter().map(|entry| entry.ticket).collect();
         all.into_iter()
             .filter_map(|ticket| self.close(ticket, Ending::Cancel(CancelSource::Detached)))
@@ -181,26 +252,39 @@ impl Session {
     }
 
     /// Settles a pending ticket or ends its wait, whichever applies.
-    pub fn close(&mut self, ticket: Ticket, ending: Ending) -> Option<Change> {
-        let entry = self.entries.get(self.index_of(ticket)?)?;
-        if entry.waiting {
-            self.end_wait(ticket)
-        } else {
-            // Closing is final, even for URL mode: an accept here would leave it waiting.
-            let index = self.index_of(ticket)?;
-            self.entries.remove(index);
-            Some(Change::Settled { ticket, ending })
+    pub fn close(&mut self, ticket: Ticket, ending: Ending) -> Option<Change<R, D>> {
+        let index = self.index_of(ticket)?;
+        if self.entries.get(index)?.waiting {
+            return self.end_wait(ticket);
         }
+        // Closing is final, even for URL mode: an accept here would leave it waiting.
+        let entry = self.entries.remove(index)?;
+        Some(Change::Settled {
+            ticket,
+            ending,
+            reply_to: entry.reply_to?,
+            data: Some(entry.data),
+        })
     }
 
     /// The elicitation on screen.
-    pub fn front(&self) -> Option<&Entry> {
+    pub fn front(&self) -> Option<&Entry<R, D>> {
         self.entries.front()
     }
 
     /// A held elicitation by ticket.
-    pub fn get(&self, ticket: Ticket) -> Option<&Entry> {
+    pub fn get(&self, ticket: Ticket) -> Option<&Entry<R, D>> {
         self.entries.iter().find(|entry| entry.ticket == ticket)
+    }
+
+    /// A held elicitation by ticket, to update what the surface keeps for it.
+    pub fn get_mut(&mut self, ticket: Ticket) -> Option<&mut Entry<R, D>> {
+        self.entries.iter_mut().find(|entry| entry.ticket == ticket)
+    }
+
+    /// Every held elicitation, the one on screen first.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry<R, D>> {
+        self.entries.iter()
     }
 
     /// How many elicitations are open or queued.
@@ -239,6 +323,19 @@ mod tests {
     use serde_json::json;
     use std::collections::HashMap;
 
+    /// The session with nothing to answer and nothing kept, as the rules see it.
+    type Session = super::Session<(), ()>;
+    type Change = super::Change<(), ()>;
+
+    fn settled(ticket: Ticket, ending: Ending) -> Change {
+        Change::Settled {
+            ticket,
+            ending,
+            reply_to: (),
+            data: Some(()),
+        }
+    }
+
     fn admit(server: &str, is_url: bool, timeout_ms: f64) -> Admit {
         Admit {
             server: server.into(),
@@ -253,8 +350,8 @@ mod tests {
     #[test]
     fn queue_is_in_order_and_each_settles_once() {
         let mut session = Session::default();
-        let (a, _) = session.admit(0.0, admit("s", false, 1000.0));
-        let (b, _) = session.admit(0.0, admit("s", false, 1000.0));
+        let (a, _) = session.admit(0.0, admit("s", false, 1000.0), (), ());
+        let (b, _) = session.admit(0.0, admit("s", false, 1000.0), (), ());
         assert_eq!(session.front().map(|e| e.ticket), Some(a));
         assert_eq!(session.len(), 2);
         assert!(session
@@ -271,25 +368,19 @@ mod tests {
     #[test]
     fn deadlines_expire_as_timeout_and_the_countdown_shows_in_the_last_30_seconds() {
         let mut session = Session::default();
-        let (a, _) = session.admit(0.0, admit("s", false, 300_000.0));
+        let (a, _) = session.admit(0.0, admit("s", false, 300_000.0), (), ());
         assert_eq!(session.countdown_seconds(0.0), None);
         assert_eq!(session.countdown_seconds(270_000.0), Some(30));
         assert_eq!(session.countdown_seconds(290_500.0), Some(10));
         assert!(session.tick(299_999.0).is_empty());
-        assert_eq!(
-            session.tick(300_000.0),
-            vec![Change::Settled {
-                ticket: a,
-                ending: Ending::Timeout
-            }]
-        );
+        assert_eq!(session.tick(300_000.0), vec![settled(a, Ending::Timeout)]);
         assert!(session.is_empty());
     }
 
     #[test]
     fn url_accept_waits_until_complete() {
         let mut session = Session::default();
-        let (a, _) = session.admit(0.0, admit("s", true, 1000.0));
+        let (a, _) = session.admit(0.0, admit("s", true, 1000.0), (), ());
         assert!(matches!(
             session.settle(a, Ending::Accept(None)),
             Some(Change::Settled { .. })
@@ -300,7 +391,8 @@ mod tests {
             session.complete("id-s"),
             Some(Change::WaitEnded {
                 ticket: a,
-                completed: true
+                completed: true,
+                data: ()
             })
         );
         assert_eq!(session.complete("id-s"), None, "a completed id is ignored");
@@ -309,17 +401,14 @@ mod tests {
     #[test]
     fn tenant_change_dismisses_other_tenants() {
         let mut session = Session::default();
-        let (a, _) = session.admit(0.0, admit("s", false, 1000.0));
+        let (a, _) = session.admit(0.0, admit("s", false, 1000.0), (), ());
         let next = Tenant {
             workspace_id: "w2".into(),
             ..Tenant::default()
         };
         assert_eq!(
             session.change_tenant(&next),
-            vec![Change::Settled {
-                ticket: a,
-                ending: Ending::Cancel(CancelSource::Workspace)
-            }]
+            vec![settled(a, Ending::Cancel(CancelSource::Workspace))]
         );
     }
 
@@ -327,20 +416,22 @@ mod tests {
     fn the_eleventh_request_in_a_minute_is_rate_limited_per_server() {
         let mut session = Session::default();
         for i in 0..10 {
-            let (_, change) = session.admit(i as f64 * 1000.0, admit("busy", false, 1e9));
+            let (_, change) = session.admit(i as f64 * 1000.0, admit("busy", false, 1e9), (), ());
             assert_eq!(change, None);
         }
-        let (ticket, change) = session.admit(30_000.0, admit("busy", false, 1e9));
+        let (ticket, change) = session.admit(30_000.0, admit("busy", false, 1e9), (), ());
         assert_eq!(
             change,
-            Some(Change::Settled {
-                ticket,
-                ending: Ending::Cancel(CancelSource::RateLimit)
-            })
+            Some(settled(ticket, Ending::Cancel(CancelSource::RateLimit)))
         );
-        assert_eq!(session.admit(30_000.0, admit("other", false, 1e9)).1, None);
         assert_eq!(
-            session.admit(60_000.5, admit("busy", false, 1e9)).1,
+            session
+                .admit(30_000.0, admit("other", false, 1e9), (), ())
+                .1,
+            None
+        );
+        assert_eq!(
+            session.admit(60_000.5, admit("busy", false, 1e9), (), ()).1,
             None,
             "the window rolls"
         );
@@ -390,7 +481,7 @@ mod tests {
                             admit(server, rng.below(3) == 0, 1000.0 + rng.below(5000) as f64);
                         request.rate_limit = 1 + rng.below(6) as u32;
                         request.tenant.workspace_id = rng.below(2).to_string();
-                        let (ticket, change) = session.admit(now, request);
+                        let (ticket, change) = session.admit(now, request, (), ());
                         tickets.push(ticket);
                         change.into_iter().collect()
                     }

@@ -1,0 +1,76 @@
+//! What a call does once the state borrow is released: everything that can run page code
+//! (closing and showing dialogs, focus, events, settling promises) or open a window.
+
+use js_sys::Function;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+use super::to_js;
+use crate::dom;
+
+/// What to do once the state borrow is released, in this order.
+#[derive(Default)]
+pub(super) struct Effects {
+    pub close: Vec<Element>,
+    pub show: Option<Element>,
+    pub open_window: Option<String>,
+    pub focus: Option<Element>,
+    pub restore_focus: Option<HtmlElement>,
+    pub announce: Option<(Element, String)>,
+    pub events: Vec<(&'static str, Value)>,
+    pub settle: Vec<(Function, JsValue)>,
+}
+
+impl Effects {
+    pub fn run(self, host: &HtmlElement) {
+        for dialog in self.close {
+            if let Some(dialog) = dialog.dyn_ref::<web_sys::HtmlDialogElement>() {
+                dialog.close();
+            }
+            dialog.remove();
+        }
+        if let Some(dialog) = self
+            .show
+            .as_ref()
+            .and_then(|d| d.dyn_ref::<web_sys::HtmlDialogElement>())
+        {
+            if host.is_connected() && !dialog.open() {
+                let _ = dialog.show_modal();
+            }
+        }
+        if let Some(url) = self.open_window {
+            if let Some(window) = web_sys::window() {
+                let _ = window.open_with_url_and_target_and_features(
+                    &url,
+                    "_blank",
+                    "noopener,noreferrer",
+                );
+            }
+        }
+        if let Some(element) = self.focus {
+            dom::focus(&element);
+        }
+        if let Some(opener) = self.restore_focus {
+            if opener.is_connected() {
+                let _ = opener.focus();
+            }
+        }
+        if let Some((region, message)) = self.announce {
+            region.set_text_content(Some(&message));
+        }
+        for (name, detail) in self.events {
+            let init = web_sys::CustomEventInit::new();
+            init.set_bubbles(true);
+            init.set_composed(true);
+            init.set_detail(&to_js(&detail));
+            if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
+                let _ = host.dispatch_event(&event);
+            }
+        }
+        for (function, value) in self.settle {
+            let _ = function.call1(&JsValue::NULL, &value);
+        }
+    }
+}

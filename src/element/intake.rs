@@ -1,0 +1,158 @@
+//! A new `elicit()`: the request parsed by the core, its options read, and the elicitation admitted
+//! to the session (or refused with -32602 and an `invalid` event, opening nothing).
+
+use js_sys::Reflect;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::AbortSignal;
+
+use super::calls::run_weak;
+use super::effects::Effects;
+use super::platform::now;
+use super::{abort_error, elicitation_error, Held, Inner, Resolver};
+use crate::dom::listener::Listener;
+use crate::error::ElicitationError;
+use crate::form::FormState;
+use crate::policy::{self, PollBackoff};
+use crate::request::{parse_request_text, Mode, ParseOptions};
+use crate::scope::Scope;
+use crate::session::Admit;
+
+/// The second argument of `elicit()`, read once before the call runs.
+pub(super) struct ElicitOptions {
+    signal: Option<AbortSignal>,
+    timeout_ms: Option<f64>,
+    server_name: Option<String>,
+}
+
+impl ElicitOptions {
+    pub fn read(options: &JsValue) -> ElicitOptions {
+        let get = |name: &str| {
+            if options.is_object() {
+                Reflect::get(options, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+            } else {
+                JsValue::UNDEFINED
+            }
+        };
+        ElicitOptions {
+            signal: get("signal").dyn_into::<AbortSignal>().ok(),
+            timeout_ms: get("timeoutMs").as_f64(),
+            server_name: get("serverName").as_string(),
+        }
+    }
+}
+
+impl Inner {
+    pub(super) fn elicit(
+        &mut self,
+        fx: &mut Effects,
+        text: Option<String>,
+        options: ElicitOptions,
+        resolver: Resolver,
+    ) {
+        self.local_ids += 1;
+        let parse_options = ParseOptions {
+            strict: self.host.has_attribute("strict"),
+            local_id: format!("local-{}", self.local_ids),
+        };
+        let parsed = match &text {
+            Some(text) => parse_request_text(text, &parse_options),
+            None => Err(ElicitationError::invalid("request", "is not JSON")),
+        };
+        let request = match parsed {
+            Ok(request) => request,
+            Err(error) => {
+                fx.events
+                    .push(("invalid", self.invalid_detail(text.as_deref(), &error)));
+                fx.settle.push((resolver.reject, elicitation_error(&error)));
+                return;
+            }
+        };
+        if options.signal.as_ref().is_some_and(AbortSignal::aborted) {
+            fx.settle.push((resolver.reject, abort_error()));
+            return;
+        }
+        let server = options
+            .server_name
+            .or_else(|| self.attr("server-name"))
+            .unwrap_or_default();
+        let timeout_ms = policy::timeout_ms(
+            options.timeout_ms,
+            request.timeout_ms,
+            self.number_attr("timeout-ms"),
+        );
+        let scope = Scope {
+            tenant: self.tenant.clone(),
+            elicitation_id: request.elicitation_id.clone(),
+        };
+        let form = match &request.mode {
+            Mode::Form(schema) => Some(
+                self.drafts
+                    .get(&scope)
+                    .filter(|draft| draft.fits(schema))
+                    .cloned()
+                    .unwrap_or_else(|| FormState::new(schema)),
+            ),
+            Mode::Url(_) => None,
+        };
+        let admit = Admit {
+            server,
+            tenant: self.tenant.clone(),
+            elicitation_id: request.elicitation_id.clone(),
+            is_url: matches!(request.mode, Mode::Url(_)),
+            timeout_ms,
+            rate_limit: policy::rate_limit(self.number_attr("rate-limit")),
+        };
+        let held = Held {
+            request,
+            scope,
+            form,
+            _abort: None,
+            poll: None,
+            backoff: PollBackoff::new(self.number_attr("poll-interval-ms")),
+        };
+        let (ticket, change) = self.session.admit(now(), admit, resolver, held);
+        if let (Some(signal), Some(entry)) = (options.signal, self.session.get_mut(ticket)) {
+            let shared = self.shared.clone();
+            entry.data._abort = Some(Listener::new(&signal, "abort", move |_| {
+                run_weak(&shared, move |inner, fx| inner.server_cancel(fx, ticket));
+            }));
+        }
+        match change {
+            Some(change) => self.finish(fx, vec![change]),
+            None => self.sync_view(fx, false),
+        }
+    }
+
+    fn invalid_detail(&self, text: Option<&str>, error: &ElicitationError) -> Value {
+        let raw: Option<Value> = text.and_then(|text| serde_json::from_str(text).ok());
+        let id = raw
+            .as_ref()
+            .and_then(|raw| raw.get("id"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let is_url = raw.as_ref().is_some_and(|raw| {
+            raw.get("mode").and_then(Value::as_str) == Some("url")
+                || raw.pointer("/params/mode").and_then(Value::as_str) == Some("url")
+        });
+        let is_json_rpc = raw.as_ref().is_some_and(|raw| raw.get("jsonrpc").is_some());
+        let reply = if is_json_rpc {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": error.code, "message": error.message}})
+        } else {
+            Value::Null
+        };
+        let scope = Scope {
+            tenant: self.tenant.clone(),
+            elicitation_id: String::new(),
+        };
+        json!({
+            "id": id,
+            "mode": if is_url { "url" } else { "form" },
+            "scope": scope.to_json(),
+            "result": null,
+            "reply": reply,
+            "error": {"code": error.code, "message": error.message},
+        })
+    }
+}

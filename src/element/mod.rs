@@ -1,0 +1,330 @@
+//! The Rust-owned controller behind each `<koder-mcp-elicitation>`. The JS shim forwards lifecycle
+//! calls and the public API here; every rule is the core's, and this layer only reads the page,
+//! renders and reports.
+//!
+//! One file a job: `calls` (running a call under the state borrow, and queueing the calls that
+//! arrive meanwhile), `effects` (what runs after the borrow: DOM, focus, events, promises),
+//! `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
+//! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
+//! (where focus goes), `polling` (URL-mode status polling), `platform` (what the browser knows:
+//! clock, URLs, local time).
+
+mod calls;
+mod effects;
+mod events;
+mod focus;
+mod intake;
+mod platform;
+mod polling;
+mod settle;
+mod view;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo_timers::callback::Timeout;
+use js_sys::{Function, Promise};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
+
+use crate::dom::listener::Listener;
+use crate::dom::render::{Chrome, FormView};
+use crate::error::ElicitationError;
+use crate::form::FormState;
+use crate::policy::{Announcements, PollBackoff};
+use crate::request::Request;
+use crate::scope::{DraftStore, Scope, Tenant};
+use crate::session::{Session, Ticket};
+use calls::{Shared, Snapshot};
+
+pub use platform::advance_clock;
+
+/// The custom element's tag.
+pub const TAG: &str = "koder-mcp-elicitation";
+
+#[wasm_bindgen(module = "/src/js/define.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = defineElement)]
+    fn define_element_js(tag: &str, create: &Closure<dyn Fn(HtmlElement) -> JsValue>);
+    #[wasm_bindgen(js_name = ElicitationError)]
+    type JsElicitationError;
+    #[wasm_bindgen(constructor, js_class = "ElicitationError")]
+    fn new(message: &str, code: i32) -> JsElicitationError;
+    #[wasm_bindgen(js_name = abortError)]
+    fn abort_error() -> JsValue;
+    #[wasm_bindgen(js_name = errorClass)]
+    pub(crate) fn error_class() -> JsValue;
+    #[wasm_bindgen(js_name = reportPanic)]
+    fn report_panic(message: &str);
+}
+
+thread_local! {
+    static DEFINED: RefCell<bool> = const { RefCell::new(false) };
+}
+
+/// Defines `<koder-mcp-elicitation>` once per page (guarded by `customElements.get`).
+pub fn define() {
+    let first = DEFINED.with(|defined| !std::mem::replace(&mut *defined.borrow_mut(), true));
+    if !first {
+        return;
+    }
+    // A panic aborts the wasm right after this hook (panic=abort): log it, and let the shim settle
+    // every outstanding elicitation as cancel and stop calling the core (src/js/define.js).
+    std::panic::set_hook(Box::new(|info| {
+        let message = format!("koder-mcp-elicitation: {info}");
+        web_sys::console::error_1(&message.as_str().into());
+        report_panic(&message);
+    }));
+    let create = Closure::<dyn Fn(HtmlElement) -> JsValue>::new(|host: HtmlElement| {
+        JsValue::from(Controller::new(host))
+    });
+    define_element_js(TAG, &create);
+    // One factory for the whole page, kept for the page's lifetime.
+    create.forget();
+}
+
+/// Builds the `ElicitationError` the contract promises.
+pub(crate) fn elicitation_error(error: &ElicitationError) -> JsValue {
+    JsElicitationError::new(&error.message, error.code).into()
+}
+
+/// Turns our JSON into a JS value (through `JSON.parse`, so property names stay plain data).
+pub(crate) fn to_js(value: &Value) -> JsValue {
+    js_sys::JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
+}
+
+/// The promise of one `elicit()` call. The session owns it and hands it out exactly once.
+struct Resolver {
+    resolve: Function,
+    reject: Function,
+}
+
+/// What the element keeps for an elicitation while the session holds it; dropped with it, so its
+/// abort listener and poll timer go too.
+struct Held {
+    request: Request,
+    scope: Scope,
+    form: Option<FormState>,
+    _abort: Option<Listener>,
+    poll: Option<Timeout>,
+    backoff: PollBackoff,
+}
+
+type ElementSession = Session<Resolver, Held>;
+
+enum Body {
+    Form(FormView),
+    Url,
+    Waiting,
+}
+
+/// The dialog on screen; its listeners and timers go with it.
+struct View {
+    ticket: Ticket,
+    waiting: bool,
+    chrome: Chrome,
+    body: Body,
+    url_href: Option<String>,
+    _listeners: Vec<Listener>,
+    /// A pending announcement, cancelled if the view goes first.
+    _announce: Option<Timeout>,
+}
+
+/// The element's state. Only ever touched under the borrow `calls` takes.
+struct Inner {
+    host: HtmlElement,
+    shadow: ShadowRoot,
+    shared: std::rc::Weak<Shared>,
+    session: ElementSession,
+    drafts: DraftStore<FormState>,
+    tenant: Tenant,
+    view: Option<View>,
+    timer: Option<Timeout>,
+    opener: Option<HtmlElement>,
+    local_ids: u64,
+    announcements: Announcements,
+    connected: bool,
+}
+
+/// The controller the shim holds for one element.
+#[wasm_bindgen]
+pub struct Controller {
+    shared: Rc<Shared>,
+}
+
+#[wasm_bindgen]
+impl Controller {
+    fn new(host: HtmlElement) -> Controller {
+        let init = ShadowRootInit::new(ShadowRootMode::Open);
+        let shadow = host
+            .attach_shadow(&init)
+            .or_else(|_| host.shadow_root().ok_or(JsValue::NULL))
+            .unwrap_or_else(|_| wasm_bindgen::throw_str("cannot attach a shadow root"));
+        let document = crate::dom::document();
+        let style = crate::dom::create(&document, "style");
+        style.set_text_content(Some(crate::dom::style::STYLE));
+        let _ = shadow.append_child(&style);
+        let shared = Rc::new_cyclic(|weak| {
+            Shared::new(Inner {
+                host,
+                shadow,
+                shared: weak.clone(),
+                session: Session::default(),
+                drafts: DraftStore::default(),
+                tenant: Tenant::default(),
+                view: None,
+                timer: None,
+                opener: None,
+                local_ids: 0,
+                announcements: Announcements::default(),
+                connected: false,
+            })
+        });
+        platform::register_live(&shared);
+        Controller { shared }
+    }
+
+    /// `connectedCallback`.
+    pub fn connected(&self) {
+        self.shared.run(|inner, fx| {
+            inner.connected = true;
+            inner.tenant = inner.read_tenant();
+            inner.sync_view(fx, false);
+        })
+    }
+
+    /// `disconnectedCallback`: nothing may be left hanging.
+    pub fn disconnected(&self) {
+        self.shared.run(|inner, fx| {
+            inner.connected = false;
+            let changes = inner.session.detach();
+            inner.finish(fx, changes);
+            inner.timer = None;
+        })
+    }
+
+    /// `attributeChangedCallback`.
+    #[wasm_bindgen(js_name = attributeChanged)]
+    pub fn attribute_changed(&self, name: String) {
+        self.shared.run(move |inner, fx| match name.as_str() {
+            "user-id" | "workspace-id" | "conversation-id" => {
+                let tenant = inner.read_tenant();
+                if tenant != inner.tenant {
+                    inner.tenant = tenant;
+                    let changes = inner.session.change_tenant(&inner.tenant);
+                    inner.finish(fx, changes);
+                }
+            }
+            "lang" | "server-name" => inner.sync_view(fx, true),
+            _ => {}
+        })
+    }
+
+    /// `elicit(request, options)`; `text` is the request as JSON (`null` when it was not JSON).
+    pub fn elicit(&self, text: Option<String>, options: JsValue) -> Promise {
+        let mut resolvers: Option<(Function, Function)> = None;
+        let promise = Promise::new(&mut |resolve, reject| resolvers = Some((resolve, reject)));
+        if let Some((resolve, reject)) = resolvers {
+            // The options are read now, outside the state borrow: their getters are page code.
+            let options = intake::ElicitOptions::read(&options);
+            let resolver = Resolver { resolve, reject };
+            self.shared
+                .run(move |inner, fx| inner.elicit(fx, text, options, resolver));
+        }
+        promise
+    }
+
+    /// `complete(elicitationId)`: the server finished a URL-mode elicitation. Whether it was
+    /// waiting is known at once, even when the call itself has to wait its turn.
+    pub fn complete(&self, elicitation_id: String) -> bool {
+        let known = self.shared.snapshot().waiting_ids.contains(&elicitation_id);
+        self.shared.run(move |inner, fx| {
+            if let Some(change) = inner.session.complete(&elicitation_id) {
+                inner.finish(fx, vec![change]);
+            }
+        });
+        known
+    }
+
+    /// `cancel()`: the server withdrew the elicitation on screen.
+    pub fn cancel(&self) {
+        self.shared.run(|inner, fx| {
+            if let Some(ticket) = inner.session.front().map(|entry| entry.ticket) {
+                inner.server_cancel(fx, ticket);
+            }
+        })
+    }
+
+    /// `open`: a dialog is showing.
+    #[wasm_bindgen(js_name = isOpen)]
+    pub fn is_open(&self) -> bool {
+        self.shared.snapshot().open
+    }
+
+    /// `pending`: elicitations open or queued.
+    pub fn pending(&self) -> u32 {
+        self.shared.snapshot().pending
+    }
+}
+
+impl Inner {
+    /// What the public getters report, taken after every call.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            open: self.view.is_some(),
+            pending: u32::try_from(self.session.len()).unwrap_or(u32::MAX),
+            waiting_ids: self
+                .session
+                .entries()
+                .filter(|entry| entry.waiting)
+                .map(|entry| entry.elicitation_id.clone())
+                .collect(),
+        }
+    }
+
+    fn attr(&self, name: &str) -> Option<String> {
+        self.host.get_attribute(name)
+    }
+
+    fn read_tenant(&self) -> Tenant {
+        Tenant {
+            user_id: self.attr("user-id").unwrap_or_default(),
+            workspace_id: self.attr("workspace-id").unwrap_or_default(),
+            conversation_id: self.attr("conversation-id").unwrap_or_default(),
+        }
+    }
+
+    fn number_attr(&self, name: &str) -> Option<f64> {
+        self.attr(name)
+            .and_then(|text| crate::form::read_decimal(text.trim()))
+            .filter(|number| number.is_finite() && *number >= 0.0)
+    }
+}
+
+impl Inner {
+    /// `lang` on the element, else the nearest ancestor's, else `navigator.languages`, else en-US.
+    fn locale(&self) -> crate::i18n::Locale {
+        let mut candidates: Vec<String> = Vec::new();
+        if let Ok(Some(nearest)) = self.host.closest("[lang]") {
+            if let Some(lang) = nearest
+                .get_attribute("lang")
+                .filter(|lang| !lang.is_empty())
+            {
+                candidates.push(lang);
+            }
+        }
+        // Read through Reflect: a page may replace the getter, and an exception thrown here
+        // would leave the state borrowed forever.
+        let languages = web_sys::window()
+            .and_then(|window| js_sys::Reflect::get(&window.navigator(), &"languages".into()).ok())
+            .and_then(|languages| languages.dyn_into::<js_sys::Array>().ok());
+        for language in languages.iter().flat_map(js_sys::Array::iter) {
+            if let Some(language) = language.as_string() {
+                candidates.push(language);
+            }
+        }
+        crate::i18n::Locale::negotiate(candidates.iter().map(String::as_str))
+    }
+}

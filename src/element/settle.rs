@@ -1,0 +1,174 @@
+//! Every way an elicitation ends: the user's actions (submit, reject, cancel, consent, closing a
+//! URL wait), the server's (cancel, complete), and the session's (timeout, tenant change, rate
+//! limit, detach) all arrive as session changes, and `finish` applies them in one place.
+
+use serde_json::{json, Value};
+use wasm_bindgen::JsCast;
+use web_sys::HtmlTextAreaElement;
+
+use super::effects::Effects;
+use super::focus::field_focus_target;
+use super::{abort_error, to_js, Body, Held, Inner, Resolver};
+use crate::policy::keeps_draft;
+use crate::reply::{CancelSource, Ending};
+use crate::request::{Mode, Protocol};
+use crate::session::{Change, Ticket};
+
+impl Inner {
+    /// The one way out: applies settlements and ended waits, then brings the view in line.
+    pub(super) fn finish(&mut self, fx: &mut Effects, changes: Vec<Change<Resolver, Held>>) {
+        for change in changes {
+            match change {
+                Change::Settled {
+                    ticket,
+                    ending,
+                    reply_to,
+                    data,
+                } => self.settled(fx, ticket, &ending, reply_to, data),
+                Change::WaitEnded {
+                    completed, data, ..
+                } => {
+                    self.drafts.remove(&data.scope);
+                    if completed {
+                        let mut detail = detail(&data, None);
+                        detail["elicitationId"] =
+                            Value::String(data.request.elicitation_id.clone());
+                        fx.events.push(("complete", detail));
+                    }
+                }
+            }
+        }
+        self.sync_view(fx, false);
+    }
+
+    /// Fires the event and answers the promise. `data` is `None` when a URL-mode accept stays in
+    /// the session to wait for completion; its status polling starts here.
+    fn settled(
+        &mut self,
+        fx: &mut Effects,
+        ticket: Ticket,
+        ending: &Ending,
+        reply_to: Resolver,
+        data: Option<Held>,
+    ) {
+        let Some(held) = data
+            .as_ref()
+            .or_else(|| self.session.get(ticket).map(|entry| &entry.data))
+        else {
+            return;
+        };
+        let mut event = detail(held, Some(ending));
+        match ending {
+            Ending::Cancel(source) => event["source"] = Value::from(source.name()),
+            Ending::Decline { reason } => {
+                event["reason"] = reason.clone().map(Value::String).unwrap_or(Value::Null)
+            }
+            _ => {}
+        }
+        if !keeps_draft(ending) {
+            self.drafts.remove(&held.scope);
+        }
+        fx.events.push((ending.event_name(), event));
+        match ending.result() {
+            Some(result) => fx.settle.push((reply_to.resolve, to_js(&result))),
+            None => fx.settle.push((reply_to.reject, abort_error())),
+        }
+        if data.is_none() {
+            self.start_poll(ticket);
+        }
+    }
+
+    /// The server withdrew an elicitation (`cancel()`, an aborted signal).
+    pub(super) fn server_cancel(&mut self, fx: &mut Effects, ticket: Ticket) {
+        self.close(fx, ticket, Ending::Cancel(CancelSource::Server));
+    }
+
+    /// Esc or the browser closing the dialog: cancel, or end a URL wait.
+    pub(super) fn dismiss(&mut self, fx: &mut Effects, ticket: Ticket) {
+        if self.session.get(ticket).is_some_and(|entry| entry.waiting) {
+            self.end_wait(fx, ticket);
+        } else {
+            self.close(fx, ticket, Ending::Cancel(CancelSource::User));
+        }
+    }
+
+    pub(super) fn end_wait(&mut self, fx: &mut Effects, ticket: Ticket) {
+        let change = self.session.end_wait(ticket);
+        self.finish(fx, change.into_iter().collect());
+    }
+
+    pub(super) fn close(&mut self, fx: &mut Effects, ticket: Ticket, ending: Ending) {
+        let change = self.session.close(ticket, ending);
+        self.finish(fx, change.into_iter().collect());
+    }
+
+    pub(super) fn reject(&mut self, fx: &mut Effects, ticket: Ticket) {
+        let reason = self
+            .view
+            .as_ref()
+            .and_then(|view| {
+                view.chrome
+                    .reason
+                    .dyn_ref::<HtmlTextAreaElement>()
+                    .map(HtmlTextAreaElement::value)
+            })
+            .map(|reason| reason.trim().to_string())
+            .filter(|reason| !reason.is_empty());
+        let change = self.session.settle(ticket, Ending::Decline { reason });
+        self.finish(fx, change.into_iter().collect());
+    }
+
+    /// URL mode: the user consented; the page opens (only a URL the policy let through).
+    pub(super) fn consent(&mut self, fx: &mut Effects, ticket: Ticket) {
+        let Some(href) = self.view.as_ref().and_then(|view| view.url_href.clone()) else {
+            return;
+        };
+        let Some(change) = self.session.settle(ticket, Ending::Accept(None)) else {
+            return;
+        };
+        fx.open_window = Some(href);
+        self.finish(fx, vec![change]);
+    }
+
+    /// Submit: accept with the content, or show every error and focus the first invalid field.
+    pub(super) fn try_accept(&mut self, fx: &mut Effects, ticket: Ticket) {
+        let Some(held) = self.session.get_mut(ticket).map(|entry| &mut entry.data) else {
+            return;
+        };
+        let (Mode::Form(schema), Some(state)) = (&held.request.mode, held.form.as_mut()) else {
+            return;
+        };
+        match state.content(schema) {
+            Ok(content) => {
+                let change = self.session.settle(ticket, Ending::Accept(Some(content)));
+                self.finish(fx, change.into_iter().collect());
+            }
+            Err(problems) => {
+                state.submit_attempted = true;
+                let first = problems.first().map(|(index, _)| *index);
+                self.refresh_form_view(ticket);
+                if let (Some(index), Some(Body::Form(view))) =
+                    (first, self.view.as_ref().map(|view| &view.body))
+                {
+                    fx.focus = view.fields.get(index).map(field_focus_target);
+                }
+            }
+        }
+    }
+}
+
+/// The detail every event carries: `id`, `mode`, `scope`, `result`, `reply`.
+fn detail(held: &Held, ending: Option<&Ending>) -> Value {
+    let request = &held.request;
+    let id = match request.protocol {
+        Protocol::Bare => Value::String(request.elicitation_id.clone()),
+        _ => request.id.clone().unwrap_or(Value::Null),
+    };
+    json!({
+        "id": id,
+        "mode": request.mode_name(),
+        "scope": held.scope.to_json(),
+        "result": ending.and_then(Ending::result),
+        "reply": ending.and_then(|ending| ending.reply(&request.protocol, request.id.as_ref())),
+    })
+}

@@ -1,0 +1,288 @@
+//! The dialog on screen: which elicitation shows, rendering it, the queue position, the countdown
+//! and its announcements, and the one timer that wakes the element.
+
+use gloo_timers::callback::Timeout;
+
+use super::calls::run_weak;
+use super::effects::Effects;
+use super::focus::{deep_active_element, field_focus_target};
+use super::platform::{browser_url_parts, local_date_time, now};
+use super::{Body, Inner, View};
+use crate::dom::render::{self, Heading};
+use crate::dom::{self, append, create, document, set_attr, set_hidden};
+use crate::i18n::{plain, text, Arg};
+use crate::policy::next_wake;
+use crate::request::Mode;
+use crate::session::Ticket;
+use crate::url::judge;
+
+/// How long after a dialog appears its first announcement is made, so screen readers notice it.
+const ANNOUNCE_DELAY_MS: u32 = 150;
+/// `setTimeout` takes a signed 32-bit delay.
+const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+
+/// A delay for `setTimeout`, from milliseconds that may be huge or negative.
+pub(super) fn timer_delay(ms: f64) -> u32 {
+    ms.clamp(0.0, MAX_TIMER_MS).ceil() as u32
+}
+
+impl Inner {
+    /// The clock moved: expire what is due, and keep the countdown current.
+    pub(super) fn tick(&mut self, fx: &mut Effects) {
+        let changes = self.session.tick(now());
+        self.finish(fx, changes);
+        if self.view.is_some() {
+            self.sync_view(fx, false);
+        }
+    }
+
+    /// Renders the elicitation at the front of the queue (or nothing), and keeps the queue
+    /// position, countdown and timer current. `force` rebuilds the same dialog (language change).
+    pub(super) fn sync_view(&mut self, fx: &mut Effects, force: bool) {
+        let front = self
+            .session
+            .front()
+            .map(|entry| (entry.ticket, entry.waiting));
+        let current = self.view.as_ref().map(|view| (view.ticket, view.waiting));
+        let showing = front.filter(|_| self.connected);
+        if force || current != showing {
+            let focused_index = self.focused_field_index();
+            // A rebuild of the same dialog (language change) keeps the reject reason typed so far.
+            let mut kept_reason = None;
+            if let Some(old) = self.view.take() {
+                if showing.is_some_and(|(ticket, _)| ticket == old.ticket) {
+                    kept_reason = Some(render::reason_state(&old.chrome));
+                }
+                fx.close.push(old.chrome.dialog.clone());
+            }
+            match showing {
+                Some((ticket, waiting)) => {
+                    if current.is_none() {
+                        self.opener = deep_active_element();
+                    }
+                    if let Some(view) = self.render(fx, ticket, waiting, focused_index) {
+                        if let Some(kept) = &kept_reason {
+                            render::restore_reason(&view.chrome, kept);
+                        }
+                        fx.show = Some(view.chrome.dialog.clone());
+                        self.view = Some(view);
+                    }
+                }
+                None => {
+                    fx.restore_focus = self.opener.take();
+                }
+            }
+        }
+        self.refresh_status(fx);
+        self.schedule();
+    }
+
+    fn focused_field_index(&self) -> Option<usize> {
+        let active = self.shadow.active_element()?;
+        active.get_attribute("data-index")?.parse().ok()
+    }
+
+    /// The queue position and the countdown, with its announcements.
+    fn refresh_status(&mut self, fx: &mut Effects) {
+        let total = self.session.len();
+        let Some(view) = &self.view else {
+            self.announcements.on_countdown(None);
+            return;
+        };
+        let locale = self.locale();
+        if total > 1 {
+            let args = [
+                ("position", Arg::Number(1.0)),
+                ("total", Arg::Number(total as f64)),
+            ];
+            view.chrome
+                .queue
+                .set_text_content(Some(&text(locale, "mcp-elicitation-queue", &args)));
+            set_attr(
+                &view.chrome.queue,
+                "aria-label",
+                &text(locale, "mcp-elicitation-queue-announce", &args),
+            );
+            set_hidden(&view.chrome.queue, false);
+        } else {
+            set_hidden(&view.chrome.queue, true);
+        }
+        let seconds = self
+            .session
+            .countdown_seconds(now())
+            .filter(|_| !view.waiting);
+        match seconds {
+            Some(seconds) => {
+                let args = [("seconds", Arg::Number(seconds as f64))];
+                view.chrome.countdown.set_text_content(Some(&text(
+                    locale,
+                    "mcp-elicitation-timeout_warning",
+                    &args,
+                )));
+                set_hidden(&view.chrome.countdown, false);
+            }
+            None => set_hidden(&view.chrome.countdown, true),
+        }
+        if let Some(seconds) = self.announcements.on_countdown(seconds) {
+            let args = [("seconds", Arg::Number(seconds as f64))];
+            let message = text(locale, "mcp-elicitation-timeout-announce", &args);
+            fx.announce = Some((view.chrome.live.clone(), message));
+        }
+    }
+
+    /// One timer for the whole element, set for the core's next wake-up.
+    fn schedule(&mut self) {
+        self.timer = None;
+        let Some(deadline) = self.session.next_deadline() else {
+            return;
+        };
+        let now = now();
+        let front = self
+            .session
+            .front()
+            .filter(|entry| self.view.is_some() && !entry.waiting)
+            .map(|entry| entry.deadline);
+        let delay = timer_delay(next_wake(now, deadline, front) - now);
+        let shared = self.shared.clone();
+        self.timer = Some(Timeout::new(delay, move || {
+            run_weak(&shared, |inner, fx| inner.tick(fx));
+        }));
+    }
+
+    fn render(
+        &mut self,
+        fx: &mut Effects,
+        ticket: Ticket,
+        waiting: bool,
+        focus_index: Option<usize>,
+    ) -> Option<View> {
+        let locale = self.locale();
+        let document = document();
+        let entry = self.session.get(ticket)?;
+        let request = &entry.data.request;
+        let server = if entry.server.is_empty() {
+            plain(locale, "mcp-elicitation-server-unknown")
+        } else {
+            entry.server.clone()
+        };
+        let default_title = match request.mode {
+            Mode::Form(_) => plain(locale, "mcp-elicitation-title-default"),
+            Mode::Url(_) => plain(locale, "mcp-elicitation-url_mode-title"),
+        };
+        let heading = Heading {
+            server: &server,
+            title: request.title.as_deref().unwrap_or(&default_title),
+            message: &request.message,
+        };
+        let chrome = render::chrome(&document, locale, &heading);
+        let mut url_href = None;
+        let mut announce_later = None;
+        let body = match (&request.mode, waiting) {
+            (Mode::Url(url), true) => {
+                let status = create(&document, "p");
+                status.set_text_content(Some(&plain(locale, "mcp-elicitation-url_mode-waiting")));
+                set_attr(&status, "class", "note");
+                append(&chrome.body, &status);
+                let shown = dom::create_part(&document, "p", "url", Some(&url.url));
+                append(&chrome.body, &shown);
+                chrome.cancel.remove();
+                chrome.reject.remove();
+                let close = dom::create_part(
+                    &document,
+                    "button",
+                    "close",
+                    Some(&plain(locale, "mcp-elicitation-url_mode-close")),
+                );
+                set_attr(&close, "type", "button");
+                append(&chrome.actions, &close);
+                fx.focus = Some(close);
+                // A live region filled in the same step it appears is often not spoken; fill it a
+                // moment later, with a timer that goes with the view.
+                let live = chrome.live.clone();
+                let opening = plain(locale, "mcp-elicitation-url_mode-opening");
+                announce_later = Some(Timeout::new(ANNOUNCE_DELAY_MS, move || {
+                    live.set_text_content(Some(&opening));
+                }));
+                Body::Waiting
+            }
+            (Mode::Url(url), false) => {
+                let parts = browser_url_parts(&url.url);
+                let verdict = judge(parts.as_ref());
+                let shown = parts
+                    .as_ref()
+                    .map_or(url.url.as_str(), |parts| parts.href.as_str())
+                    .to_string();
+                render::url(&document, locale, &chrome, &shown, &verdict);
+                if verdict.may_open() {
+                    url_href = parts.map(|parts| parts.href);
+                }
+                // Focus a control that does not consent.
+                fx.focus = Some(chrome.cancel.clone());
+                Body::Url
+            }
+            (Mode::Form(schema), _) => {
+                let state = entry.data.form.as_ref()?;
+                let view =
+                    render::form(&document, locale, &chrome, schema, state, &local_date_time);
+                render::refresh_form(&view, schema, state, locale);
+                let target = focus_index
+                    .and_then(|index| view.fields.get(index))
+                    .or_else(|| view.fields.first())
+                    .map(field_focus_target)
+                    .unwrap_or_else(|| view.accept.clone());
+                fx.focus = Some(target);
+                Body::Form(view)
+            }
+        };
+        let _ = self.shadow.append_child(&chrome.dialog);
+        let listeners = self.listen(ticket, &chrome, &body);
+        Some(View {
+            ticket,
+            waiting,
+            chrome,
+            body,
+            url_href,
+            _listeners: listeners,
+            _announce: announce_later,
+        })
+    }
+
+    /// Every field's error and state, after a submit attempt.
+    pub(super) fn refresh_form_view(&self, ticket: Ticket) {
+        let (Some(view), Some(entry)) = (self.view.as_ref(), self.session.get(ticket)) else {
+            return;
+        };
+        if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
+            (&view.body, &entry.data.request.mode, &entry.data.form)
+        {
+            render::refresh_form(form_view, schema, state, self.locale());
+        }
+    }
+
+    /// After one field changed: that field and, inside a nested object, its siblings (whether
+    /// they are required depends on the object being filled in).
+    pub(super) fn refresh_field_view(&self, ticket: Ticket, index: usize) {
+        let (Some(view), Some(entry)) = (self.view.as_ref(), self.session.get(ticket)) else {
+            return;
+        };
+        if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
+            (&view.body, &entry.data.request.mode, &entry.data.form)
+        {
+            let parent = schema
+                .fields
+                .get(index)
+                .map(|field| &field.path[..field.path.len().saturating_sub(1)]);
+            let related = |other: usize| {
+                other == index
+                    || parent.is_some_and(|parent| {
+                        !parent.is_empty()
+                            && schema
+                                .fields
+                                .get(other)
+                                .is_some_and(|field| field.path.starts_with(parent))
+                    })
+            };
+            render::refresh_fields(form_view, schema, state, self.locale(), related);
+        }
+    }
+}
