@@ -521,10 +521,10 @@ impl FormBuilder<'_> {
                 set_attr(element, "type", "number");
                 set_attr(element, "step", if *integer { "1" } else { "any" });
                 if let Some(min) = minimum {
-                    set_attr(element, "min", &crate::form::format_number(*min));
+                    set_attr(element, "min", &crate::form::number_attribute(*min));
                 }
                 if let Some(max) = maximum {
-                    set_attr(element, "max", &crate::form::format_number(*max));
+                    set_attr(element, "max", &crate::form::number_attribute(*max));
                 }
                 set_input_value(element, &value);
             }

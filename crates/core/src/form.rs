@@ -356,7 +356,7 @@ pub fn read_decimal(text: &str) -> Option<f64> {
 
 /// Writes a number the way JSON and the controls' `min`/`max` attributes want it: integers
 /// without a fraction, others in the shortest form that reads back the same.
-pub fn format_number(number: f64) -> String {
+pub fn number_attribute(number: f64) -> String {
     if number.fract() == 0.0 && number.abs() < 1e15 {
         (number as i64).to_string()
     } else {
@@ -388,7 +388,7 @@ pub fn local_to_rfc3339(local: &str, offset_minutes: i32) -> Option<String> {
     if date_parts.next().is_some()
         || !(1..=12).contains(&month)
         || day < 1
-        || day > days_in_month(year, month)
+        || day > crate::format::days_in_month(year, month)
     {
         return None;
     }
@@ -433,17 +433,6 @@ pub fn local_to_rfc3339(local: &str, offset_minutes: i32) -> Option<String> {
         offset / 60,
         offset % 60
     ))
-}
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => {
-            29
-        }
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
 }
 
 #[cfg(test)]
@@ -528,10 +517,10 @@ mod tests {
         assert_eq!(parse_number("1,5", false), Err(Problem::NotANumber));
         assert_eq!(parse_number("e5", false), Err(Problem::NotANumber));
         assert_eq!(parse_number("-", false), Err(Problem::NotANumber));
-        assert_eq!(format_number(18.0), "18");
-        assert_eq!(format_number(-0.25), "-0.25");
-        assert_eq!(format_number(1e20), "1e+20");
-        assert_eq!(format_number(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(number_attribute(18.0), "18");
+        assert_eq!(number_attribute(-0.25), "-0.25");
+        assert_eq!(number_attribute(1e20), "1e+20");
+        assert_eq!(number_attribute(0.1 + 0.2), "0.30000000000000004");
         let schema = schema(
             json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 10}}}),
         );

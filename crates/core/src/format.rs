@@ -273,7 +273,8 @@ fn is_leap_year(year: u32) -> bool {
     year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
-fn days_in_month(year: u32, month: u32) -> u32 {
+/// Days in a month of the Gregorian calendar; 0 for a month that does not exist, so no day fits.
+pub fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,

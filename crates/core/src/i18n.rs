@@ -127,7 +127,7 @@ fn plural_category(locale: Locale, n: f64) -> &'static str {
 /// same number, never an exponent, no grouping; pt-BR takes a decimal comma ("0,5"). Avoids
 /// `format!("{}", f64)`, whose float printing would add kilobytes to the wasm: integers print as
 /// `i64`, other numbers through serde_json's shortest-form float printer (already in the binary).
-fn format_number(locale: Locale, n: f64) -> String {
+fn display_number(locale: Locale, n: f64) -> String {
     let mut text = if n.is_nan() {
         "NaN".to_string()
     } else if n.is_infinite() {
@@ -230,7 +230,7 @@ fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut S
             Part::Text(text) => out.push_str(text),
             Part::Var(name) => match arg(name) {
                 Some(Arg::Text(text)) => out.push_str(text),
-                Some(Arg::Number(n)) => out.push_str(&format_number(locale, n)),
+                Some(Arg::Number(n)) => out.push_str(&display_number(locale, n)),
                 None => {
                     clean = false;
                     out.push_str("{$");
@@ -519,16 +519,16 @@ mod tests {
         }
         for n in samples {
             let expected = n.to_string();
-            assert_eq!(format_number(Locale::EnUs, n), expected, "{n:e}");
+            assert_eq!(display_number(Locale::EnUs, n), expected, "{n:e}");
             assert_eq!(
-                format_number(Locale::PtBr, n),
+                display_number(Locale::PtBr, n),
                 expected.replace('.', ","),
                 "{n:e}"
             );
         }
-        assert_eq!(format_number(Locale::PtBr, 1234.5), "1234,5");
-        assert_eq!(format_number(Locale::EnUs, f64::NAN), "NaN");
-        assert_eq!(format_number(Locale::EnUs, f64::NEG_INFINITY), "-inf");
+        assert_eq!(display_number(Locale::PtBr, 1234.5), "1234,5");
+        assert_eq!(display_number(Locale::EnUs, f64::NAN), "NaN");
+        assert_eq!(display_number(Locale::EnUs, f64::NEG_INFINITY), "-inf");
     }
 
     #[test]
