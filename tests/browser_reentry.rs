@@ -205,7 +205,7 @@ async fn a_cancel_from_focusin_after_removing_a_tag_settles_the_elicitation() {
 #[wasm_bindgen_test]
 async fn an_elicit_from_focusin_on_open_is_queued_behind_the_first() {
     let element = element(&[]);
-    let second: Rc<RefCell<Option<Promise>>> = Rc::default();
+    let second: Made = Rc::default();
     let _listener = {
         let (element, second) = (element.clone(), second.clone());
         PageListener::once("focusin", move || {
@@ -293,7 +293,7 @@ async fn an_elicit_from_focusin_when_focus_returns_to_the_opener_opens_next() {
     let element = element(&[]);
     let first = elicit(&element, WEATHER_ENVELOPE);
     tick(0).await;
-    let second: Rc<RefCell<Option<Promise>>> = Rc::default();
+    let second: Made = Rc::default();
     let _listener = {
         let (element, second) = (element.clone(), second.clone());
         PageListener::once("focusin", move || {
@@ -319,7 +319,7 @@ async fn an_elicit_from_focusin_when_focus_returns_to_the_opener_opens_next() {
 async fn calls_from_the_elements_own_events_take_effect() {
     let element = element(&[]);
     // accept → elicit again; the new one must open and settle.
-    let again: Rc<RefCell<Option<Promise>>> = Rc::default();
+    let again: Made = Rc::default();
     let _on_accept = {
         let (target, again) = (element.clone(), again.clone());
         PageListener::once_on(&element, "accept", move |_| {
@@ -385,7 +385,7 @@ async fn a_complete_from_the_url_accept_event_ends_the_wait() {
 async fn calls_made_while_the_element_is_busy_run_right_after_in_order() {
     let element = element(&[("workspace-id", "w1")]);
     let events = Recorder::new(&element, &["cancel"]);
-    let second: Rc<RefCell<Option<Promise>>> = Rc::default();
+    let second: Made = Rc::default();
     // The getter runs while the element renders the first dialog: every call it makes arrives
     // while the element is busy.
     let _languages = {
@@ -448,5 +448,103 @@ async fn a_page_getter_that_throws_while_the_element_is_busy_breaks_nothing() {
     assert_eq!(property(&element, "open"), JsValue::TRUE);
     call(&element, "cancel", &[]);
     assert_eq!(settled(next).await, Err(json!("AbortError")));
+    element.remove();
+}
+
+/// The promise of an `elicit()` a page handler made, once it ran.
+type Made = Rc<RefCell<Option<Promise>>>;
+
+/// Every call a page can make, made from one handler in a row: a new `elicit()`, `cancel()` (which
+/// withdraws it), `complete()` of an unknown id, a `workspace-id` change, and removing the element.
+/// Gives the handler's own elicitation, to check it settled.
+fn every_call_from(
+    element: &HtmlElement,
+    kind: &'static str,
+) -> (Closure<dyn FnMut(web_sys::Event)>, Made) {
+    let made: Made = Rc::default();
+    let handler = {
+        let (target, made) = (element.clone(), made.clone());
+        PageListener::once_on(element, kind, move |_| {
+            *made.borrow_mut() = Some(elicit(&target, WEATHER_PARAMS));
+            call(&target, "cancel", &[]);
+            assert_eq!(
+                call(&target, "complete", &["nobody".into()]),
+                JsValue::FALSE
+            );
+            target.set_attribute("workspace-id", "elsewhere").unwrap();
+            target.remove();
+        })
+    };
+    (handler, made)
+}
+
+#[wasm_bindgen_test]
+async fn every_call_from_each_of_the_elements_events_takes_effect() {
+    let (window, original_open) = {
+        let window = web_sys::window().unwrap();
+        let original = Reflect::get(&window, &"open".into()).unwrap();
+        (window, original)
+    };
+    let open_stub = Closure::<dyn FnMut() -> JsValue>::new(|| JsValue::NULL);
+    Reflect::set(&window, &"open".into(), open_stub.as_ref()).unwrap();
+    for kind in [
+        "accept", "reject", "cancel", "timeout", "invalid", "complete",
+    ] {
+        let element = element(&[("timeout-ms", "60000")]);
+        let (_handler, made) = every_call_from(&element, kind);
+        let first = match kind {
+            "invalid" => elicit(&element, r#"{"message": 5}"#),
+            "complete" => elicit(&element, &url_request("auth-9")),
+            _ => elicit(&element, WEATHER_ENVELOPE),
+        };
+        tick(0).await;
+        match kind {
+            "accept" => {
+                type_into(
+                    &find(&element, r#"[data-field="city"] input"#).unwrap(),
+                    "Porto",
+                );
+                click(&find(&element, "button[part~=accept]").unwrap());
+            }
+            "reject" => click(&find(&element, "button[part~=reject]").unwrap()),
+            "cancel" => key(&find(&element, "input").unwrap(), "Escape"),
+            "timeout" => koder_mcp_elicitation::element::advance_clock(60_001.0),
+            "complete" => {
+                click(&find(&element, "button[part~=open]").unwrap());
+                call(&element, "complete", &["auth-9".into()]);
+            }
+            _ => {}
+        }
+        let _ = settled(first).await;
+        tick(0).await;
+        let made = made.borrow_mut().take();
+        let made = made.unwrap_or_else(|| panic!("the {kind} handler ran"));
+        assert_eq!(
+            settled(made).await,
+            Err(json!("AbortError")),
+            "the elicitation made in the {kind} handler was withdrawn by its cancel()"
+        );
+        assert_eq!(property(&element, "pending"), JsValue::from(0), "{kind}");
+        assert_eq!(property(&element, "open"), JsValue::FALSE, "{kind}");
+        assert!(!element.is_connected(), "{kind}: the handler removed it");
+    }
+    Reflect::set(&window, &"open".into(), &original_open).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_cancel_from_focusin_when_tab_wraps_settles() {
+    let element = element(&[]);
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    tick(0).await;
+    let root = element.shadow_root().unwrap();
+    // The last tab stop: Tab from it wraps focus to the first field.
+    let stops = find_all(&element, "button:not([disabled])");
+    let last = stops.last().expect("a button").clone();
+    last.dyn_ref::<HtmlElement>().unwrap().focus().unwrap();
+    assert_eq!(root.active_element(), Some(last.clone()));
+    let _listener = PageListener::once_inside(&element, "focusin", cancel_on(&element));
+    key(&last, "Tab");
+    tick(0).await;
+    assert_eq!(settled(pending).await, Err(json!("AbortError")));
     element.remove();
 }
