@@ -235,10 +235,7 @@ impl Controller {
             .attach_shadow(&init)
             .or_else(|_| host.shadow_root().ok_or(JsValue::NULL))
             .unwrap_or_else(|_| wasm_bindgen::throw_str("cannot attach a shadow root"));
-        let document = document();
-        let style = create(&document, "style");
-        style.set_text_content(Some(crate::dom::style::STYLE));
-        let _ = shadow.append_child(&style);
+        crate::dom::style::adopt(&shadow);
         let inner = Rc::new_cyclic(|weak| {
             RefCell::new(Inner {
                 host,
