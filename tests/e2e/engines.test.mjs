@@ -31,6 +31,34 @@ const SCHEMA = {
   },
   required: ['city'],
 };
+const EVERY_KIND = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    email: { type: 'string', format: 'email' },
+    website: { type: 'string', format: 'uri' },
+    birthday: { type: 'string', format: 'date' },
+    meeting: { type: 'string', format: 'date-time' },
+    notes: { type: 'string', format: 'textarea' },
+    age: { type: 'integer', minimum: 0, maximum: 150 },
+    ratio: { type: 'number', minimum: 0, maximum: 1 },
+    subscribe: { type: 'boolean', default: true },
+    unit: { type: 'string', enum: ['C', 'F', 'K'], default: 'C' },
+    country: { type: 'string', oneOf: ['PT', 'BR', 'US', 'DE', 'FR', 'JP'].map((c) => ({ const: c, title: `Country ${c}` })) },
+    toppings: { type: 'array', items: { type: 'string', enum: ['cheese', 'ham', 'olives', 'basil'] }, default: ['cheese'] },
+    tags: { type: 'array', items: { type: 'string' }, default: ['a'] },
+    address: {
+      type: 'object',
+      properties: { street: { type: 'string' }, zip: { type: 'string', pattern: '^[0-9]{4}-[0-9]{3}$', default: '1000-001' } },
+    },
+  },
+  required: ['name'],
+};
+const EDITS = [
+  ['name', 'Porto'], ['email', 'b@c.pt'], ['website', 'https://x.org/a'], ['birthday', '2001-02-03'],
+  ['meeting', '2026-03-04T05:06'], ['notes', 'a\nb'], ['age', '41'], ['ratio', '0.25'], ['subscribe', false],
+  ['unit', 'K'], ['country', 'JP'], ['toppings', ['ham', 'basil']], ['address.street', 'Rua B'],
+];
 // The seed's Koder envelope, so replies read elicitation/accept, …/reject, …/cancel (T3–T5).
 const envelope = (id) => ({ type: 'elicitation/request', id, title: 'Weather', description: 'Which city?', schema: SCHEMA });
 
@@ -99,6 +127,26 @@ async function contractSmoke(s) {
     ['cancel', 'user', { type: 'elicitation/cancel', id: 't5', reason: 'user' }],
   ]);
   assert.equal(outcome.after.open, false);
+
+  // Every control kind, edited as each engine reports edits, reads back as the contract's JSON.
+  state = await s.call('elicit', { message: 'Every kind', requestedSchema: EVERY_KIND });
+  assert.deepEqual(state.fields.map((f) => f.type), [
+    'text', 'email', 'url', 'date', 'datetime-local', 'textarea', 'number', 'number', 'checkbox', 'radio',
+    'select-one', 'checkbox', 'text', 'text', 'text',
+  ]);
+  for (const [name, value] of EDITS) await s.call('edit', name, value);
+  await s.call('focusField', 'tags');
+  await s.type('zz');
+  await s.press('Enter');
+  await s.call('click', 'accept');
+  outcome = await s.call('settle');
+  const { meeting, ...content } = outcome.result.content;
+  assert.match(meeting, /^2026-03-04T05:06:00(Z|[+-]\d\d:\d\d)$/, 'a date-time is RFC 3339 with an offset');
+  assert.deepEqual(content, {
+    name: 'Porto', email: 'b@c.pt', website: 'https://x.org/a', birthday: '2001-02-03', notes: 'a\nb', age: 41,
+    ratio: 0.25, subscribe: false, unit: 'K', country: 'JP', toppings: ['ham', 'basil'], tags: ['a', 'zz'],
+    address: { street: 'Rua B', zip: '1000-001' },
+  });
 
   // URL mode: the URL is text with its host emphasized; consent opens it, then the server's completion.
   // The URL is this test server (http on 127.0.0.1 opens, with a development warning), so the

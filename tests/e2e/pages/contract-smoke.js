@@ -95,6 +95,31 @@ window.smoke = {
     const outcome = await Promise.race([pending, timeout]);
     return { ...outcome, events: events.slice(), after: state() };
   },
+  /**
+   * Changes a field the way a browser reports a person's edit: the control's value, then `input` and
+   * `change`. Text-like controls take a string; a checkbox or switch `true`/`false`; radios, a select
+   * and a multi select the option value(s) to pick.
+   */
+  async edit(name, value) {
+    const field = root().querySelector(`[data-field="${name}"]`);
+    const fire = (control) => {
+      control.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      control.dispatchEvent(new Event('change', { bubbles: true }));
+    };
+    const control = field.querySelector('input, select, textarea');
+    if (control.type === 'radio' || (control.type === 'checkbox' && Array.isArray(value))) {
+      const wanted = new Set([value].flat());
+      for (const box of field.querySelectorAll(`input[type=${control.type}]`)) {
+        if (box.checked !== wanted.has(box.value)) box.click();
+      }
+    } else if (control.type === 'checkbox') {
+      if (control.checked !== value) control.click();
+    } else {
+      control.value = value;
+      fire(control);
+    }
+    return state();
+  },
   /** Focuses a button, so the driver can press it with a real key (window.open needs a user's gesture). */
   async focusButton(part) {
     root().querySelector(`button[part~=${part}]`).focus();
