@@ -95,6 +95,29 @@ else
   [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] || die "apt-get did not provide /usr/bin/chromium and /usr/bin/chromedriver"
 fi
 
+# 4b. Firefox ESR, WebKitGTK's WebDriver + MiniBrowser, Xvfb: the other two engines of the e2e smoke
+# (tests/e2e/engines.test.mjs). One apt-get update + install for whatever is missing.
+engine_packages=()
+[ -x /usr/bin/firefox-esr ] || engine_packages+=(firefox-esr)
+if [ ! -x /usr/bin/WebKitWebDriver ] || ! compgen -G '/usr/lib/*/webkit2gtk-4.1/MiniBrowser' >/dev/null; then
+  engine_packages+=(webkit2gtk-driver)
+fi
+[ -x /usr/bin/Xvfb ] || engine_packages+=(xvfb)
+if [ ${#engine_packages[@]} -eq 0 ]; then
+  say "firefox-esr, webkit2gtk-driver, xvfb: present"
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${engine_packages[*]}"
+    SUDO="sudo -n"
+  fi
+  say "${engine_packages[*]}: installing with apt-get (1-2 minutes)"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${engine_packages[@]}" </dev/null
+  [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && [ -x /usr/bin/Xvfb ] \
+    || die "apt-get did not provide /usr/bin/firefox-esr, /usr/bin/WebKitWebDriver and /usr/bin/Xvfb"
+fi
+
 # 5. npm dependencies -------------------------------------------------------------------------
 npm_flags=(--no-audit --no-fund --loglevel=error)
 if [ -f package-lock.json ]; then

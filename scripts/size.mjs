@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run size` — what a page downloads from dist/: raw, gzip (level 9) and brotli (quality 11)
-// bytes per file, and the totals. Type declarations and source maps are not loaded by pages and
-// are left out. `--json` prints the same numbers as JSON.
+// bytes per file, and the totals. That is the entry, every module it imports (relative static or
+// dynamic imports, followed) and the wasm; files a page never loads (type declarations, the
+// unbundled glue kept for tools) are left out. `--json` prints the same numbers as JSON.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,13 +23,19 @@ function walk(dir) {
   );
 }
 
-const loaded = (f) => /\.(m?js|wasm)$/.test(f) && !/\.d\.[cm]?ts$/.test(f);
-// Entry first, then glue, wasm, snippets.
-const order = (f) =>
-  f.endsWith('koder-mcp-elicitation.js') ? 0 : f.endsWith('.wasm') ? 2 : f.includes('/snippets/') ? 3 : 1;
-const files = walk(DIST)
-  .filter(loaded)
-  .sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+/** The entry and the modules it reaches through relative imports, in the order they are found. */
+function reached(file, seen = new Set()) {
+  if (seen.has(file) || !existsSync(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  const re = /(?:import|export)\s*[^'"`;()]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|import\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const m of text.matchAll(re)) reached(resolve(dirname(file), m[1] || m[2] || m[3]), seen);
+  return seen;
+}
+const files = [
+  ...reached(join(DIST, 'koder-mcp-elicitation.js')),
+  ...walk(DIST).filter((f) => f.endsWith('.wasm')).sort(),
+];
 
 const rows = files.map((f) => ({ file: relative(ROOT, f), ...transferSize(readFileSync(f), f) }));
 const total = rows.reduce((t, r) => ({ raw: t.raw + r.raw, gzip: t.gzip + r.gzip, brotli: t.brotli + r.brotli }), {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # `npm test` — every check, in order, stopping at the first failure:
 #   fmt, clippy (host), clippy (wasm32), cargo test (native), wasm-bindgen-test in headless
-#   Chromium (tests/browser_*.rs), npm run build, node --test tests/e2e/*.test.mjs.
+#   Chromium (tests/browser_*.rs), npm run build, node --test tests/e2e/*.test.mjs (Chromium, plus
+#   the contract smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
 # `npm test` runs scripts/bootstrap.sh first, so this assumes the toolchain is installed.
 #
 # Environment:
 #   CHROMEDRIVER     chromedriver for wasm-pack test      (default /usr/bin/chromedriver)
 #   CHROMIUM_PATH    browser for the e2e suites           (default /usr/bin/chromium)
+#   FIREFOX_PATH, WEBKIT_DRIVER, MINIBROWSER   the other engines (defaults: the Debian packages)
 #   WASM_TESTS       cargo --test pattern for the browser tests (default 'browser_*')
 set -euo pipefail
 

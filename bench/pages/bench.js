@@ -74,9 +74,8 @@ const ours = {
     return h.promise;
   },
   async memory() {
-    const { default: init } = await import('/dist/elicitation_core.js');
-    const exports = await init(); // already initialised: returns the instance's exports
-    return { wasmBytes: exports.memory.buffer.byteLength };
+    if (!probe.wasmMemory) throw new Error('ours: the wasm memory was not captured (bench/pages/instrument.js)');
+    return { wasmBytes: probe.wasmMemory.buffer.byteLength };
   },
   domNodes() {
     return this.root().querySelectorAll('*').length;

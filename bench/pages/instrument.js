@@ -19,6 +19,18 @@
   timeIt(HTMLDialogElement.prototype, 'showModal');
   timeIt(HTMLElement.prototype, 'focus');
 
+  // The wasm instance's memory, for the soak's memory figure: the entry bundles the glue, so the
+  // page has no module to ask for it.
+  for (const name of ['instantiateStreaming', 'instantiate']) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = async function (...args) {
+      const result = await original.apply(this, args);
+      const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+      if (instance?.exports.memory instanceof WebAssembly.Memory) probe.wasmMemory = instance.exports.memory;
+      return result;
+    };
+  }
+
   if (!new URLSearchParams(location.search).has('instrument')) return;
 
   const live = new Set();

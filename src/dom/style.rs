@@ -1,7 +1,46 @@
 //! The dialog's stylesheet. Colours, radius, font and spacing are CSS custom properties so a host
 //! page can theme it; `::part` names let it restyle any piece.
+//!
+//! One constructable stylesheet is parsed once and adopted by every instance's shadow root. Unlike
+//! a `<style>` element it is not subject to a page's `style-src`, so strict-CSP pages get the theme
+//! too. Only a browser without `adoptedStyleSheets` gets a `<style>` element instead.
 
-/// Adopted once per shadow root.
+use std::cell::OnceCell;
+
+use wasm_bindgen::JsValue;
+use web_sys::{CssStyleSheet, ShadowRoot};
+
+thread_local! {
+    /// The shared sheet; `None` once construction failed (no constructable stylesheets).
+    static SHARED: OnceCell<Option<CssStyleSheet>> = const { OnceCell::new() };
+}
+
+/// Styles `shadow`: adopts the shared sheet, or appends a `<style>` where that is unsupported.
+pub fn adopt(shadow: &ShadowRoot) {
+    let adoptable =
+        js_sys::Reflect::has(shadow, &JsValue::from_str("adoptedStyleSheets")).unwrap_or(false);
+    let sheet = if adoptable {
+        SHARED.with(|shared| shared.get_or_init(build).clone())
+    } else {
+        None
+    };
+    match sheet {
+        Some(sheet) => shadow.set_adopted_style_sheets(&js_sys::Array::of1(&sheet)),
+        None => {
+            let style = super::create(&super::document(), "style");
+            style.set_text_content(Some(STYLE));
+            let _ = shadow.append_child(&style);
+        }
+    }
+}
+
+fn build() -> Option<CssStyleSheet> {
+    let sheet = CssStyleSheet::new().ok()?;
+    sheet.replace_sync(STYLE).ok()?;
+    Some(sheet)
+}
+
+/// The theme's CSS text.
 pub const STYLE: &str = r#"
 :host {
   --kme-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;

@@ -162,10 +162,7 @@ impl Controller {
             .attach_shadow(&init)
             .or_else(|_| host.shadow_root().ok_or(JsValue::NULL))
             .unwrap_or_else(|_| wasm_bindgen::throw_str("cannot attach a shadow root"));
-        let document = crate::dom::document();
-        let style = crate::dom::create(&document, "style");
-        style.set_text_content(Some(crate::dom::style::STYLE));
-        let _ = shadow.append_child(&style);
+        crate::dom::style::adopt(&shadow);
         let shared = Rc::new_cyclic(|weak| {
             Shared::new(Inner {
                 host,

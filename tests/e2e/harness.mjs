@@ -115,6 +115,10 @@ export async function startServer({ root = repoRoot, headers = {}, routes = {} }
   };
 }
 
+/** The strict page policies the contract names (CONTRACT §1): no style allowance at all. */
+export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+export const STRICT_CSP_TT = `${STRICT_CSP}; require-trusted-types-for 'script'`;
+
 export const CHROMIUM_ARGS = [
   '--headless=new',
   '--no-sandbox',
