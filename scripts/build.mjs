@@ -7,6 +7,9 @@
 // dist/ afterwards:
 //   koder-mcp-elicitation.js     the entry (src/element.js), imports ./elicitation_core.js
 //   koder-mcp-elicitation.d.ts   (src/element.d.ts, when present)
+//   koder-mcp-elicitation.node.js  the server entry (src/element.node.js, package.json's `node` condition)
+//   js/api.js                    the exports both entries share (src/js/api.js)
+//   react.d.ts, vue.d.ts, ...    framework typings (src/frameworks/*.d.ts, package.json's `./react`, ...)
 //   elicitation_core.js          wasm-bindgen glue (finds the .wasm via import.meta.url)
 //   elicitation_core_bg.wasm
 //   snippets/**                  wasm-bindgen inline/module snippets, when any
@@ -24,6 +27,9 @@ const OUT_NAME = 'elicitation_core';
 const ENTRY_SRC = join(ROOT, 'src', 'element.js');
 const DTS_SRC = join(ROOT, 'src', 'element.d.ts');
 const ENTRY_OUT = 'koder-mcp-elicitation.js';
+const NODE_ENTRY_SRC = join(ROOT, 'src', 'element.node.js');
+const NODE_ENTRY_OUT = 'koder-mcp-elicitation.node.js';
+const FRAMEWORK_DTS_DIR = join(ROOT, 'src', 'frameworks');
 
 // Features rustc's wasm32-unknown-unknown target turns on by default (Rust >= 1.82 / LLVM 19+).
 // wasm-opt reads the module's target_features section when present, but wasm-bindgen may drop
@@ -144,6 +150,12 @@ function copyModule(srcFile, outName) {
 }
 copyModule(ENTRY_SRC, ENTRY_OUT);
 if (existsSync(DTS_SRC)) copyFileSync(DTS_SRC, join(DIST, 'koder-mcp-elicitation.d.ts'));
+
+// 3a. the server entry and the framework typings ----------------------------------------------
+copyModule(NODE_ENTRY_SRC, NODE_ENTRY_OUT);
+for (const name of readdirSync(FRAMEWORK_DTS_DIR).filter((n) => n.endsWith('.d.ts'))) {
+  copyFileSync(join(FRAMEWORK_DTS_DIR, name), join(DIST, name));
+}
 
 // 3b. minify the JS (release only) ------------------------------------------------------------
 // Each module is minified in place (esbuild transform, not a bundle): file names, relative

@@ -22,7 +22,8 @@ function walk(dir) {
   );
 }
 
-const loaded = (f) => /\.(m?js|wasm)$/.test(f) && !/\.d\.[cm]?ts$/.test(f);
+// The server entry (package.json's `node` condition) is not loaded by pages either.
+const loaded = (f) => /\.(m?js|wasm)$/.test(f) && !/\.d\.[cm]?ts$/.test(f) && !f.endsWith('.node.js');
 // Entry first, then glue, wasm, snippets.
 const order = (f) =>
   f.endsWith('koder-mcp-elicitation.js') ? 0 : f.endsWith('.wasm') ? 2 : f.includes('/snippets/') ? 3 : 1;
