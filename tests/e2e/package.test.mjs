@@ -98,6 +98,18 @@ test('package.json: ESM, exports with types first, the defining entry kept as a 
   }
 });
 
+test('the packed README speaks to installers: installed paths and package subpaths, no repository paths', async () => {
+  const readme = await readFile(join(installed, 'README.md'), 'utf8');
+  const firstSection = readme.slice(0, readme.indexOf('\n## API'));
+  assert.match(firstSection, /npm install koder-mcp-elicitation/);
+  assert.match(firstSection, /src="\/node_modules\/koder-mcp-elicitation\/dist\/koder-mcp-elicitation\.js"/);
+  for (const subpath of ['react', 'vue', 'svelte', 'preact']) assert.match(firstSection, new RegExp(`import "koder-mcp-elicitation/${subpath}"`));
+  assert.doesNotMatch(firstSection, /src="\/dist\//, 'a repository path in the usage snippets');
+  // The two commands stay near the top, and the "Develop" section explains them.
+  assert.ok(readme.indexOf('npm test') < readme.indexOf('## Use it'), 'npm test near the top');
+  assert.match(readme, /\n## Develop\n/);
+});
+
 test('a plain <script type="module"> from node_modules defines the element, and a form works', { timeout: 60_000 }, async () => {
   await writeFile(join(app, 'script-tag.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>script tag</title>
