@@ -12,11 +12,8 @@ import type {
 
 export * from "./koder-mcp-elicitation.js";
 
-/** React's `onCancel` and `onInvalid` are its own dialog and form events and never fire here: use `oncancel` and `oninvalid`. */
-type ReactHostAttributes = Omit<
-  HTMLAttributes<KoderMcpElicitation>,
-  "onCancel" | "onCancelCapture" | "onInvalid" | "onInvalidCapture"
->;
+/** React's `onInvalid` is its own form event and never fires here: use `oninvalid`. (`onCancel` is React's for `<dialog>` only.) */
+type ReactHostAttributes = Omit<HTMLAttributes<KoderMcpElicitation>, "onInvalid" | "onInvalidCapture">;
 
 /** The props of `<koder-mcp-elicitation>` in React: `ref`, the element's attributes, lowercase event props. */
 export type KoderMcpElicitationProps = DetailedHTMLProps<ReactHostAttributes, KoderMcpElicitation> &

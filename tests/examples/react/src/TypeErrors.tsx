@@ -10,7 +10,7 @@ export function Wrong() {
       <koder-mcp-elicitation timeout-ms={{ ms: 5 }} /> {/* line 10: an object for a number */}
       <koder-mcp-elicitation onaccept={(event: CustomEvent<number>) => event.detail} /> {/* line 11: wrong detail */}
       <koder-mcp-elicitation onAccept={() => {}} /> {/* line 12: never fires in React 19 */}
-      <koder-mcp-elicitation onCancel={() => {}} /> {/* line 13: React's dialog event, never fires here */}
+      <koder-mcp-elicitation onInvalid={() => {}} /> {/* line 13: React's form event, never fires here */}
       <koder-mcp-elicitation ref={input} /> {/* line 14: the ref is the element, not an input */}
       <koder-mcp-elicitation oncancel={(event) => event.detail.reason} /> {/* line 15: reason is reject's */}
       <koder-mcp-elicitation strict="yes" /> {/* line 16: a boolean */}
