@@ -137,4 +137,19 @@ else
   fi
 fi
 
+# 6. the example apps' npm dependencies -----------------------------------------------------------
+# tests/examples/<app>/ each keep their own lockfile (Vite, React, Vue, ...), apart from the root's;
+# the frameworks e2e suite installs the packed tarball into them.
+shopt -s nullglob
+for lock in tests/examples/*/package-lock.json; do
+  example="$(dirname "$lock")"
+  if [ ! -f "$example/node_modules/.package-lock.json" ] || [ "$lock" -nt "$example/node_modules/.package-lock.json" ]; then
+    say "$example: npm ci"
+    (cd "$example" && npm ci "${npm_flags[@]}" </dev/null)
+  else
+    say "$example: up to date with its package-lock.json"
+  fi
+done
+shopt -u nullglob
+
 say "done in $((SECONDS - START))s"

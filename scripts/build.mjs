@@ -11,6 +11,9 @@
 //   elicitation_core_bg.wasm     found beside the entry via import.meta.url
 //   elicitation_core.js          the same glue unbundled, with snippets/**, for tools that import it by
 //   snippets/**                  name; the entry does not load them (a second import is a second instance)
+//   koder-mcp-elicitation.node.js  the server entry (src/element.node.js, package.json's `node` condition)
+//   js/api.js                    the exports both entries share (src/js/api.js), unbundled for the server entry
+//   react.d.ts, vue.d.ts, ...    framework typings (src/frameworks/*.d.ts, package.json's `./react`, ...)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, cpSync, copyFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -25,6 +28,9 @@ const OUT_NAME = 'elicitation_core';
 const ENTRY_SRC = join(ROOT, 'src', 'element.js');
 const DTS_SRC = join(ROOT, 'src', 'element.d.ts');
 const ENTRY_OUT = 'koder-mcp-elicitation.js';
+const NODE_ENTRY_SRC = join(ROOT, 'src', 'element.node.js');
+const NODE_ENTRY_OUT = 'koder-mcp-elicitation.node.js';
+const FRAMEWORK_DTS_DIR = join(ROOT, 'src', 'frameworks');
 
 // Features rustc's wasm32-unknown-unknown target turns on by default (Rust >= 1.82 / LLVM 19+).
 // wasm-opt reads the module's target_features section when present, but wasm-bindgen may drop
@@ -146,6 +152,12 @@ function copyModule(srcFile, outName) {
 copyModule(ENTRY_SRC, ENTRY_OUT);
 if (existsSync(DTS_SRC)) copyFileSync(DTS_SRC, join(DIST, 'koder-mcp-elicitation.d.ts'));
 
+// 3a. the server entry and the framework typings ----------------------------------------------
+copyModule(NODE_ENTRY_SRC, NODE_ENTRY_OUT);
+for (const name of readdirSync(FRAMEWORK_DTS_DIR).filter((n) => n.endsWith('.d.ts'))) {
+  copyFileSync(join(FRAMEWORK_DTS_DIR, name), join(DIST, name));
+}
+
 let esbuild;
 try {
   esbuild = await import('esbuild');
@@ -153,7 +165,7 @@ try {
   fail('esbuild missing: run scripts/bootstrap.sh (npm ci)');
 }
 
-// 3a. one module ------------------------------------------------------------------------------
+// 3b. one module ------------------------------------------------------------------------------
 // Unbundled, a page fetches entry -> glue -> shim one after another before the wasm fetch can start
 // (measured at 150 ms RTT and 1.6 Mbit/s: the wasm request starts at ~880 ms, bundled at ~500 ms).
 // `new URL("./elicitation_core_bg.wasm", import.meta.url)` stays as it is: the bundle is the entry,
@@ -171,7 +183,7 @@ await esbuild.build({
   logLevel: 'error',
 });
 
-// 3b. minify the JS (release only) ------------------------------------------------------------
+// 3c. minify the JS (release only) ------------------------------------------------------------
 // Each remaining module is minified in place (esbuild transform, not a bundle): file names, relative
 // imports, exports and `new URL(..., import.meta.url)` stay as they are.
 if (!dev) {

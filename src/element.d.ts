@@ -188,8 +188,32 @@ export interface KoderMcpElicitationEventMap {
   invalid: CustomEvent<ElicitationInvalidDetail>;
 }
 
+/**
+ * `on<event>` handler props, all lowercase: React 19, Preact and Svelte 5 attach a prop named
+ * `onaccept` with `addEventListener("accept")`. (`onAccept` would listen for an event named
+ * "Accept", and React's own `onCancel` / `onInvalid` never reach a custom element.)
+ */
+export type KoderMcpElicitationEventProps = {
+  [K in keyof KoderMcpElicitationEventMap as `on${K}`]?: (event: KoderMcpElicitationEventMap[K]) => void;
+};
+
 // ---------------------------------------------------------------------------------------------
 // The element
+
+/** The element's attributes by their HTML names, as templates and JSX write them. */
+export interface KoderMcpElicitationAttributes {
+  "server-name"?: string;
+  lang?: string;
+  "timeout-ms"?: number | string;
+  "user-id"?: string;
+  "workspace-id"?: string;
+  "conversation-id"?: string;
+  /** A template containing `{id}`. */
+  "status-url"?: string;
+  "poll-interval-ms"?: number | string;
+  "rate-limit"?: number | string;
+  strict?: boolean;
+}
 
 /**
  * The element's type (`document.querySelector("koder-mcp-elicitation")` gives one). The entry does
@@ -264,7 +288,11 @@ export interface KoderMcpElicitation extends HTMLElement {
 // ---------------------------------------------------------------------------------------------
 // Module exports
 
-/** Resolves once the wasm is instantiated and `<koder-mcp-elicitation>` is defined. */
+/**
+ * Resolves once the wasm is instantiated and `<koder-mcp-elicitation>` is defined. Where there is no
+ * `customElements` (Node, a server render, a worker) there is nothing to define and it resolves at
+ * once; in Node the first `validateContent` or `parseRequest` loads the wasm from the package's file.
+ */
 export declare const ready: Promise<void>;
 
 export interface ValidationIssue {

@@ -1,28 +1,37 @@
 // Entry of the distributable: instantiates the wasm (found beside this file) and defines
-// <koder-mcp-elicitation>. Importing it twice is harmless.
-import init, { defineElement, errorClass, validateContentJson, parseRequestJson } from "./elicitation_core.js";
+// <koder-mcp-elicitation>. Importing it twice is harmless. Where there is no customElements (a
+// server render, a worker) it defines nothing and fetches nothing; Node takes the package's `node`
+// export instead (element.node.js), which can load the wasm from disk.
+import init, { defineElement } from "./elicitation_core.js";
+import { ElicitationError, checkContent, normalizeRequest } from "./js/api.js";
 
-export const ready = init({ module_or_path: new URL("./elicitation_core_bg.wasm", import.meta.url) }).then(() => {
-  defineElement();
-});
+export { ElicitationError };
+
+const hasCustomElements = typeof customElements !== "undefined";
+let coreLoaded = false;
+
+export const ready = hasCustomElements
+  ? init({ module_or_path: new URL("./elicitation_core_bg.wasm", import.meta.url) }).then(() => {
+      coreLoaded = true;
+      defineElement();
+    })
+  : Promise.resolve();
 await ready;
 
-export const ElicitationError = errorClass();
-
-const json = (value, what) => {
-  try {
-    const text = JSON.stringify(value);
-    if (text !== undefined) return text;
-  } catch {}
-  throw new ElicitationError(`${what} is not JSON`);
-};
+function requireCore() {
+  if (!coreLoaded) {
+    throw new ElicitationError("koder-mcp-elicitation: the WebAssembly core is not loaded where customElements is absent (in Node, import the package by name)", -32603);
+  }
+}
 
 /** The form's own rules: `{ valid, errors: [{ path, keyword, message }] }`. Throws ElicitationError for a malformed schema. */
 export function validateContent(requestedSchema, content, options = {}) {
-  return validateContentJson(json(requestedSchema, "requestedSchema"), json(content, "content"), options?.locale ?? "");
+  requireCore();
+  return checkContent(requestedSchema, content, options);
 }
 
 /** The normalized request, or throws ElicitationError (code -32602) naming the offending path. */
 export function parseRequest(request) {
-  return parseRequestJson(typeof request === "string" ? request : json(request, "request"));
+  requireCore();
+  return normalizeRequest(request);
 }

@@ -1,12 +1,15 @@
 // The custom element class: a thin shim that forwards lifecycle calls and the public API to the
 // Rust controller. Everything with a rule in it lives in Rust.
-export class ElicitationError extends Error {
+// One class per page, kept on globalThis: the entries export it without waiting for the wasm (where
+// there is no customElements it is never loaded), and every copy of the package shares it.
+const ERROR_CLASS = Symbol.for("koder-mcp-elicitation.ElicitationError");
+export const ElicitationError = (globalThis[ERROR_CLASS] ??= class ElicitationError extends Error {
   constructor(message, code = -32602) {
     super(message);
     this.name = "ElicitationError";
     this.code = code;
   }
-}
+});
 
 export function abortError() {
   return new DOMException("The server withdrew the elicitation", "AbortError");

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { launchBrowser, openPage, repoRoot, startServer, whenDefined } from './harness.mjs';
+import { installTarball, packedTarball } from './pack.mjs';
 
 const run = promisify(execFile);
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'";
 
-let work; // temporary folder: the tarball and the consumer project
+let work; // temporary folder: the consumer project
 let app; // the consumer project
 let installed; // node_modules/koder-mcp-elicitation inside it
 let tarballFiles;
@@ -24,25 +24,14 @@ let server;
 let browser;
 
 before(async () => {
-  work = await mkdtemp(join(tmpdir(), 'kme-package-'));
   // `npm pack` runs prepack (node scripts/build.mjs), so the tarball holds a fresh dist/.
-  const { stdout } = await run(NPM, ['pack', '--json', '--pack-destination', work], {
-    cwd: repoRoot,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, npm_config_loglevel: 'error' },
-  });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('[')));
-  tarballFiles = packed.files.map((file) => file.path).sort();
-
+  const packed = await packedTarball();
+  tarballFiles = packed.files;
+  work = await mkdtemp(join(tmpdir(), 'kme-package-'));
   app = join(work, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  // The package has no dependencies: installing the tarball needs no registry.
-  await run(NPM, ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--offline', join(work, packed.filename)], {
-    cwd: app,
-    env: { ...process.env, npm_config_loglevel: 'error' },
-  });
-  installed = join(app, 'node_modules', 'koder-mcp-elicitation');
+  installed = await installTarball(app, packed.tarball);
   server = await startServer({ root: app, headers: { 'Content-Security-Policy': CSP } });
   browser = await launchBrowser();
 }, { timeout: 600_000 });
@@ -76,6 +65,11 @@ test('the tarball holds dist/, the types and the manifest, and nothing from the 
     'dist/koder-mcp-elicitation.d.ts',
     'dist/elicitation_core.js',
     'dist/elicitation_core_bg.wasm',
+    'dist/koder-mcp-elicitation.node.js',
+    'dist/react.d.ts',
+    'dist/vue.d.ts',
+    'dist/svelte.d.ts',
+    'dist/preact.d.ts',
   ]) {
     assert.ok(tarballFiles.includes(file), `${file} is missing from the tarball: ${tarballFiles.join(', ')}`);
   }
@@ -86,16 +80,34 @@ test('the tarball holds dist/, the types and the manifest, and nothing from the 
 test('package.json: ESM, exports with types first, the defining entry kept as a side effect', async () => {
   const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
   assert.equal(pkg.type, 'module');
-  assert.deepEqual(Object.entries(pkg.exports['.']), [
-    ['types', './dist/koder-mcp-elicitation.d.ts'],
-    ['default', './dist/koder-mcp-elicitation.js'],
-  ]);
+  // Types first; browsers and bundlers for the page take the defining entry, Node the server entry.
+  for (const [subpath, types] of [['.', 'koder-mcp-elicitation'], ['./react', 'react'], ['./vue', 'vue'], ['./svelte', 'svelte'], ['./preact', 'preact']]) {
+    assert.deepEqual(Object.entries(pkg.exports[subpath]), [
+      ['types', `./dist/${types}.d.ts`],
+      ['browser', './dist/koder-mcp-elicitation.js'],
+      ['node', './dist/koder-mcp-elicitation.node.js'],
+      ['default', './dist/koder-mcp-elicitation.js'],
+    ], subpath);
+  }
   assert.ok(pkg.sideEffects.includes('./dist/koder-mcp-elicitation.js'));
   assert.equal(pkg.customElements, 'custom-elements.json');
   // Whatever package.json points at ships.
-  for (const target of [pkg.exports['.'].types, pkg.exports['.'].default, pkg.customElements, pkg.types, pkg.main]) {
+  const targets = Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [] : Object.values(target)));
+  for (const target of [...targets, pkg.customElements, pkg.types, pkg.main]) {
     await readFile(join(installed, target));
   }
+});
+
+test('the packed README speaks to installers: installed paths and package subpaths, no repository paths', async () => {
+  const readme = await readFile(join(installed, 'README.md'), 'utf8');
+  const firstSection = readme.slice(0, readme.indexOf('\n## API'));
+  assert.match(firstSection, /npm install koder-mcp-elicitation/);
+  assert.match(firstSection, /src="\/node_modules\/koder-mcp-elicitation\/dist\/koder-mcp-elicitation\.js"/);
+  for (const subpath of ['react', 'vue', 'svelte', 'preact']) assert.match(firstSection, new RegExp(`import "koder-mcp-elicitation/${subpath}"`));
+  assert.doesNotMatch(firstSection, /src="\/dist\//, 'a repository path in the usage snippets');
+  // The two commands stay near the top, and the "Develop" section explains them.
+  assert.ok(readme.indexOf('npm test') < readme.indexOf('## Use it'), 'npm test near the top');
+  assert.match(readme, /\n## Develop\n/);
 });
 
 test('a plain <script type="module"> from node_modules defines the element, and a form works', { timeout: 60_000 }, async () => {
