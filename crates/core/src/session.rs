@@ -14,6 +14,38 @@ pub type Ticket = u64;
 pub const RATE_WINDOW_MS: f64 = 60_000.0;
 /// The countdown shows for the last 30 seconds.
 pub const COUNTDOWN_MS: f64 = 30_000.0;
+/// How long a request stays open when neither the host nor the request sets a timeout (seed R4).
+pub const DEFAULT_TIMEOUT_MS: f64 = 300_000.0;
+/// The countdown seconds at which the time left is announced (not every second).
+pub const ANNOUNCE_AT_SECONDS: [u64; 2] = [30, 10];
+
+/// How often a status URL is polled at first while a URL-mode elicitation waits.
+pub const DEFAULT_POLL_MS: f64 = 2_000.0;
+/// The longest gap between status polls after repeated failures.
+pub const MAX_POLL_MS: f64 = 30_000.0;
+
+/// The delay before the next status poll: the same after an answer, doubled (up to
+/// [`MAX_POLL_MS`]) after a failure, and never under 100 ms.
+pub fn next_poll_delay(current_ms: f64, failed: bool) -> f64 {
+    let next = if failed { current_ms * 2.0 } else { current_ms };
+    next.clamp(100.0, MAX_POLL_MS)
+}
+
+/// The announcement mark `seconds` has just crossed, given the last mark announced.
+pub fn announcement_due(seconds: u64, last_announced: Option<u64>) -> Option<u64> {
+    ANNOUNCE_AT_SECONDS
+        .into_iter()
+        .find(|mark| seconds <= *mark && last_announced.is_none_or(|last| last > *mark))
+}
+
+/// The timeout in force: the host's explicit choice, else the request's own, else the default.
+/// Non-positive or non-finite values count as unset.
+pub fn effective_timeout_ms(host: Option<f64>, request: Option<f64>) -> f64 {
+    let usable = |ms: &f64| ms.is_finite() && *ms > 0.0;
+    host.filter(usable)
+        .or(request.filter(usable))
+        .unwrap_or(DEFAULT_TIMEOUT_MS)
+}
 
 /// One elicitation held by the session.
 #[derive(Debug, Clone, PartialEq)]
@@ -236,6 +268,38 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_polls_back_off_after_failures_only() {
+        assert_eq!(next_poll_delay(DEFAULT_POLL_MS, false), 2_000.0);
+        assert_eq!(next_poll_delay(DEFAULT_POLL_MS, true), 4_000.0);
+        assert_eq!(next_poll_delay(20_000.0, true), MAX_POLL_MS);
+        assert_eq!(next_poll_delay(10.0, false), 100.0);
+    }
+
+    #[test]
+    fn announcements_come_once_per_mark() {
+        assert_eq!(announcement_due(31, None), None);
+        assert_eq!(announcement_due(30, None), Some(30));
+        assert_eq!(announcement_due(29, Some(30)), None);
+        assert_eq!(announcement_due(10, Some(30)), Some(10));
+        assert_eq!(announcement_due(9, Some(10)), None);
+        // Opened with 8 s left: one announcement, at the lowest crossed mark's turn.
+        assert_eq!(announcement_due(8, None), Some(30));
+        assert_eq!(announcement_due(8, Some(30)), Some(10));
+    }
+
+    #[test]
+    fn timeout_precedence_host_then_request_then_default() {
+        assert_eq!(effective_timeout_ms(Some(1000.0), Some(2000.0)), 1000.0);
+        assert_eq!(effective_timeout_ms(None, Some(2000.0)), 2000.0);
+        assert_eq!(effective_timeout_ms(Some(0.0), Some(2000.0)), 2000.0);
+        assert_eq!(
+            effective_timeout_ms(Some(f64::NAN), None),
+            DEFAULT_TIMEOUT_MS
+        );
+        assert_eq!(effective_timeout_ms(None, None), 300_000.0);
+    }
     use serde_json::json;
     use std::collections::HashMap;
 
