@@ -80,7 +80,7 @@ mcp-elicitation-url_mode-close = Close
 
 ## Terminal
 # The koder-elicit command (crates/terminal): its prompts, hints and errors.
-mcp-elicitation-terminal-keys = Esc or Ctrl-C cancels at any time.
+mcp-elicitation-terminal-keys = Esc or Ctrl-C cancels and Ctrl-R rejects, at any time.
 mcp-elicitation-terminal-default-mark = (default)
 mcp-elicitation-terminal-hint-keep = Enter keeps the value shown.
 mcp-elicitation-terminal-hint-date = Format YYYY-MM-DD, for example 2026-12-31.

@@ -80,7 +80,7 @@ mcp-elicitation-url_mode-close = Fechar
 
 ## Terminal
 # O comando koder-elicit (crates/terminal): perguntas, dicas e erros.
-mcp-elicitation-terminal-keys = Esc ou Ctrl-C cancela a qualquer momento.
+mcp-elicitation-terminal-keys = Esc ou Ctrl-C cancela e Ctrl-R recusa, a qualquer momento.
 mcp-elicitation-terminal-default-mark = (padrão)
 mcp-elicitation-terminal-hint-keep = Enter mantém o valor mostrado.
 mcp-elicitation-terminal-hint-date = Formato AAAA-MM-DD, por exemplo 2026-12-31.

@@ -40,6 +40,8 @@ pub struct Prompt {
 pub enum Answer {
     Line(String),
     Key(Key),
+    /// Ctrl-R: reject the whole request.
+    Reject,
     Stop(Stop),
 }
 
@@ -110,6 +112,7 @@ pub fn read(ui: &mut Ui, prompt: &Prompt) -> io::Result<Answer> {
             finish(ui, &mut line)?;
             return Ok(match key {
                 Key::Cancel => Answer::Stop(Stop::UserCancel),
+                Key::Reject => Answer::Reject,
                 other => Answer::Key(other),
             });
         }
@@ -117,6 +120,10 @@ pub fn read(ui: &mut Ui, prompt: &Prompt) -> io::Result<Answer> {
             Key::Cancel => {
                 finish(ui, &mut line)?;
                 return Ok(Answer::Stop(Stop::UserCancel));
+            }
+            Key::Reject => {
+                finish(ui, &mut line)?;
+                return Ok(Answer::Reject);
             }
             Key::Enter if prompt.multiline => {
                 line.buffer.push('\n');

@@ -11,6 +11,8 @@ pub enum Flow {
     Io(io::Error),
     /// Esc/Ctrl-C, the timeout or the server's cancel.
     Stop(Stop),
+    /// Ctrl-R: the person rejects the request.
+    Reject,
 }
 
 impl From<io::Error> for Flow {

@@ -91,7 +91,10 @@ pub fn ask_reject(ui: &mut Ui) -> Result<Ending, Flow> {
     let locale = ui.locale;
     ui.term
         .line(Tone::Strong, &plain(locale, "mcp-elicitation-reason-label"))?;
-    let reason = ask_line(ui, Prompt::default())?;
+    let reason = match ask_line(ui, Prompt::default()) {
+        Err(Flow::Reject) => String::new(),
+        other => other?,
+    };
     let reason = reason.trim();
     let reason = (!reason.is_empty()).then(|| reason.to_string());
     Ok(ui.life.settle(Ending::Decline { reason }))
@@ -106,6 +109,7 @@ pub fn ask_key(ui: &mut Ui) -> Result<Key, Flow> {
     match read(ui, &prompt)? {
         Answer::Key(key) => Ok(key),
         Answer::Line(_) => Ok(Key::Enter),
+        Answer::Reject => Err(Flow::Reject),
         Answer::Stop(stop) => Err(Flow::Stop(stop)),
     }
 }
@@ -114,6 +118,7 @@ fn ask_line(ui: &mut Ui, prompt: Prompt) -> Result<String, Flow> {
     match read(ui, &prompt)? {
         Answer::Line(line) => Ok(line),
         Answer::Key(_) => Ok(String::new()),
+        Answer::Reject => Err(Flow::Reject),
         Answer::Stop(stop) => Err(Flow::Stop(stop)),
     }
 }

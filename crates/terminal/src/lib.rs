@@ -160,9 +160,14 @@ impl<'r> Elicitation<'r> {
             Mode::Form(schema) => form_prompt::ask_form(&mut ui, schema),
             Mode::Url(url) => url_prompt::ask_url(&mut ui, &url.url),
         };
+        let asked = match asked {
+            Err(Flow::Reject) => form_prompt::ask_reject(&mut ui),
+            other => other,
+        };
         match asked {
             Ok(ending) => Ok(ending),
             Err(Flow::Stop(stop)) => Ok(form_prompt::ending_for_stop(&mut ui, stop)),
+            Err(Flow::Reject) => Ok(ui.life.settle(Ending::Decline { reason: None })),
             Err(Flow::Io(error)) => {
                 // The terminal is gone: the request still settles once, as a cancel.
                 ui.life.settle(Ending::Cancel(CancelSource::User));
@@ -194,7 +199,7 @@ impl<'r> Elicitation<'r> {
         };
         match url_prompt::wait(&mut ui) {
             Ok(end) => Ok(Some(end)),
-            Err(Flow::Stop(_)) => Ok(Some(WaitEnd::Closed)),
+            Err(Flow::Stop(_) | Flow::Reject) => Ok(Some(WaitEnd::Closed)),
             Err(Flow::Io(error)) => Err(ElicitError::Io(error)),
         }
     }

@@ -61,6 +61,8 @@ pub enum Key {
     Editor,
     /// Ctrl-U: clears the line.
     Clear,
+    /// Ctrl-R: rejects the request from any question.
+    Reject,
 }
 
 /// What arrived while waiting for input.
@@ -246,6 +248,7 @@ fn translate(key: KeyEvent) -> Option<Key> {
         KeyCode::Char('d') if control => Key::Finish,
         KeyCode::Char('e') if control => Key::Editor,
         KeyCode::Char('u') if control => Key::Clear,
+        KeyCode::Char('r') if control => Key::Reject,
         KeyCode::Char(_) if control => return None,
         KeyCode::Char(c) => Key::Char(c),
         KeyCode::Enter => Key::Enter,

@@ -138,7 +138,7 @@ pub fn wait(ui: &mut Ui) -> Result<WaitEnd, Flow> {
             return Ok(report(ui, end)?);
         }
         match read(ui, &prompt)? {
-            Answer::Key(Key::Enter) | Answer::Stop(_) => {
+            Answer::Key(Key::Enter) | Answer::Stop(_) | Answer::Reject => {
                 if let Some(end) = ui.life.wait_end() {
                     return Ok(report(ui, end)?);
                 }
