@@ -13,13 +13,14 @@ use std::time::Duration;
 use koder_mcp_elicitation_core::reply::{CancelSource, Ending};
 use koder_mcp_elicitation_core::request::{parse_request, ParseOptions, Request};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, CustomNotification,
-    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData, FormElicitationCapability,
-    Implementation, JsonObject, UrlElicitationCapability,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientNotification, ClientRequest, CustomNotification, ElicitRequestParams, ElicitResult,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, JsonObject,
+    ServerResult, UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ServiceExt};
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
 use crate::lifecycle::Signals;
@@ -261,6 +262,14 @@ impl ClientHandler for TerminalClient {
     }
 }
 
+/// The tool's result out of the server's reply.
+fn call_result(result: ServerResult) -> Result<CallToolResult, Box<dyn std::error::Error>> {
+    match result {
+        ServerResult::CallToolResult(result) => Ok(result),
+        other => Err(format!("the server answered the call with {other:?}").into()),
+    }
+}
+
 /// Connects, calls the tool, answers elicitations on the terminal, and returns the result.
 pub async fn run(connect: Connect) -> Result<ConnectOutcome, Box<dyn std::error::Error>> {
     install_tls_provider();
@@ -285,16 +294,32 @@ pub async fn run(connect: Connect) -> Result<ConnectOutcome, Box<dyn std::error:
     };
     let mut params = CallToolRequestParams::new(connect.tool.clone());
     params.arguments = connect.arguments.clone();
-    let call = service.peer().call_tool(params);
-    let outcome = match connect.call_timeout {
-        // Dropping the call's future cancels it: rmcp sends notifications/cancelled.
-        Some(limit) => match tokio::time::timeout(limit, call).await {
-            Ok(result) => ConnectOutcome::Result(result?),
-            Err(_) => ConnectOutcome::CallTimedOut,
-        },
-        None => ConnectOutcome::Result(call.await?),
+    let peer = service.peer().clone();
+    let handle = peer
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await?;
+    let call_id = handle.id.clone();
+    let mut response = std::pin::pin!(handle.await_response());
+    let limit = connect.call_timeout.unwrap_or(Duration::MAX);
+    let outcome = tokio::select! {
+        response = &mut response => ConnectOutcome::Result(call_result(response?)?),
+        _ = tokio::time::sleep(limit) => {
+            // Cancel the call with a plain notification: rmcp stops reading a request's stream
+            // when it cancels the request itself, and that stream is where the server sends the
+            // withdrawal (`notifications/cancelled`) of the elicitation it has open.
+            let cancel = CustomNotification::new(
+                "notifications/cancelled",
+                Some(json!({"requestId": call_id, "reason": "call timeout"})),
+            );
+            peer.send_notification(ClientNotification::CustomNotification(cancel))
+                .await?;
+            ConnectOutcome::CallTimedOut
+        }
     };
-    client.settle_down(Duration::from_secs(3)).await;
+    client.settle_down(Duration::from_secs(5)).await;
     let _ = service.cancel().await;
     Ok(outcome)
 }

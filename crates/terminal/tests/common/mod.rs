@@ -121,7 +121,8 @@ impl Screen {
 
     /// The visible screen as text.
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-J"]).stdout).into_owned()
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-J", "-S", "-"]).stdout)
+            .into_owned()
     }
 
     /// The visible screen as rows, exactly as wrapped.
