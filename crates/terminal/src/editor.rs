@@ -5,7 +5,9 @@
 use std::io;
 use std::time::Duration;
 
-use koder_mcp_elicitation_core::i18n::{text, Arg, Locale};
+use koder_mcp_elicitation_core::i18n::Arg;
+
+use crate::messages::Messages;
 
 use crate::lifecycle::{Lifecycle, Stop};
 use crate::term::{rows, Input, Key, Term, Tone};
@@ -17,7 +19,7 @@ const TICK: Duration = Duration::from_millis(100);
 pub struct Ui<'a> {
     pub term: &'a mut Term,
     pub life: &'a mut Lifecycle,
-    pub locale: Locale,
+    pub messages: Messages,
 }
 
 /// One question's input line.
@@ -84,7 +86,7 @@ pub fn read(ui: &mut Ui, prompt: &Prompt) -> io::Result<Answer> {
                 redraw(ui, &mut line)?;
             }
         } else if let Some(seconds) = ui.life.announcement() {
-            let message = announce(ui.locale, seconds);
+            let message = announce(&ui.messages, seconds);
             ui.term.raw("\r\n")?;
             ui.term.line(Tone::Alert, &message)?;
             ui.term.raw("› ")?;
@@ -194,17 +196,15 @@ pub fn read(ui: &mut Ui, prompt: &Prompt) -> io::Result<Answer> {
 }
 
 /// The countdown text (rich mode) and the announcement (plain mode), from the shared messages.
-pub fn countdown_text(locale: Locale, seconds: u64) -> String {
-    text(
-        locale,
+pub fn countdown_text(messages: &Messages, seconds: u64) -> String {
+    messages.with(
         "mcp-elicitation-timeout_warning",
         &[("seconds", Arg::Number(seconds as f64))],
     )
 }
 
-fn announce(locale: Locale, seconds: u64) -> String {
-    text(
-        locale,
+fn announce(messages: &Messages, seconds: u64) -> String {
+    messages.with(
         "mcp-elicitation-timeout-announce",
         &[("seconds", Arg::Number(seconds as f64))],
     )
@@ -224,7 +224,7 @@ fn redraw(ui: &mut Ui, line: &mut Line) -> io::Result<()> {
     let width = ui.term.width();
     let mut total = 0;
     if let Some(seconds) = line.countdown {
-        let warning = countdown_text(ui.locale, seconds);
+        let warning = countdown_text(&ui.messages, seconds);
         total += rows(&warning, width);
         ui.term.styled(Tone::Alert, &warning)?;
         ui.term.raw("\r\n")?;

@@ -3,30 +3,29 @@
 //! sent until the whole form is valid.
 
 use koder_mcp_elicitation_core::form::{format_number, split_rfc3339, FormState, Input};
-use koder_mcp_elicitation_core::i18n::{plain, problem_message, text, Arg, Locale};
+use koder_mcp_elicitation_core::i18n::Arg;
 use koder_mcp_elicitation_core::reply::{CancelSource, Ending};
 use koder_mcp_elicitation_core::schema::{Choice, Field, FieldKind, FormSchema, Item, TextFormat};
 use serde_json::Value;
 
 use crate::editor::{read, Answer, Prompt, Ui};
 use crate::flow::Flow;
+use crate::messages::Messages;
 use crate::term::{Key, Tone};
 
 /// Asks the whole form; returns how it ended.
 pub fn ask_form(ui: &mut Ui, schema: &FormSchema) -> Result<Ending, Flow> {
     let mut state = FormState::new(schema);
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     if schema.fields.iter().any(|field| field.required) {
         ui.term.line(
             Tone::Quiet,
-            &plain(locale, "mcp-elicitation-required-legend"),
+            &messages.get("mcp-elicitation-required-legend"),
         )?;
     }
     if schema.asks_for_secret() {
-        ui.term.line(
-            Tone::Alert,
-            &plain(locale, "mcp-elicitation-secret-warning"),
-        )?;
+        ui.term
+            .line(Tone::Alert, &messages.get("mcp-elicitation-secret-warning"))?;
     }
     ask_items(ui, schema, &mut state, &schema.layout, 0)?;
     loop {
@@ -37,21 +36,20 @@ pub fn ask_form(ui: &mut Ui, schema: &FormSchema) -> Result<Ending, Flow> {
             continue;
         }
         show_summary(ui, schema, &state)?;
-        let keys = text(
-            locale,
+        let keys = messages.with(
             "mcp-elicitation-terminal-confirm",
             &[
                 (
                     "submit",
-                    Arg::Text(&plain(locale, "mcp-elicitation-action-accept")),
+                    Arg::Text(&messages.get("mcp-elicitation-action-accept")),
                 ),
                 (
                     "reject",
-                    Arg::Text(&plain(locale, "mcp-elicitation-action-reject")),
+                    Arg::Text(&messages.get("mcp-elicitation-action-reject")),
                 ),
                 (
                     "cancel",
-                    Arg::Text(&plain(locale, "mcp-elicitation-action-cancel")),
+                    Arg::Text(&messages.get("mcp-elicitation-action-cancel")),
                 ),
             ],
         );
@@ -67,7 +65,7 @@ pub fn ask_form(ui: &mut Ui, schema: &FormSchema) -> Result<Ending, Flow> {
             Key::Char('e' | 'E') => {
                 ui.term.line(
                     Tone::Normal,
-                    &plain(locale, "mcp-elicitation-terminal-edit-which"),
+                    &messages.get("mcp-elicitation-terminal-edit-which"),
                 )?;
                 let answer = ask_line(ui, Prompt::default())?;
                 let chosen = answer
@@ -88,9 +86,9 @@ pub fn ask_form(ui: &mut Ui, schema: &FormSchema) -> Result<Ending, Flow> {
 
 /// Reject, with the optional reason the web dialog asks for.
 pub fn ask_reject(ui: &mut Ui) -> Result<Ending, Flow> {
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     ui.term
-        .line(Tone::Strong, &plain(locale, "mcp-elicitation-reason-label"))?;
+        .line(Tone::Strong, &messages.get("mcp-elicitation-reason-label"))?;
     let reason = match ask_line(ui, Prompt::default()) {
         Err(Flow::Reject) => String::new(),
         other => other?,
@@ -164,7 +162,7 @@ fn ask_field(
     let Some(field) = schema.fields.get(index) else {
         return Ok(());
     };
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     let indent = "  ".repeat(depth);
     let mark = if field.required { " *" } else { "" };
     ui.term.raw("\r\n")?;
@@ -177,7 +175,7 @@ fn ask_field(
         ui.term
             .wrapped(Tone::Quiet, &format!("{indent}   {description}"), &indent)?;
     }
-    for hint in hints(locale, field) {
+    for hint in hints(&messages, field) {
         ui.term
             .wrapped(Tone::Quiet, &format!("{indent}   {hint}"), &indent)?;
     }
@@ -185,10 +183,7 @@ fn ask_field(
         let defaults = default_values(field);
         for (number, option) in options.iter().enumerate() {
             let default = if defaults.contains(&option.value) {
-                format!(
-                    " {}",
-                    plain(locale, "mcp-elicitation-terminal-default-mark")
-                )
+                format!(" {}", messages.get("mcp-elicitation-terminal-default-mark"))
             } else {
                 String::new()
             };
@@ -203,11 +198,11 @@ fn ask_field(
         if let Some(problem) = state.shown_problem(schema, index) {
             ui.term.wrapped(
                 Tone::Alert,
-                &format!("{indent}   ✗ {}", problem_message(locale, &problem)),
+                &format!("{indent}   ✗ {}", messages.problem(&problem)),
                 &indent,
             )?;
         }
-        let initial = shown_input(field, state, index, locale);
+        let initial = shown_input(field, state, index, &messages);
         let prompt = Prompt {
             initial: initial.clone(),
             masked: field.secret,
@@ -224,7 +219,7 @@ fn ask_field(
         let answer = ask_line(ui, prompt)?;
         let untouched = state.fields.get(index).is_some_and(|f| !f.dirty) && answer == initial;
         if !untouched {
-            if let Err(hint) = take_answer(field, state, index, &answer, locale) {
+            if let Err(hint) = take_answer(field, state, index, &answer, &messages) {
                 ui.term
                     .wrapped(Tone::Alert, &format!("{indent}   ✗ {hint}"), &indent)?;
                 continue;
@@ -243,7 +238,7 @@ fn take_answer(
     state: &mut FormState,
     index: usize,
     answer: &str,
-    locale: Locale,
+    messages: &Messages,
 ) -> Result<(), String> {
     match &field.kind {
         FieldKind::Text {
@@ -257,8 +252,8 @@ fn take_answer(
         FieldKind::Number { .. } => state.set_number(index, answer.trim().to_string(), false),
         FieldKind::Toggle => {
             let word = answer.trim().to_lowercase();
-            let yes = plain(locale, "mcp-elicitation-terminal-yes");
-            let no = plain(locale, "mcp-elicitation-terminal-no");
+            let yes = messages.get("mcp-elicitation-terminal-yes");
+            let no = messages.get("mcp-elicitation-terminal-no");
             let is = |full: &str, english: &str, typed: &str| {
                 typed == full
                     || typed == english
@@ -273,7 +268,7 @@ fn take_answer(
             } else if is(&no, "no", &word) {
                 state.set(index, Input::Toggle(false));
             } else {
-                return Err(plain(locale, "mcp-elicitation-terminal-hint-boolean"));
+                return Err(messages.get("mcp-elicitation-terminal-hint-boolean"));
             }
         }
         FieldKind::Choice { options } => {
@@ -281,7 +276,7 @@ fn take_answer(
             if typed.is_empty() {
                 state.set(index, Input::Choice(None));
             } else {
-                let value = pick(options, typed).ok_or_else(|| choice_hint(locale, options))?;
+                let value = pick(options, typed).ok_or_else(|| choice_hint(messages, options))?;
                 state.set(index, Input::Choice(Some(value)));
             }
         }
@@ -289,7 +284,7 @@ fn take_answer(
             let mut values = Vec::new();
             for part in answer.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 let value = pick(options, part)
-                    .ok_or_else(|| plain(locale, "mcp-elicitation-terminal-hint-multi"))?;
+                    .ok_or_else(|| messages.get("mcp-elicitation-terminal-hint-multi"))?;
                 values.push(value);
             }
             state.set(index, Input::Many(values));
@@ -326,9 +321,8 @@ fn pick(options: &[Choice], typed: &str) -> Option<String> {
         .map(|option| option.value.clone())
 }
 
-fn choice_hint(locale: Locale, options: &[Choice]) -> String {
-    text(
-        locale,
+fn choice_hint(messages: &Messages, options: &[Choice]) -> String {
+    messages.with(
         "mcp-elicitation-terminal-hint-choice",
         &[("count", Arg::Number(options.len() as f64))],
     )
@@ -376,24 +370,22 @@ fn editor() -> Option<String> {
     })
 }
 
-fn hints(locale: Locale, field: &Field) -> Vec<String> {
+fn hints(messages: &Messages, field: &Field) -> Vec<String> {
     let mut hints = Vec::new();
     let number = |value: f64| format_number(value);
     match &field.kind {
         FieldKind::Text { format, .. } => match format {
-            TextFormat::Date => hints.push(plain(locale, "mcp-elicitation-terminal-hint-date")),
-            TextFormat::DateTime => hints.push(text(
-                locale,
+            TextFormat::Date => hints.push(messages.get("mcp-elicitation-terminal-hint-date")),
+            TextFormat::DateTime => hints.push(messages.with(
                 "mcp-elicitation-terminal-hint-date_time",
                 &[("offset", Arg::Text(&offset_label()))],
             )),
-            TextFormat::Email => hints.push(plain(locale, "mcp-elicitation-terminal-hint-email")),
-            TextFormat::Uri => hints.push(plain(locale, "mcp-elicitation-terminal-hint-uri")),
+            TextFormat::Email => hints.push(messages.get("mcp-elicitation-terminal-hint-email")),
+            TextFormat::Uri => hints.push(messages.get("mcp-elicitation-terminal-hint-uri")),
             TextFormat::Textarea => {
-                hints.push(plain(locale, "mcp-elicitation-terminal-hint-textarea"));
+                hints.push(messages.get("mcp-elicitation-terminal-hint-textarea"));
                 if let Some(editor) = editor() {
-                    hints.push(text(
-                        locale,
+                    hints.push(messages.with(
                         "mcp-elicitation-terminal-hint-editor",
                         &[("editor", Arg::Text(&editor))],
                     ));
@@ -407,42 +399,39 @@ fn hints(locale: Locale, field: &Field) -> Vec<String> {
             maximum,
         } => {
             if *integer {
-                hints.push(plain(locale, "mcp-elicitation-terminal-hint-integer"));
+                hints.push(messages.get("mcp-elicitation-terminal-hint-integer"));
             }
             match (minimum, maximum) {
-                (Some(min), Some(max)) => hints.push(text(
-                    locale,
+                (Some(min), Some(max)) => hints.push(messages.with(
                     "mcp-elicitation-terminal-hint-range",
                     &[
                         ("min", Arg::Text(&number(*min))),
                         ("max", Arg::Text(&number(*max))),
                     ],
                 )),
-                (Some(min), None) => hints.push(text(
-                    locale,
+                (Some(min), None) => hints.push(messages.with(
                     "mcp-elicitation-terminal-hint-minimum",
                     &[("min", Arg::Text(&number(*min)))],
                 )),
-                (None, Some(max)) => hints.push(text(
-                    locale,
+                (None, Some(max)) => hints.push(messages.with(
                     "mcp-elicitation-terminal-hint-maximum",
                     &[("max", Arg::Text(&number(*max)))],
                 )),
                 (None, None) => {}
             }
         }
-        FieldKind::Toggle => hints.push(plain(locale, "mcp-elicitation-terminal-hint-boolean")),
-        FieldKind::Choice { options } => hints.push(choice_hint(locale, options)),
+        FieldKind::Toggle => hints.push(messages.get("mcp-elicitation-terminal-hint-boolean")),
+        FieldKind::Choice { options } => hints.push(choice_hint(messages, options)),
         FieldKind::MultiChoice { .. } => {
-            hints.push(plain(locale, "mcp-elicitation-terminal-hint-multi"))
+            hints.push(messages.get("mcp-elicitation-terminal-hint-multi"))
         }
-        FieldKind::Tags { .. } => hints.push(plain(locale, "mcp-elicitation-terminal-hint-tags")),
+        FieldKind::Tags { .. } => hints.push(messages.get("mcp-elicitation-terminal-hint-tags")),
     }
     if field.secret {
-        hints.push(plain(locale, "mcp-elicitation-terminal-hint-secret"));
+        hints.push(messages.get("mcp-elicitation-terminal-hint-secret"));
     }
     if field.default.is_some() {
-        hints.push(plain(locale, "mcp-elicitation-terminal-hint-keep"));
+        hints.push(messages.get("mcp-elicitation-terminal-hint-keep"));
     }
     hints
 }
@@ -460,7 +449,7 @@ fn default_values(field: &Field) -> Vec<String> {
 }
 
 /// What the input line starts with: the field's current input, as the person would type it.
-fn shown_input(field: &Field, state: &FormState, index: usize, locale: Locale) -> String {
+fn shown_input(field: &Field, state: &FormState, index: usize, messages: &Messages) -> String {
     let Some(current) = state.fields.get(index) else {
         return String::new();
     };
@@ -472,14 +461,11 @@ fn shown_input(field: &Field, state: &FormState, index: usize, locale: Locale) -
     };
     match (&current.input, &field.kind) {
         (Input::Text(text), _) => text.clone(),
-        (Input::Toggle(on), _) => plain(
-            locale,
-            if *on {
-                "mcp-elicitation-terminal-yes"
-            } else {
-                "mcp-elicitation-terminal-no"
-            },
-        ),
+        (Input::Toggle(on), _) => messages.get(if *on {
+            "mcp-elicitation-terminal-yes"
+        } else {
+            "mcp-elicitation-terminal-no"
+        }),
         (Input::Choice(Some(value)), FieldKind::Choice { options }) => {
             number_of(options, value).unwrap_or_default()
         }
@@ -494,18 +480,18 @@ fn shown_input(field: &Field, state: &FormState, index: usize, locale: Locale) -
 }
 
 fn show_summary(ui: &mut Ui, schema: &FormSchema, state: &FormState) -> Result<(), Flow> {
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     ui.term.raw("\r\n")?;
     ui.term.line(
         Tone::Strong,
-        &plain(locale, "mcp-elicitation-terminal-summary"),
+        &messages.get("mcp-elicitation-terminal-summary"),
     )?;
     for (index, field) in schema.fields.iter().enumerate() {
         let value = state.value(schema, index).ok().flatten();
         let shown = match (&value, field.secret) {
-            (None, _) => plain(locale, "mcp-elicitation-terminal-empty"),
-            (Some(_), true) => plain(locale, "mcp-elicitation-terminal-hidden"),
-            (Some(value), false) => display_value(field, value, locale),
+            (None, _) => messages.get("mcp-elicitation-terminal-empty"),
+            (Some(_), true) => messages.get("mcp-elicitation-terminal-hidden"),
+            (Some(value), false) => display_value(field, value, &messages),
         };
         let name = if field.path.len() > 1 {
             field.path.join(" › ")
@@ -522,7 +508,7 @@ fn show_summary(ui: &mut Ui, schema: &FormSchema, state: &FormState) -> Result<(
 }
 
 /// A value as the person knows it: option labels, yes/no, plain strings.
-fn display_value(field: &Field, value: &Value, locale: Locale) -> String {
+fn display_value(field: &Field, value: &Value, messages: &Messages) -> String {
     let label = |options: &[Choice], value: &str| {
         options
             .iter()
@@ -543,14 +529,11 @@ fn display_value(field: &Field, value: &Value, locale: Locale) -> String {
             .filter_map(Value::as_str)
             .collect::<Vec<_>>()
             .join(", "),
-        (Value::Bool(on), _) => plain(
-            locale,
-            if *on {
-                "mcp-elicitation-terminal-yes"
-            } else {
-                "mcp-elicitation-terminal-no"
-            },
-        ),
+        (Value::Bool(on), _) => messages.get(if *on {
+            "mcp-elicitation-terminal-yes"
+        } else {
+            "mcp-elicitation-terminal-no"
+        }),
         (Value::String(text), _) => text.clone(),
         (other, _) => other.to_string(),
     }

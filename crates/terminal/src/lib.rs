@@ -37,6 +37,7 @@ pub mod editor;
 pub mod flow;
 pub mod form_prompt;
 pub mod lifecycle;
+pub mod messages;
 pub mod poll;
 pub mod term;
 pub mod url_prompt;
@@ -45,7 +46,7 @@ use std::fmt;
 use std::io;
 
 use koder_mcp_elicitation_core::form::FormState;
-use koder_mcp_elicitation_core::i18n::{plain, problem_message, text, Arg, Locale};
+use koder_mcp_elicitation_core::i18n::{Arg, Locale};
 use koder_mcp_elicitation_core::reply::{CancelSource, Ending};
 use koder_mcp_elicitation_core::request::{Mode, Request};
 use koder_mcp_elicitation_core::session::{effective_timeout_ms, DEFAULT_POLL_MS};
@@ -57,12 +58,14 @@ pub use koder_mcp_elicitation_core::request::{parse_request, parse_request_text,
 use crate::editor::Ui;
 use crate::flow::Flow;
 use crate::lifecycle::{Lifecycle, Signals, Stop, WaitEnd};
+pub use crate::messages::Messages;
 use crate::term::{Look, Term, Tone};
 
 /// How to ask.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub locale: Locale,
+    /// The words shown (en-US or pt-BR).
+    pub messages: Messages,
     /// Line by line, no cursor movement or colour (`--plain`).
     pub plain: bool,
     /// The host's timeout; the request's own (Koder envelope) applies otherwise, then 5 min.
@@ -80,7 +83,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            locale: locale_from_env(),
+            messages: Messages::new(locale_from_env()),
             plain: false,
             timeout_ms: None,
             server_name: None,
@@ -153,7 +156,7 @@ impl<'r> Elicitation<'r> {
         let mut ui = Ui {
             term: &mut self.term,
             life: &mut self.life,
-            locale: self.options.locale,
+            messages: self.options.messages.clone(),
         };
         header(&mut ui, request, self.options.server_name.as_deref()).map_err(ElicitError::Io)?;
         let asked = match &request.mode {
@@ -195,7 +198,7 @@ impl<'r> Elicitation<'r> {
         let mut ui = Ui {
             term: &mut self.term,
             life: &mut self.life,
-            locale: self.options.locale,
+            messages: self.options.messages.clone(),
         };
         match url_prompt::wait(&mut ui) {
             Ok(end) => Ok(Some(end)),
@@ -220,23 +223,22 @@ impl<'r> Elicitation<'r> {
             Tone::Alert
         };
         self.term
-            .line(tone, &plain(self.options.locale, id))
+            .line(tone, &self.options.messages.get(id))
             .map_err(ElicitError::Io)
     }
 }
 
 fn header(ui: &mut Ui, request: &Request, server: Option<&str>) -> io::Result<()> {
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     let title = request.title.clone().unwrap_or_else(|| match request.mode {
-        Mode::Form(_) => plain(locale, "mcp-elicitation-title-default"),
-        Mode::Url(_) => plain(locale, "mcp-elicitation-url_mode-title"),
+        Mode::Form(_) => messages.get("mcp-elicitation-title-default"),
+        Mode::Url(_) => messages.get("mcp-elicitation-url_mode-title"),
     });
     ui.term.line(Tone::Strong, &title)?;
     if let Some(server) = server {
         ui.term.line(
             Tone::Quiet,
-            &text(
-                locale,
+            &messages.with(
                 "mcp-elicitation-server-from",
                 &[("server", Arg::Text(server))],
             ),
@@ -246,31 +248,28 @@ fn header(ui: &mut Ui, request: &Request, server: Option<&str>) -> io::Result<()
         ui.term.line(Tone::Normal, &request.message)?;
     }
     ui.term
-        .line(Tone::Quiet, &plain(locale, "mcp-elicitation-terminal-keys"))
+        .line(Tone::Quiet, &messages.get("mcp-elicitation-terminal-keys"))
 }
 
 /// Answers a form without a terminal (`--answers`), through the same checks as the prompts.
 /// `Err` lists every problem, localized.
-pub fn answer(request: &Request, answers: &Value, locale: Locale) -> Result<Ending, Vec<String>> {
+pub fn answer(
+    request: &Request,
+    answers: &Value,
+    messages: &Messages,
+) -> Result<Ending, Vec<String>> {
     let Mode::Form(schema) = &request.mode else {
-        return Err(vec![plain(
-            locale,
-            "mcp-elicitation-terminal-error-answers",
-        )]);
+        return Err(vec![messages.get("mcp-elicitation-terminal-error-answers")]);
     };
     let Some(answers) = answers.as_object() else {
-        return Err(vec![plain(
-            locale,
-            "mcp-elicitation-terminal-error-answers",
-        )]);
+        return Err(vec![messages.get("mcp-elicitation-terminal-error-answers")]);
     };
     let mut state = FormState::new(schema);
     let unknown = state.fill(schema, answers);
     let mut errors: Vec<String> = unknown
         .iter()
         .map(|path| {
-            text(
-                locale,
+            messages.with(
                 "mcp-elicitation-terminal-error-unknown_answer",
                 &[("path", Arg::Text(path))],
             )
@@ -286,12 +285,11 @@ pub fn answer(request: &Request, answers: &Value, locale: Locale) -> Result<Endi
                     .get(index)
                     .map(|field| field.key())
                     .unwrap_or_default();
-                errors.push(text(
-                    locale,
+                errors.push(messages.with(
                     "mcp-elicitation-terminal-error-invalid_answer",
                     &[
                         ("field", Arg::Text(&field)),
-                        ("problem", Arg::Text(&problem_message(locale, &problem))),
+                        ("problem", Arg::Text(&messages.problem(&problem))),
                     ],
                 ));
             }
@@ -335,11 +333,19 @@ mod tests {
             "properties": {"n": {"type": "integer", "maximum": 3}, "s": {"type": "string"}},
             "required": ["s"]}}));
         assert_eq!(
-            answer(&form, &json!({"n": 2, "s": "x"}), Locale::EnUs),
+            answer(
+                &form,
+                &json!({"n": 2, "s": "x"}),
+                &Messages::new(Locale::EnUs)
+            ),
             Ok(Ending::Accept(Some(json!({"n": 2, "s": "x"}))))
         );
         assert_eq!(
-            answer(&form, &json!({"n": 4, "z": 1}), Locale::EnUs),
+            answer(
+                &form,
+                &json!({"n": 4, "z": 1}),
+                &Messages::new(Locale::EnUs)
+            ),
             Err(vec![
                 "z matches no field of this form".to_string(),
                 "n: Must be at most 3".to_string(),
@@ -347,7 +353,7 @@ mod tests {
             ])
         );
         assert_eq!(
-            answer(&form, &json!({"s": ""}), Locale::PtBr),
+            answer(&form, &json!({"s": ""}), &Messages::new(Locale::PtBr)),
             Err(vec!["s: Obrigatório".to_string()])
         );
     }

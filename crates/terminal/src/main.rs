@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use koder_elicit::connect::{Connect, ConnectOutcome, Target};
-use koder_elicit::core::i18n::{plain, Locale};
+use koder_elicit::core::i18n::Locale;
 use koder_elicit::core::reply::Ending;
 use koder_elicit::core::request::{parse_request_text, ParseOptions};
-use koder_elicit::{answer, locale_from_env, ElicitError, Elicitation, Options};
+use koder_elicit::{answer, locale_from_env, ElicitError, Elicitation, Messages, Options};
 use serde_json::Value;
 
 /// The result was accept.
@@ -131,7 +131,7 @@ fn main() -> ExitCode {
         .and_then(Locale::from_tag)
         .unwrap_or_else(locale_from_env);
     let mut options = Options {
-        locale,
+        messages: Messages::new(locale),
         plain: args.plain,
         timeout_ms: args.timeout_ms,
         status_url: args.status_url.clone(),
@@ -192,12 +192,14 @@ fn prompt(args: &Args, options: &Options) -> u8 {
             Err(_) => {
                 eprintln!(
                     "koder-elicit: {}",
-                    plain(options.locale, "mcp-elicitation-terminal-error-answers")
+                    options
+                        .messages
+                        .get("mcp-elicitation-terminal-error-answers")
                 );
                 return EXIT_NO_ANSWER;
             }
         };
-        match answer(&request, &answers, options.locale) {
+        match answer(&request, &answers, &options.messages) {
             Ok(ending) => ending,
             Err(problems) => {
                 for problem in problems {
@@ -218,7 +220,9 @@ fn prompt(args: &Args, options: &Options) -> u8 {
             Err(ElicitError::NoTerminal(_)) => {
                 eprintln!(
                     "koder-elicit: {}",
-                    plain(options.locale, "mcp-elicitation-terminal-error-no_tty")
+                    options
+                        .messages
+                        .get("mcp-elicitation-terminal-error-no_tty")
                 );
                 return EXIT_NO_ANSWER;
             }

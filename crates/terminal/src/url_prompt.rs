@@ -2,7 +2,7 @@
 //! with its host emphasized, the development and international-host warnings, blocked addresses
 //! never opened. On consent the system browser opens (`$BROWSER` first), then the wait.
 
-use koder_mcp_elicitation_core::i18n::{plain, text, Arg, Locale};
+use koder_mcp_elicitation_core::i18n::Arg;
 use koder_mcp_elicitation_core::reply::Ending;
 use koder_mcp_elicitation_core::url::{judge, BlockReason, UrlParts, UrlVerdict, UrlWarning};
 
@@ -10,6 +10,7 @@ use crate::editor::{read, Answer, Prompt, Ui};
 use crate::flow::Flow;
 use crate::form_prompt::{ask_key, ask_reject};
 use crate::lifecycle::WaitEnd;
+use crate::messages::Messages;
 use crate::term::{Key, Tone};
 
 /// The parts the policy judges, from the `url` crate's WHATWG parse (what a browser would open).
@@ -26,13 +27,13 @@ pub fn url_parts(url: &str) -> Option<UrlParts> {
 
 /// Shows the address and asks for consent; opens the browser on consent.
 pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     let parts = url_parts(url);
     let verdict = judge(parts.as_ref());
     ui.term.raw("\r\n")?;
     ui.term.styled(
         Tone::Strong,
-        &format!("{}: ", plain(locale, "mcp-elicitation-url_mode-address")),
+        &format!("{}: ", messages.get("mcp-elicitation-url_mode-address")),
     )?;
     ui.term.line(Tone::Normal, url)?;
     let host = match &verdict {
@@ -42,7 +43,7 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
     if let Some(host) = host {
         ui.term.styled(
             Tone::Strong,
-            &format!("{}: ", plain(locale, "mcp-elicitation-url_mode-site")),
+            &format!("{}: ", messages.get("mcp-elicitation-url_mode-site")),
         )?;
         ui.term.styled(Tone::Host, &host)?;
         ui.term.raw("\r\n")?;
@@ -57,7 +58,7 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
                     }
                 };
                 ui.term
-                    .line(Tone::Alert, &format!("⚠ {}", plain(locale, id)))?;
+                    .line(Tone::Alert, &format!("⚠ {}", messages.get(id)))?;
             }
         }
         UrlVerdict::Blocked { reason, .. } => {
@@ -68,17 +69,16 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
                 BlockReason::Credentials => "mcp-elicitation-url_mode-blocked-credentials",
             };
             ui.term
-                .line(Tone::Alert, &format!("✗ {}", plain(locale, id)))?;
+                .line(Tone::Alert, &format!("✗ {}", messages.get(id)))?;
         }
     }
-    let actions = actions(locale);
+    let actions = actions(&messages);
     let href = match (&verdict, &parts) {
         (UrlVerdict::Open { .. }, Some(parts)) => Some(parts.href.clone()),
         _ => None,
     };
     let keys = match href {
-        Some(_) => text(
-            locale,
+        Some(_) => messages.with(
             "mcp-elicitation-terminal-url-confirm",
             &[
                 ("open", Arg::Text(&actions.open)),
@@ -86,8 +86,7 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
                 ("cancel", Arg::Text(&actions.cancel)),
             ],
         ),
-        None => text(
-            locale,
+        None => messages.with(
             "mcp-elicitation-terminal-url-blocked-keys",
             &[
                 ("reject", Arg::Text(&actions.reject)),
@@ -101,12 +100,12 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
             (Key::Enter | Key::Char('o' | 'O'), Some(href)) => {
                 ui.term.line(
                     Tone::Normal,
-                    &plain(locale, "mcp-elicitation-url_mode-opening"),
+                    &messages.get("mcp-elicitation-url_mode-opening"),
                 )?;
                 if webbrowser::open(href).is_err() {
                     ui.term.line(
                         Tone::Alert,
-                        &plain(locale, "mcp-elicitation-terminal-url-open-failed"),
+                        &messages.get("mcp-elicitation-terminal-url-open-failed"),
                     )?;
                 }
                 return Ok(ui.life.settle(Ending::Accept(None)));
@@ -120,14 +119,14 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
 /// After consent: waits for the server's `complete` (or the status URL's), or for the person
 /// to press Enter or Esc.
 pub fn wait(ui: &mut Ui) -> Result<WaitEnd, Flow> {
-    let locale = ui.locale;
+    let messages = ui.messages.clone();
     ui.term.line(
         Tone::Normal,
-        &plain(locale, "mcp-elicitation-url_mode-waiting"),
+        &messages.get("mcp-elicitation-url_mode-waiting"),
     )?;
     ui.term.line(
         Tone::Quiet,
-        &plain(locale, "mcp-elicitation-terminal-url-wait-keys"),
+        &messages.get("mcp-elicitation-terminal-url-wait-keys"),
     )?;
     let prompt = Prompt {
         single_key: true,
@@ -154,7 +153,7 @@ fn report(ui: &mut Ui, end: WaitEnd) -> std::io::Result<WaitEnd> {
     if end == WaitEnd::Completed {
         ui.term.line(
             Tone::Normal,
-            &plain(ui.locale, "mcp-elicitation-terminal-url-completed"),
+            &ui.messages.get("mcp-elicitation-terminal-url-completed"),
         )?;
     }
     Ok(end)
@@ -166,11 +165,11 @@ struct Actions {
     cancel: String,
 }
 
-fn actions(locale: Locale) -> Actions {
+fn actions(messages: &Messages) -> Actions {
     Actions {
-        open: plain(locale, "mcp-elicitation-url_mode-open"),
-        reject: plain(locale, "mcp-elicitation-action-reject"),
-        cancel: plain(locale, "mcp-elicitation-action-cancel"),
+        open: messages.get("mcp-elicitation-url_mode-open"),
+        reject: messages.get("mcp-elicitation-action-reject"),
+        cancel: messages.get("mcp-elicitation-action-cancel"),
     }
 }
 
