@@ -95,6 +95,21 @@ else
   [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] || die "apt-get did not provide /usr/bin/chromium and /usr/bin/chromedriver"
 fi
 
+# 4b. tmux: the terminal surface's tests (crates/terminal) drive koder-elicit in its panes -----
+if command -v tmux >/dev/null 2>&1; then
+  say "tmux: present"
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install tmux"
+    SUDO="sudo -n"
+  fi
+  say "tmux: installing with apt-get"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q tmux </dev/null
+  command -v tmux >/dev/null 2>&1 || die "apt-get did not provide tmux"
+fi
+
 # 5. npm dependencies -------------------------------------------------------------------------
 npm_flags=(--no-audit --no-fund --loglevel=error)
 if [ -f package-lock.json ]; then

@@ -124,6 +124,15 @@ impl TerminalClient {
     }
 }
 
+/// Unregisters an elicitation when its prompt (and any URL-mode wait) is over.
+struct Forget<'c>(&'c TerminalClient, String);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        self.0.unregister(&self.1);
+    }
+}
+
 /// rmcp's typed params back to the wire shape, then through the core's parser (the same checks
 /// the element makes).
 pub fn request_from_params(
@@ -165,9 +174,10 @@ impl ClientHandler for TerminalClient {
         self.register(&request.elicitation_id, &signals);
         let turn = self.shared.terminal.clone().lock_owned().await;
         let (answered, answer) = oneshot::channel::<Result<Ending, ElicitError>>();
-        let elicitation_id = request.elicitation_id.clone();
+        let client = self.clone();
         let asking = tokio::task::spawn_blocking(move || {
             let _turn = turn;
+            let _forget = Forget(&client, request.elicitation_id.clone());
             let mut elicitation = match Elicitation::open(&request, &options) {
                 Ok(elicitation) => elicitation,
                 Err(error) => {
@@ -199,10 +209,6 @@ impl ClientHandler for TerminalClient {
         };
         if !matches!(ending, Ok(Ok(Ending::Accept(_)))) {
             let _ = asking.await;
-        }
-        let is_url = matches!(params, ElicitRequestParams::UrlElicitationParams { .. });
-        if !is_url {
-            self.unregister(&elicitation_id);
         }
         match ending {
             Ok(Ok(ending)) => elicit_result(&ending).ok_or_else(|| {

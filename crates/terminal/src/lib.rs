@@ -18,9 +18,44 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Inside rmcp's `ClientHandler::create_elicitation`, see [`connect::TerminalClient`]: it turns
-//! the params into a [`Request`] with [`request_from_params`], runs [`Elicitation`] on a
-//! blocking thread, and maps the [`Ending`] to an `ElicitResult`.
+//! Inside rmcp's `ClientHandler::create_elicitation` (the prompt blocks, so it runs on a blocking
+//! thread; the server's `notifications/cancelled` cancels `context.ct`, which ends the prompt with
+//! nothing sent). [`connect::TerminalClient`] is the full version, with URL-mode completion.
+//!
+//! ```no_run
+//! use koder_elicit::connect::{elicit_result, request_from_params};
+//! use koder_elicit::{elicit, Options};
+//! use rmcp::model::{ElicitRequestParams, ElicitResult, ErrorData};
+//! use rmcp::service::{RequestContext, RoleClient};
+//! use rmcp::ClientHandler;
+//!
+//! struct MyClient;
+//!
+//! impl ClientHandler for MyClient {
+//!     async fn create_elicitation(
+//!         &self,
+//!         params: ElicitRequestParams,
+//!         context: RequestContext<RoleClient>,
+//!     ) -> Result<ElicitResult, ErrorData> {
+//!         let failed = |error: String| ErrorData::internal_error(error, None);
+//!         let request = request_from_params(&params, &context.id.to_string())?;
+//!         let options = Options::default();
+//!         let signals = options.signals.clone();
+//!         let cancelled = context.ct.clone();
+//!         let watch = tokio::spawn(async move {
+//!             cancelled.cancelled().await;
+//!             signals.cancel_from_server();
+//!         });
+//!         let asked = tokio::task::spawn_blocking(move || elicit(&request, &options)).await;
+//!         watch.abort();
+//!         let ending = asked
+//!             .map_err(|error| failed(error.to_string()))?
+//!             .map_err(|error| failed(error.to_string()))?;
+//!         // `None`: the server withdrew the request; rmcp sends nothing for it.
+//!         elicit_result(&ending).ok_or_else(|| failed("withdrawn".into()))
+//!     }
+//! }
+//! ```
 
 #![cfg_attr(
     not(test),

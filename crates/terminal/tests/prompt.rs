@@ -690,3 +690,36 @@ fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+#[test]
+fn a_textarea_can_be_written_in_the_editor() {
+    let dir = scratch("editor");
+    // An "editor" that appends a line to what it is given, as a person would.
+    let editor = dir.join("editor.sh");
+    std::fs::write(&editor, "#!/bin/sh\nprintf 'written in the editor\\n' >> \"$1\"\n").unwrap();
+    common::make_executable(&editor);
+    let request = json!({"message": "Describe it", "requestedSchema": {"type": "object",
+        "properties": {"notes": {"type": "string", "format": "textarea", "title": "Notes"}}}});
+    let file = request_file(&dir, "notes.json", &request);
+    let screen = Screen::start(
+        &dir,
+        &["prompt", &file],
+        &[EN, ("EDITOR", &editor.to_string_lossy())],
+        80,
+        30,
+    );
+    screen.wait_for(&format!("Ctrl-E opens {}", editor.display()));
+    screen.type_text("typed first");
+    screen.press(&["Enter"]);
+    screen.press(&["C-e"]);
+    screen.wait_for("written in the editor");
+    screen.press(&["C-d"]);
+    screen.wait_for("Enter: Submit");
+    screen.press(&["Enter"]);
+    let done = screen.finish();
+    assert_eq!(
+        json(&done.stdout),
+        json!({"action": "accept", "content": {"notes": "typed first\nwritten in the editor"}})
+    );
+    assert!(done.stty.contains(" icanon"));
+}
