@@ -696,7 +696,11 @@ fn a_textarea_can_be_written_in_the_editor() {
     let dir = scratch("editor");
     // An "editor" that appends a line to what it is given, as a person would.
     let editor = dir.join("editor.sh");
-    std::fs::write(&editor, "#!/bin/sh\nprintf 'written in the editor\\n' >> \"$1\"\n").unwrap();
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'written in the editor\\n' >> \"$1\"\n",
+    )
+    .unwrap();
     common::make_executable(&editor);
     let request = json!({"message": "Describe it", "requestedSchema": {"type": "object",
         "properties": {"notes": {"type": "string", "format": "textarea", "title": "Notes"}}}});
