@@ -218,16 +218,6 @@ impl Screen {
         }
     }
 
-    /// The process id of the running koder-elicit.
-    pub fn pid(&self) -> Option<String> {
-        let out = Command::new("pgrep")
-            .args(["-f", "-n", binary()])
-            .output()
-            .ok()?;
-        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        (!text.is_empty()).then_some(text)
-    }
-
     /// Changes the window size: the program gets SIGWINCH.
     pub fn resize(&self, width: u16, height: u16) {
         let out = self.tmux(&[
