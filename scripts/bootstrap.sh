@@ -96,15 +96,17 @@ else
 fi
 
 # 4b. Firefox ESR, WebKitGTK's WebDriver + MiniBrowser, Xvfb: the other two engines of the e2e smoke
-# (tests/e2e/engines.test.mjs). One apt-get update + install for whatever is missing.
+# (tests/e2e/engines.test.mjs); tmux: the terminal surface's tests (crates/terminal) drive koder-elicit
+# in its panes. One apt-get update + install for whatever is missing.
 engine_packages=()
+command -v tmux >/dev/null 2>&1 || engine_packages+=(tmux)
 [ -x /usr/bin/firefox-esr ] || engine_packages+=(firefox-esr)
 if [ ! -x /usr/bin/WebKitWebDriver ] || ! compgen -G '/usr/lib/*/webkit2gtk-4.1/MiniBrowser' >/dev/null; then
   engine_packages+=(webkit2gtk-driver)
 fi
 [ -x /usr/bin/Xvfb ] || engine_packages+=(xvfb)
 if [ ${#engine_packages[@]} -eq 0 ]; then
-  say "firefox-esr, webkit2gtk-driver, xvfb: present"
+  say "firefox-esr, webkit2gtk-driver, xvfb, tmux: present"
 else
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then
@@ -114,8 +116,8 @@ else
   say "${engine_packages[*]}: installing with apt-get (1-2 minutes)"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${engine_packages[@]}" </dev/null
-  [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && [ -x /usr/bin/Xvfb ] \
-    || die "apt-get did not provide /usr/bin/firefox-esr, /usr/bin/WebKitWebDriver and /usr/bin/Xvfb"
+  [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && [ -x /usr/bin/Xvfb ] && command -v tmux >/dev/null 2>&1 \
+    || die "apt-get did not provide /usr/bin/firefox-esr, /usr/bin/WebKitWebDriver, /usr/bin/Xvfb and tmux"
 fi
 
 # 5. npm dependencies -------------------------------------------------------------------------

@@ -111,6 +111,69 @@ impl FormState {
         }
     }
 
+    /// Fills the form from answers given as content (`{"name": value}`, nested objects for
+    /// groups), the way a script or a test answers without a screen. Each value goes in as what
+    /// the user would have typed, so the same checks apply; fields without an answer keep their
+    /// default. Returns the paths of answers that match no field.
+    pub fn fill(&mut self, schema: &FormSchema, answers: &Map<String, Value>) -> Vec<String> {
+        let mut unknown = Vec::new();
+        collect_unknown(&schema.layout, schema, answers, "", &mut unknown);
+        for (index, field) in schema.fields.iter().enumerate() {
+            let mut map: Option<&Map<String, Value>> = Some(answers);
+            let mut answer = None;
+            for (depth, name) in field.path.iter().enumerate() {
+                let found = map.and_then(|map| map.get(name));
+                if depth + 1 == field.path.len() {
+                    answer = found;
+                } else {
+                    map = found.and_then(Value::as_object);
+                }
+            }
+            let Some(answer) = answer else { continue };
+            self.visit(index);
+            match (&field.kind, answer) {
+                (FieldKind::Text { format, .. }, Value::String(text))
+                    if *format == TextFormat::DateTime =>
+                {
+                    match split_rfc3339(text) {
+                        Some((local, offset)) => self.set_local_date_time(index, local, offset),
+                        None => self.set(index, Input::Text(text.clone())),
+                    }
+                }
+                (FieldKind::Number { .. }, Value::Number(number)) => {
+                    self.set_number(index, number.to_string(), false)
+                }
+                (FieldKind::Number { .. }, Value::Null) => {
+                    self.set_number(index, String::new(), false)
+                }
+                (FieldKind::Number { .. }, _) => self.set_number(index, answer.to_string(), true),
+                (FieldKind::Toggle, Value::Bool(on)) => self.set(index, Input::Toggle(*on)),
+                (FieldKind::Choice { .. }, Value::String(choice)) => {
+                    self.set(index, Input::Choice(Some(choice.clone())))
+                }
+                (FieldKind::Choice { .. }, Value::Null) => self.set(index, Input::Choice(None)),
+                (FieldKind::MultiChoice { .. } | FieldKind::Tags { .. }, Value::Array(items))
+                    if items.iter().all(Value::is_string) =>
+                {
+                    let items = items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect();
+                    self.set(index, Input::Many(items))
+                }
+                (FieldKind::Text { .. }, Value::String(text)) => {
+                    self.set(index, Input::Text(text.clone()))
+                }
+                (_, Value::Null) => self.set(index, Input::Text(String::new())),
+                // A value of the wrong JSON type: kept as its JSON text so the field's own
+                // type rule reports it.
+                (_, other) => self.set(index, Input::Text(other.to_string())),
+            }
+        }
+        unknown
+    }
+
     /// The user left a field.
     pub fn visit(&mut self, index: usize) {
         if let Some(state) = self.fields.get_mut(index) {
@@ -435,11 +498,123 @@ pub fn local_to_rfc3339(local: &str, offset_minutes: i32) -> Option<String> {
     ))
 }
 
+/// An RFC 3339 date-time (`…T10:00:00Z`, `…T10:00+02:00`) split into the local part a
+/// date-time field holds and its offset in minutes east of UTC.
+pub fn split_rfc3339(stamp: &str) -> Option<(String, i32)> {
+    let (date, time) = stamp.split_once(['T', 't'])?;
+    if let Some(local) = time.strip_suffix(['Z', 'z']) {
+        return Some((format!("{date}T{local}"), 0));
+    }
+    let sign_at = time.rfind(['+', '-'])?;
+    let (local, offset) = time.split_at(sign_at);
+    let sign = if offset.starts_with('-') { -1 } else { 1 };
+    let (hours, minutes) = offset.get(1..)?.split_once(':')?;
+    if hours.len() != 2 || minutes.len() != 2 {
+        return None;
+    }
+    let hours: i32 = hours.parse().ok()?;
+    let minutes: i32 = minutes.parse().ok()?;
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    Some((format!("{date}T{local}"), sign * (hours * 60 + minutes)))
+}
+
+fn collect_unknown(
+    items: &[Item],
+    schema: &FormSchema,
+    answers: &Map<String, Value>,
+    prefix: &str,
+    unknown: &mut Vec<String>,
+) {
+    for (name, value) in answers {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        let item = items.iter().find(|item| match item {
+            Item::Field(index) => schema.fields.get(*index).is_some_and(|f| &f.name == name),
+            Item::Group(group) => &group.name == name,
+        });
+        match (item, value) {
+            (Some(Item::Group(group)), Value::Object(inner)) => {
+                collect_unknown(&group.items, schema, inner, &path, unknown)
+            }
+            (Some(_), _) => {}
+            (None, _) => unknown.push(path),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::schema::compile_form_schema;
     use serde_json::json;
+
+    #[test]
+    fn rfc3339_stamps_split_into_local_time_and_offset() {
+        assert_eq!(
+            split_rfc3339("2026-05-01T10:30:00Z"),
+            Some(("2026-05-01T10:30:00".into(), 0))
+        );
+        assert_eq!(
+            split_rfc3339("2026-05-01T10:30-03:00"),
+            Some(("2026-05-01T10:30".into(), -180))
+        );
+        assert_eq!(
+            split_rfc3339("2026-05-01T10:30:00.5+05:45"),
+            Some(("2026-05-01T10:30:00.5".into(), 345))
+        );
+        assert_eq!(split_rfc3339("2026-05-01T10:30"), None);
+        assert_eq!(split_rfc3339("2026-05-01"), None);
+        assert_eq!(split_rfc3339("2026-05-01T10:30+5"), None);
+    }
+
+    #[test]
+    fn answers_fill_the_form_through_the_same_checks() {
+        let schema = schema(json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "minLength": 2},
+                "age": {"type": "integer", "minimum": 0},
+                "ok": {"type": "boolean", "default": false},
+                "unit": {"type": "string", "enum": ["C", "F"], "default": "C"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "when": {"type": "string", "format": "date-time"},
+                "home": {"type": "object", "properties": {"street": {"type": "string"}}}
+            },
+            "required": ["city"]
+        }));
+        let mut state = FormState::new(&schema);
+        let answers = json!({
+            "city": "Lisbon", "age": 40, "tags": ["a", "b"], "when": "2026-05-01T10:30:00-03:00",
+            "home": {"street": "Rua A", "floor": 2}, "extra": 1
+        });
+        let unknown = state.fill(&schema, answers.as_object().unwrap());
+        assert_eq!(unknown, vec!["home.floor".to_string(), "extra".to_string()]);
+        assert_eq!(
+            state.content(&schema).unwrap(),
+            json!({
+                "city": "Lisbon", "age": 40, "ok": false, "unit": "C", "tags": ["a", "b"],
+                "when": "2026-05-01T10:30:00-03:00", "home": {"street": "Rua A"}
+            })
+        );
+        let mut state = FormState::new(&schema);
+        state.fill(
+            &schema,
+            json!({"city": "L", "age": "old"}).as_object().unwrap(),
+        );
+        let problems = state.content(&schema).unwrap_err();
+        assert_eq!(
+            problems,
+            vec![
+                (0, Problem::Rule(ViolationKind::MinLength { limit: 2 })),
+                (1, Problem::NotANumber)
+            ]
+        );
+    }
 
     fn schema(value: Value) -> FormSchema {
         compile_form_schema(&value, "requestedSchema", false).unwrap()

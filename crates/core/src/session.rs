@@ -16,7 +16,6 @@ pub type Ticket = u64;
 pub const RATE_WINDOW_MS: f64 = 60_000.0;
 /// The countdown shows for the last 30 seconds.
 pub const COUNTDOWN_MS: f64 = 30_000.0;
-
 /// One elicitation held by the session. `R` hears the result (a promise's resolvers, a channel);
 /// `D` is whatever the surface keeps while the elicitation is held (the request, the form state).
 #[derive(Debug)]

@@ -1,0 +1,314 @@
+//! The `koder-elicit` command: `prompt` (one request from a file or stdin) and `connect` (an MCP
+//! client that answers elicitations while a tool runs). See the crate README for the statuses.
+
+use std::io::Read;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use koder_elicit::connect::{Connect, ConnectOutcome, Target};
+use koder_elicit::core::i18n::Locale;
+use koder_elicit::core::reply::Ending;
+use koder_elicit::core::request::{parse_request_text, ParseOptions};
+use koder_elicit::{answer, locale_from_env, ElicitError, Elicitation, Messages, Options};
+use serde_json::Value;
+
+/// The result was accept.
+const EXIT_ACCEPT: u8 = 0;
+/// The person rejected (MCP `decline`).
+const EXIT_DECLINE: u8 = 1;
+/// Cancelled: Esc, Ctrl-C, or the server withdrew the request.
+const EXIT_CANCEL: u8 = 2;
+/// The time ran out (MCP `cancel` was the result).
+const EXIT_TIMEOUT: u8 = 3;
+/// The request is malformed (-32602); nothing was asked.
+const EXIT_MALFORMED: u8 = 4;
+/// No answer could be had: no terminal, or `--answers` that do not fit the form.
+const EXIT_NO_ANSWER: u8 = 5;
+/// `connect`: the tool reported an error (`isError`).
+const EXIT_TOOL_ERROR: u8 = 6;
+/// `connect`: `--call-timeout` passed and the call was cancelled.
+const EXIT_CALL_TIMEOUT: u8 = 7;
+/// Wrong command line.
+const EXIT_USAGE: u8 = 64;
+/// Anything else went wrong (I/O, connection).
+const EXIT_FAILURE: u8 = 70;
+
+const USAGE: &str = "\
+koder-elicit: MCP elicitation/create on the terminal
+
+Usage:
+  koder-elicit prompt [FILE|-] [--reply] [--answers JSON] [OPTIONS]
+  koder-elicit connect (--url URL | -- COMMAND [ARGS...]) --call TOOL [--args JSON]
+                       [--call-timeout SECONDS] [OPTIONS]
+
+prompt reads one request (JSON-RPC elicitation/create, MCP params, or a Koder envelope) from
+FILE or stdin, asks it, and prints the ElicitResult as JSON (with --reply: the reply in the
+request's own protocol). --answers JSON answers a form without a terminal.
+
+connect is an MCP client (rmcp): it connects over stdio or Streamable HTTP, calls TOOL, answers
+every elicitation on the terminal and prints the tool's result as JSON.
+
+Options:
+  --lang TAG             en-US or pt-BR (default: LC_ALL, LC_MESSAGES, LANG)
+  --plain                line by line, no cursor movement or colour (also TERM=dumb)
+  --timeout SECONDS      close an unanswered request after this long (default: the request's, else 300)
+  --status-url TEMPLATE  URL mode: poll TEMPLATE ({id} = elicitation id) for {\"status\": \"complete\"}
+  --poll-interval MS     first status poll interval (default 2000)
+  --strict               accept only the MCP 2025-11-25 schema subset
+  -h, --help             this help;  -V, --version  the version
+
+Exit status: 0 accept, 1 decline, 2 cancel, 3 timeout, 4 malformed request, 5 no terminal or
+invalid --answers, 6 tool error, 7 call timeout, 64 usage, 70 other failure.
+";
+
+#[derive(Default)]
+struct Args {
+    command: String,
+    file: Option<String>,
+    reply: bool,
+    answers: Option<String>,
+    lang: Option<String>,
+    plain: bool,
+    timeout_ms: Option<f64>,
+    status_url: Option<String>,
+    poll_ms: Option<f64>,
+    strict: bool,
+    url: Option<String>,
+    call: Option<String>,
+    call_args: Option<String>,
+    call_timeout: Option<f64>,
+    server_command: Vec<String>,
+}
+
+fn parse_args(raw: Vec<String>) -> Result<Args, String> {
+    let mut args = Args::default();
+    let mut items = raw.into_iter();
+    let seconds = |value: Option<String>, name: &str| -> Result<f64, String> {
+        value
+            .as_deref()
+            .and_then(|text| text.parse::<f64>().ok())
+            .filter(|number| number.is_finite() && *number > 0.0)
+            .ok_or_else(|| format!("{name} needs a positive number"))
+    };
+    while let Some(item) = items.next() {
+        match item.as_str() {
+            "-h" | "--help" => args.command = "help".into(),
+            "-V" | "--version" => args.command = "version".into(),
+            "--reply" => args.reply = true,
+            "--plain" => args.plain = true,
+            "--strict" => args.strict = true,
+            "--answers" => args.answers = Some(items.next().ok_or("--answers needs JSON")?),
+            "--lang" => args.lang = Some(items.next().ok_or("--lang needs a language tag")?),
+            "--timeout" => args.timeout_ms = Some(seconds(items.next(), "--timeout")? * 1000.0),
+            "--status-url" => {
+                args.status_url = Some(items.next().ok_or("--status-url needs a template")?)
+            }
+            "--poll-interval" => args.poll_ms = Some(seconds(items.next(), "--poll-interval")?),
+            "--url" => args.url = Some(items.next().ok_or("--url needs a URL")?),
+            "--call" => args.call = Some(items.next().ok_or("--call needs a tool name")?),
+            "--args" => args.call_args = Some(items.next().ok_or("--args needs JSON")?),
+            "--call-timeout" => args.call_timeout = Some(seconds(items.next(), "--call-timeout")?),
+            "--" => args.server_command = items.by_ref().collect(),
+            "prompt" | "connect" if args.command.is_empty() => args.command = item,
+            other if other.starts_with('-') && other != "-" => {
+                return Err(format!("unknown option {other}"))
+            }
+            _ if args.command == "prompt" && args.file.is_none() => args.file = Some(item),
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1).collect()) {
+        Ok(args) => args,
+        Err(problem) => return usage_error(&problem),
+    };
+    let locale = args
+        .lang
+        .as_deref()
+        .and_then(Locale::from_tag)
+        .unwrap_or_else(locale_from_env);
+    let mut options = Options {
+        messages: Messages::new(locale),
+        plain: args.plain,
+        timeout_ms: args.timeout_ms,
+        status_url: args.status_url.clone(),
+        ..Options::default()
+    };
+    if let Some(poll_ms) = args.poll_ms {
+        options.poll_ms = poll_ms;
+    }
+    ExitCode::from(match args.command.as_str() {
+        "help" => {
+            print!("{USAGE}");
+            EXIT_ACCEPT
+        }
+        "version" => {
+            println!("koder-elicit {}", env!("CARGO_PKG_VERSION"));
+            EXIT_ACCEPT
+        }
+        "prompt" => prompt(&args, &options),
+        "connect" => connect(&args, options),
+        _ => return usage_error("a command is needed: prompt or connect"),
+    })
+}
+
+fn usage_error(problem: &str) -> ExitCode {
+    eprintln!("koder-elicit: {problem}\n\n{USAGE}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn prompt(args: &Args, options: &Options) -> u8 {
+    let text = match args.file.as_deref() {
+        None | Some("-") => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map(|_| text)
+        }
+        Some(path) => std::fs::read_to_string(path),
+    };
+    let text = match text {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("koder-elicit: cannot read the request: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let parse_options = ParseOptions {
+        strict: args.strict,
+        local_id: "local-1".into(),
+    };
+    let request = match parse_request_text(&text, &parse_options) {
+        Ok(request) => request,
+        Err(error) => {
+            eprintln!("koder-elicit: error {}: {}", error.code, error.message);
+            return EXIT_MALFORMED;
+        }
+    };
+    let ending = if let Some(answers) = &args.answers {
+        let answers: Value = match serde_json::from_str(answers) {
+            Ok(answers) => answers,
+            Err(_) => {
+                eprintln!(
+                    "koder-elicit: {}",
+                    options
+                        .messages
+                        .get("mcp-elicitation-terminal-error-answers")
+                );
+                return EXIT_NO_ANSWER;
+            }
+        };
+        match answer(&request, &answers, &options.messages) {
+            Ok(ending) => ending,
+            Err(problems) => {
+                for problem in problems {
+                    eprintln!("koder-elicit: {problem}");
+                }
+                return EXIT_NO_ANSWER;
+            }
+        }
+    } else {
+        let asked = Elicitation::open(&request, options).and_then(|mut elicitation| {
+            let ending = elicitation.ask()?;
+            elicitation.report(&ending)?;
+            elicitation.wait()?;
+            Ok(ending)
+        });
+        match asked {
+            Ok(ending) => ending,
+            Err(ElicitError::NoTerminal(_)) => {
+                eprintln!(
+                    "koder-elicit: {}",
+                    options
+                        .messages
+                        .get("mcp-elicitation-terminal-error-no_tty")
+                );
+                return EXIT_NO_ANSWER;
+            }
+            Err(error) => {
+                eprintln!("koder-elicit: {error}");
+                return EXIT_FAILURE;
+            }
+        }
+    };
+    let output = if args.reply {
+        ending.reply(&request.protocol, request.id.as_ref())
+    } else {
+        ending.result()
+    };
+    if let Some(output) = output {
+        println!("{output}");
+    }
+    status_of(&ending)
+}
+
+fn status_of(ending: &Ending) -> u8 {
+    match ending {
+        Ending::Accept(_) => EXIT_ACCEPT,
+        Ending::Decline { .. } => EXIT_DECLINE,
+        Ending::Cancel(_) => EXIT_CANCEL,
+        Ending::Timeout => EXIT_TIMEOUT,
+    }
+}
+
+fn connect(args: &Args, options: Options) -> u8 {
+    let target = match (&args.url, args.server_command.is_empty()) {
+        (Some(url), true) => Target::Http(url.clone()),
+        (None, false) => Target::Stdio(args.server_command.clone()),
+        _ => {
+            eprintln!("koder-elicit: connect needs either --url URL or -- COMMAND [ARGS...]");
+            return EXIT_USAGE;
+        }
+    };
+    let Some(tool) = args.call.clone() else {
+        eprintln!("koder-elicit: connect needs --call TOOL");
+        return EXIT_USAGE;
+    };
+    let arguments = match &args.call_args {
+        None => None,
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => Some(object),
+            _ => {
+                eprintln!("koder-elicit: --args must be a JSON object");
+                return EXIT_USAGE;
+            }
+        },
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("koder-elicit: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let connect = Connect {
+        target,
+        tool,
+        arguments,
+        call_timeout: args.call_timeout.map(Duration::from_secs_f64),
+        options,
+    };
+    let outcome = runtime.block_on(koder_elicit::connect::run(connect));
+    match outcome {
+        Ok(ConnectOutcome::Result(result)) => {
+            match serde_json::to_string(&result) {
+                Ok(json) => println!("{json}"),
+                Err(error) => eprintln!("koder-elicit: {error}"),
+            }
+            if result.is_error == Some(true) {
+                EXIT_TOOL_ERROR
+            } else {
+                EXIT_ACCEPT
+            }
+        }
+        Ok(ConnectOutcome::CallTimedOut) => {
+            eprintln!("koder-elicit: the call did not finish in time and was cancelled");
+            EXIT_CALL_TIMEOUT
+        }
+        Err(error) => {
+            eprintln!("koder-elicit: {error}");
+            EXIT_FAILURE
+        }
+    }
+}
