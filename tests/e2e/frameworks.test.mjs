@@ -214,7 +214,7 @@ postMessage({ exports: Object.keys(kme).sort(), error: typeof kme.ElicitationErr
       w.onerror = (event) => reject(new Error(event.message || 'worker failed'));
     }));
     assert.deepEqual(seen, { exports: ['ElicitationError', 'parseRequest', 'ready', 'validateContent'], error: 'function' });
-    // The entry is one module (glue and shim bundled in): the worker fetched it, and nothing else of ours but no wasm.
+    // The entry is one module (the glue and the shim are bundled into it).
     assert.ok(server.requests.includes('/node_modules/koder-mcp-elicitation/dist/koder-mcp-elicitation.js'), 'the worker loaded the package');
     assert.deepEqual(server.requests.filter((path) => path.endsWith('.wasm')), [], 'no wasm fetched in a worker');
     page.assertNoErrors();
