@@ -212,6 +212,11 @@ impl<R, D> Session<R, D> {
         self.remove_waiting(ticket, WaitEnd::Completed)
     }
 
+    /// The user said a waiting elicitation is complete ("I've finished").
+    pub fn complete_ticket(&mut self, ticket: Ticket) -> Option<Change<R, D>> {
+        self.remove_waiting(ticket, WaitEnd::Completed)
+    }
+
     fn remove_waiting(&mut self, ticket: Ticket, end: WaitEnd) -> Option<Change<R, D>> {
         let index = self.index_of(ticket)?;
         if !self.entries.get(index)?.waiting {
@@ -406,6 +411,16 @@ mod tests {
             })
         );
         assert_eq!(session.complete("id-s"), None, "a completed id is ignored");
+        let (b, _) = session.admit(0.0, admit("t", true, 1000.0), (), ());
+        assert_eq!(session.complete_ticket(b), None, "not consented yet");
+        session.settle(b, Ending::Accept(None));
+        assert!(matches!(
+            session.complete_ticket(b),
+            Some(Change::WaitEnded {
+                end: WaitEnd::Completed,
+                ..
+            })
+        ));
     }
 
     #[test]
