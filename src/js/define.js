@@ -93,20 +93,28 @@ function crashDetail(record, message) {
   if (hasOwn("jsonrpc")) reply = { jsonrpc: "2.0", id, result: CANCEL };
   else if (request.type === "elicitation/request") reply = { type: "elicitation/cancel", id };
   const element = record.element;
+  if (record.crashed !== null) {
+    // An elicitRequired() call: a -32042 error response, which nothing answers.
+    return { id, mode: "url", scope: crashScope(element, ""), result: null, reply: null, source: "error", error: { code: INTERNAL_ERROR, message } };
+  }
   const elicitationId = typeof params.elicitationId === "string" ? params.elicitationId : id === null ? "" : String(id);
   return {
     id,
     mode,
-    scope: {
-      userId: element.getAttribute("user-id") ?? "",
-      workspaceId: element.getAttribute("workspace-id") ?? "",
-      conversationId: element.getAttribute("conversation-id") ?? "",
-      elicitationId,
-    },
+    scope: crashScope(element, elicitationId),
     result: CANCEL,
     reply,
     source: "error",
     error: { code: INTERNAL_ERROR, message },
+  };
+}
+
+function crashScope(element, elicitationId) {
+  return {
+    userId: element.getAttribute("user-id") ?? "",
+    workspaceId: element.getAttribute("workspace-id") ?? "",
+    conversationId: element.getAttribute("conversation-id") ?? "",
+    elicitationId,
   };
 }
 
