@@ -4,11 +4,14 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CancelledNotificationSchema, ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CancelledNotificationSchema, ElicitRequestSchema, ElicitationCompleteNotificationSchema, UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const TAG = 'koder-mcp-elicitation';
 const CALL_TIMEOUT_MS = 15 * 60 * 1000; // a person answers the form: far above the SDK's 60 s default
 const AUTO_CANCEL_MS = 5000;
+const MAX_RETRIES = 3; // a server that keeps answering -32042 is not retried forever
 
 const $ = (selector) => document.querySelector(selector);
 const toolsBox = $('#tools');
@@ -59,6 +62,23 @@ client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
 });
 client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { el.complete(n.params.elicitationId); });
 await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));
+
+// URLElicitationRequiredError (-32042): the server needs URL-mode elicitations completed before it
+// can answer. The element asks consent for each, waits for their completion, and says whether to
+// retry the call.
+async function withUrlElicitations(call, signal) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof UrlElicitationRequiredError) || attempt >= MAX_RETRIES) throw error;
+      const outcome = await el.elicitRequired(error, { signal });
+      if (!outcome.retry) {
+        throw new Error(`the server needs a URL-mode elicitation first (-32042), and the user chose ${outcome.action}: not retried`);
+      }
+    }
+  }
+}
 // --- end of elicitation wiring ----------------------------------------------------------------
 window.removeEventListener('unhandledrejection', onFailure);
 window.removeEventListener('error', onFailure);
@@ -86,10 +106,10 @@ async function callTool(name) {
   setBusy(true);
   showResult(name, `Running ${name}…`, 'running');
   try {
-    const result = await client.callTool({ name, arguments: {} }, undefined, {
+    const result = await withUrlElicitations(() => client.callTool({ name, arguments: {} }, undefined, {
       signal: controller.signal,
       timeout: CALL_TIMEOUT_MS,
-    });
+    }), controller.signal);
     const output = result.content
       .map((block) => (block.type === 'text' ? block.text : JSON.stringify(block)))
       .join('\n');

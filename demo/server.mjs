@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -85,8 +85,11 @@ function waitFor(promise, ms, signal) {
   });
 }
 
-/** Pending URL-mode sign-ins, by elicitationId: { session, finished: Promise, finish(), done } */
+/** Pending URL-mode sign-ins, by elicitationId: { session, tool, finished: Promise, finish() } */
 const signIns = new Map();
+
+/** Sessions that connected the fake Example Files account (the -32042 tool). */
+const connectedSessions = new Set();
 
 function createMcpServer(sessionRef) {
   const mcp = new McpServer(
@@ -116,7 +119,7 @@ function createMcpServer(sessionRef) {
         // A cancelled request gets no response, so its SSE stream would stay open forever.
         // The notifications/cancelled for the elicitation has been written to it already: close it.
         setTimeout(() => sessionRef.transport?.closeSSEStream(extra.requestId), 50);
-      } else {
+      } else if (!(error instanceof UrlElicitationRequiredError)) {
         logEvent(session, name, 'error', { message: error.message });
       }
       throw error; // McpServer turns it into { isError: true } (nothing is sent if cancelled)
@@ -296,7 +299,7 @@ function createMcpServer(sessionRef) {
     const finished = new Promise((resolve) => { finish = resolve; });
     // Sent on the tool call's stream, before the tool's result, to the client that was asked.
     const notifyComplete = mcp.server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId });
-    signIns.set(elicitationId, { session, finished, finish, done: false });
+    signIns.set(elicitationId, { session, tool: 'sign_in', finished, finish });
     try {
       const url = `http://${HOST}:${port}/oauth/fake?id=${encodeURIComponent(elicitationId)}`;
       const result = await elicit({
@@ -317,6 +320,39 @@ function createMcpServer(sessionRef) {
     } finally {
       signIns.delete(elicitationId);
     }
+  });
+
+  // URLElicitationRequiredError (-32042): no elicitation/create at all. The tool fails with the
+  // error until the session has connected the account; finishing on the fake page sends
+  // notifications/elicitation/complete (on the session's standalone stream: the failed call is
+  // over), and the client retries the call.
+  tool('list_files', {
+    title: 'List files (-32042)',
+    description: 'Answers URLElicitationRequiredError (-32042) until you connect the (fake) Example Files account on its page; the client then retries the call.',
+  }, async (_extra, session) => {
+    if (connectedSessions.has(session)) {
+      return text('Connected to Example Files. Your files: report.pdf, notes.txt, photo.jpg (fake data).');
+    }
+    const elicitationId = randomUUID();
+    const notifyComplete = mcp.server.createElicitationCompletionNotifier(elicitationId);
+    const finish = () => {
+      connectedSessions.add(session);
+      signIns.delete(elicitationId);
+      notifyComplete().then(
+        () => logEvent(session, 'list_files', 'sent notifications/elicitation/complete', { elicitationId }),
+        (error) => logEvent(session, 'list_files', 'error', { message: error.message }),
+      );
+    };
+    signIns.set(elicitationId, { session, tool: 'list_files', finished: Promise.resolve(), finish });
+    // An abandoned sign-in is forgotten with the elicitation's timeout.
+    setTimeout(() => signIns.delete(elicitationId), ELICIT_TIMEOUT_MS).unref();
+    logEvent(session, 'list_files', 'answered -32042: URL elicitation required', { elicitationId });
+    throw new UrlElicitationRequiredError([{
+      mode: 'url',
+      elicitationId,
+      url: `http://${HOST}:${port}/oauth/fake?id=${encodeURIComponent(elicitationId)}`,
+      message: 'Connect your (fake) Example Files account so the demo server can list your files.',
+    }], 'Connect your Example Files account first.');
   });
 
   tool('slow_task', {
@@ -388,7 +424,10 @@ async function handleMcp(req, res) {
   });
   sessionRef.transport = transport;
   transport.onclose = () => {
-    if (sessionRef.id) sessions.delete(sessionRef.id);
+    if (sessionRef.id) {
+      sessions.delete(sessionRef.id);
+      connectedSessions.delete(sessionRef.id);
+    }
     mcp.close().catch(() => {});
   };
   await mcp.connect(transport);
@@ -454,7 +493,7 @@ async function handleOauth(req, res, url) {
       return oauthPage(res, 404, 'Unknown sign-in', '<p>This sign-in request is unknown or has expired. You can close this tab.</p>');
     }
     entry.finish();
-    logEvent(entry.session, 'sign_in', 'user pressed "Finish sign-in"', { elicitationId: id });
+    logEvent(entry.session, entry.tool, 'user pressed "Finish sign-in"', { elicitationId: id });
     return oauthPage(res, 200, 'Signed in', '<p>Done. The demo server has told your MCP client; you can close this tab.</p>');
   }
   res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, POST' });

@@ -118,6 +118,36 @@ export type ElicitReply =
     }
   | ElicitResult;
 
+/** One URL-mode elicitation of a URLElicitationRequiredError: `elicitationId` is required. */
+export interface RequiredUrlElicitation extends UrlElicitParams {
+  elicitationId: string;
+}
+
+/** The `data` of a URLElicitationRequiredError (-32042). */
+export interface UrlElicitationRequiredData {
+  elicitations: RequiredUrlElicitation[];
+  [key: string]: unknown;
+}
+
+/**
+ * What `elicitRequired()` accepts: the JSON-RPC error response, its `error` object (the official
+ * SDK's `UrlElicitationRequiredError` is one), or the bare `data`; or a JSON string of any of them.
+ */
+export type UrlElicitationRequiredInput =
+  | { jsonrpc: "2.0"; id: string | number | null; error: { code: -32042; message?: string; data: UrlElicitationRequiredData } }
+  | { code: -32042; message?: string; data: UrlElicitationRequiredData }
+  | UrlElicitationRequiredData
+  | string;
+
+/**
+ * How a -32042 flow ended: `retry: true` once every elicitation completed (retry the original
+ * request); otherwise what the user did with the elicitation that stopped it (a timeout or
+ * dismissal counts as `cancel`).
+ */
+export type ElicitRequiredResult =
+  | { retry: true }
+  | { retry: false; action: "decline" | "cancel"; elicitationId: string };
+
 /** Thrown (or rejected with) for a malformed request: `code` is -32602 and `message` names the path. */
 export declare class ElicitationError extends Error {
   constructor(message: string, code?: number);
@@ -149,6 +179,14 @@ export interface ElicitationEventDetail {
 
 export interface ElicitationAcceptDetail extends ElicitationEventDetail {
   result: { action: "accept"; content?: { [name: string]: ElicitValue } };
+  /**
+   * URL mode: the exact URL judged and shown. The event is then cancelable: call
+   * `preventDefault()` to open it yourself (in-app browser, WebView, desktop shell); the element
+   * then does not call `window.open`.
+   */
+  url?: string;
+  /** URL mode: the elicitation to pass to `complete()` (`elicitationId`, else the request id). */
+  elicitationId?: string;
 }
 
 export interface ElicitationRejectDetail extends ElicitationEventDetail {
@@ -160,13 +198,21 @@ export interface ElicitationRejectDetail extends ElicitationEventDetail {
 export type ElicitationCancelSource = "user" | "server" | "workspace" | "rate-limit" | "detached";
 
 export interface ElicitationCancelDetail extends ElicitationEventDetail {
-  /** `null` when `source` is `"server"`: nothing must be sent. */
+  /**
+   * `null` when `source` is `"server"`, or when a URL-mode wait ended (the accept already
+   * answered): nothing must be sent.
+   */
   result: { action: "cancel" } | null;
   source: ElicitationCancelSource;
+  /** Set when a URL-mode wait ended without completing: close what you opened for it. */
+  elicitationId?: string;
 }
 
 export interface ElicitationTimeoutDetail extends ElicitationEventDetail {
-  result: { action: "cancel" };
+  /** `null` when a URL-mode wait timed out (the accept already answered). */
+  result: { action: "cancel" } | null;
+  /** Set when a URL-mode wait timed out. */
+  elicitationId?: string;
 }
 
 export interface ElicitationCompleteDetail extends ElicitationEventDetail {
@@ -222,6 +268,14 @@ export interface KoderMcpElicitationAttributes {
 export interface KoderMcpElicitation extends HTMLElement {
   /** Shows the request and settles with the user's `ElicitResult`. */
   elicit(request: ElicitRequestInput, options?: ElicitOptions): Promise<ElicitResult>;
+  /**
+   * URLElicitationRequiredError (-32042): shows its elicitations one after another ("1 of N"),
+   * each with the URL-mode consent, and resolves once all completed (by `complete()`, status
+   * polling, or the user's "I've finished") or as soon as one is declined, cancelled or times out.
+   * Malformed data rejects with `ElicitationError` (-32602) and opens nothing; aborting `signal`
+   * closes them and rejects with `AbortError`.
+   */
+  elicitRequired(error: UrlElicitationRequiredInput | object, options?: ElicitOptions): Promise<ElicitRequiredResult>;
   /** URL mode: the server reported completion (`notifications/elicitation/complete`). `false` for unknown ids. */
   complete(elicitationId: string): boolean;
   /** Withdraws the elicitation on screen, the same as aborting its signal. */

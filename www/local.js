@@ -31,6 +31,25 @@ const SAMPLES = {
     url: 'https://example.com/connect?session=demo',
     message: 'Connect your Example account. The page opens in a new tab; nothing typed there passes through this client.',
   }),
+  // A URLElicitationRequiredError (-32042) response: two URL-mode elicitations, shown one after
+  // another with el.elicitRequired(error).
+  required: () => {
+    const stamp = Date.now();
+    return {
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32042,
+        message: 'This request requires more information.',
+        data: {
+          elicitations: [
+            { mode: 'url', elicitationId: `local-files-${stamp}`, url: 'https://files.example.com/connect', message: 'Connect Example Files.' },
+            { mode: 'url', elicitationId: `local-mail-${stamp}`, url: 'https://mail.example.com/connect', message: 'Connect Example Mail.' },
+          ],
+        },
+      },
+    };
+  },
   // A whole JSON-RPC request, as it arrives on the wire.
   jsonrpc: () => ({
     jsonrpc: '2.0',
@@ -60,6 +79,7 @@ async function runSample(kind) {
   resultBox.textContent = 'Waiting for the user…';
   resultBox.dataset.state = 'running';
   await customElements.whenDefined(TAG);
+  if (kind === 'required') return runRequired(request);
   try {
     const result = await el.elicit(request);
     show(resultBox, result);
@@ -78,6 +98,18 @@ async function runSample(kind) {
   }
 }
 
+// -32042: nothing sends notifications/elicitation/complete here; "I've finished" in the wait view
+// completes each one, and the result says whether to retry the original request.
+async function runRequired(error) {
+  try {
+    show(resultBox, await el.elicitRequired(error));
+    resultBox.dataset.state = 'done';
+  } catch (failure) {
+    show(resultBox, { rejected: failure.name, code: failure.code, message: failure.message });
+    resultBox.dataset.state = 'error';
+  }
+}
+
 for (const button of document.querySelectorAll('[data-sample]')) {
   button.addEventListener('click', () => { runSample(button.dataset.sample); });
 }
@@ -85,12 +117,12 @@ for (const button of document.querySelectorAll('[data-sample]')) {
 // Every event the element fires, for every call (from the server or from the buttons above).
 for (const type of ['accept', 'reject', 'cancel', 'timeout', 'complete', 'invalid']) {
   el.addEventListener(type, (event) => {
-    const { id, mode, source, reason, reply, error } = event.detail ?? {};
+    const { id, mode, source, reason, reply, error, url, elicitationId } = event.detail ?? {};
     const item = document.createElement('li');
     const name = document.createElement('strong');
     name.textContent = type;
     const code = document.createElement('code');
-    code.textContent = JSON.stringify({ id, mode, source, reason, error, reply });
+    code.textContent = JSON.stringify({ id, mode, source, reason, error, url, elicitationId, reply });
     item.append(name, ' ', code);
     eventList.prepend(item);
     while (eventList.children.length > 20) eventList.lastElementChild.remove();

@@ -76,7 +76,7 @@ mcp-elicitation-url_mode-blocked-scheme = Only secure https addresses can be ope
 mcp-elicitation-url_mode-blocked-insecure = This address is not encrypted (http), so it will not be opened.
 mcp-elicitation-url_mode-blocked-credentials = This address hides a user name or password, so it will not be opened.
 mcp-elicitation-url_mode-waiting = Waiting for you to finish on the external page…
-mcp-elicitation-url_mode-close = Close
+mcp-elicitation-url_mode-finished = I've finished
 
 ## Terminal
 # The koder-elicit command (crates/terminal): its prompts, hints and errors.

@@ -76,7 +76,7 @@ mcp-elicitation-url_mode-blocked-scheme = Só endereços https seguros podem ser
 mcp-elicitation-url_mode-blocked-insecure = Este endereço não é criptografado (http), então não será aberto.
 mcp-elicitation-url_mode-blocked-credentials = Este endereço esconde um nome de usuário ou senha, então não será aberto.
 mcp-elicitation-url_mode-waiting = Aguardando você concluir na página externa…
-mcp-elicitation-url_mode-close = Fechar
+mcp-elicitation-url_mode-finished = Já terminei
 
 ## Terminal
 # O comando koder-elicit (crates/terminal): perguntas, dicas e erros.

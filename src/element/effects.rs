@@ -1,5 +1,6 @@
 //! What a call does once the state borrow is released: everything that can run page code
-//! (closing and showing dialogs, focus, events, settling promises) or open a window.
+//! (closing and showing dialogs, focus, events, settling promises) or open a window (after the
+//! cancelable URL-mode `accept`, unless a listener prevented it).
 
 use js_sys::Function;
 use serde_json::Value;
@@ -15,12 +16,31 @@ use crate::dom;
 pub(super) struct Effects {
     pub close: Vec<Element>,
     pub show: Option<Element>,
-    pub open_window: Option<String>,
     pub focus: Option<Element>,
     pub restore_focus: Option<HtmlElement>,
     pub announce: Option<(Element, String)>,
-    pub events: Vec<(&'static str, Value)>,
+    pub events: Vec<Dispatch>,
     pub settle: Vec<(Function, JsValue)>,
+}
+
+/// One event to fire on the element.
+pub(super) struct Dispatch {
+    pub name: &'static str,
+    pub detail: Value,
+    /// URL-mode consent: the URL opened with `window.open` after the event, unless a listener
+    /// called `preventDefault()` (the host opens it its own way). Makes the event cancelable.
+    pub opens: Option<String>,
+}
+
+impl Effects {
+    /// Queues an event.
+    pub fn event(&mut self, name: &'static str, detail: Value) {
+        self.events.push(Dispatch {
+            name,
+            detail,
+            opens: None,
+        });
+    }
 }
 
 impl Effects {
@@ -40,15 +60,6 @@ impl Effects {
                 let _ = dialog.show_modal();
             }
         }
-        if let Some(url) = self.open_window {
-            if let Some(window) = web_sys::window() {
-                let _ = window.open_with_url_and_target_and_features(
-                    &url,
-                    "_blank",
-                    "noopener,noreferrer",
-                );
-            }
-        }
         if let Some(element) = self.focus {
             dom::focus(&element);
         }
@@ -60,13 +71,25 @@ impl Effects {
         if let Some((region, message)) = self.announce {
             region.set_text_content(Some(&message));
         }
-        for (name, detail) in self.events {
+        for dispatch in self.events {
             let init = web_sys::CustomEventInit::new();
             init.set_bubbles(true);
             init.set_composed(true);
-            init.set_detail(&to_js(&detail));
-            if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
-                let _ = host.dispatch_event(&event);
+            init.set_cancelable(dispatch.opens.is_some());
+            init.set_detail(&to_js(&dispatch.detail));
+            let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict(dispatch.name, &init)
+            else {
+                continue;
+            };
+            let _ = host.dispatch_event(&event);
+            if let Some(url) = dispatch.opens.filter(|_| !event.default_prevented()) {
+                if let Some(window) = web_sys::window() {
+                    let _ = window.open_with_url_and_target_and_features(
+                        &url,
+                        "_blank",
+                        "noopener,noreferrer",
+                    );
+                }
             }
         }
         for (function, value) in self.settle {

@@ -89,15 +89,22 @@ impl Inner {
                     }
                     return;
                 }
-                match part.as_str() {
-                    "accept" => {
+                // A button may carry several parts (the wait's "cancel close"): the first known
+                // one, in this order, says what it does.
+                let parts: Vec<&str> = part.split_whitespace().collect();
+                let action = ["accept", "reject", "cancel", "open", "close", "finished"]
+                    .into_iter()
+                    .find(|name| parts.contains(name));
+                match action {
+                    Some("accept") => {
                         event.prevent_default();
                         self.try_accept(fx, ticket);
                     }
-                    "reject" => self.reject(fx, ticket),
-                    "cancel" => self.close(fx, ticket, Ending::Cancel(CancelSource::User)),
-                    "open" => self.consent(fx, ticket),
-                    "close" => self.end_wait(fx, ticket),
+                    Some("reject") => self.reject(fx, ticket),
+                    Some("cancel") => self.close(fx, ticket, Ending::Cancel(CancelSource::User)),
+                    Some("open") => self.consent(fx, ticket),
+                    Some("close") => self.end_wait(fx, ticket),
+                    Some("finished") => self.finished_wait(fx, ticket),
                     _ => {}
                 }
             }

@@ -10,20 +10,21 @@ use web_sys::AbortSignal;
 use super::calls::run_weak;
 use super::effects::Effects;
 use super::platform::now;
-use super::{abort_error, elicitation_error, Held, Inner, Resolver};
+use super::required::FlowId;
+use super::{abort_error, elicitation_error, Answer, ElementSession, Held, Inner, Resolver};
 use crate::dom::listener::Listener;
 use crate::error::ElicitationError;
 use crate::form::FormState;
 use crate::policy::{self, PollBackoff};
-use crate::request::{parse_request_text, Mode, ParseOptions};
+use crate::request::{parse_request_text, Mode, ParseOptions, Request};
 use crate::scope::Scope;
-use crate::session::Admit;
+use crate::session::{Admit, Change, Ticket};
 
 /// The second argument of `elicit()`, read once before the call runs.
 pub(super) struct ElicitOptions {
-    signal: Option<AbortSignal>,
-    timeout_ms: Option<f64>,
-    server_name: Option<String>,
+    pub signal: Option<AbortSignal>,
+    pub timeout_ms: Option<f64>,
+    pub server_name: Option<String>,
 }
 
 impl ElicitOptions {
@@ -51,11 +52,7 @@ impl Inner {
         options: ElicitOptions,
         resolver: Resolver,
     ) {
-        self.local_ids += 1;
-        let parse_options = ParseOptions {
-            strict: self.host.has_attribute("strict"),
-            local_id: format!("local-{}", self.local_ids),
-        };
+        let parse_options = self.parse_options();
         let parsed = match &text {
             Some(text) => parse_request_text(text, &parse_options),
             None => Err(ElicitationError::invalid("request", "is not JSON")),
@@ -63,8 +60,7 @@ impl Inner {
         let request = match parsed {
             Ok(request) => request,
             Err(error) => {
-                fx.events
-                    .push(("invalid", self.invalid_detail(text.as_deref(), &error)));
+                fx.event("invalid", self.invalid_detail(text.as_deref(), &error));
                 fx.settle.push((resolver.reject, elicitation_error(&error)));
                 return;
             }
@@ -73,8 +69,40 @@ impl Inner {
             fx.settle.push((resolver.reject, abort_error()));
             return;
         }
+        let (ticket, change) =
+            self.admit_request(request, &options, Answer::Promise(resolver), None);
+        if let (Some(signal), Some(entry)) = (options.signal, self.session.get_mut(ticket)) {
+            let shared = self.shared.clone();
+            entry.data._abort = Some(Listener::new(&signal, "abort", move |_| {
+                run_weak(&shared, move |inner, fx| inner.server_cancel(fx, ticket));
+            }));
+        }
+        match change {
+            Some(change) => self.finish(fx, vec![change]),
+            None => self.sync_view(fx, false),
+        }
+    }
+
+    /// How requests are parsed here: `strict` from the attribute, a fresh local id.
+    pub(super) fn parse_options(&mut self) -> ParseOptions {
+        self.local_ids += 1;
+        ParseOptions {
+            strict: self.host.has_attribute("strict"),
+            local_id: format!("local-{}", self.local_ids),
+        }
+    }
+
+    /// Admits a parsed request to the session with its timeout, scope and (form mode) draft.
+    pub(super) fn admit_request(
+        &mut self,
+        request: Request,
+        options: &ElicitOptions,
+        answer: Answer,
+        flow: Option<FlowId>,
+    ) -> (Ticket, Option<Change<Answer, Held>>) {
         let server = options
             .server_name
+            .clone()
             .or_else(|| self.attr("server-name"))
             .unwrap_or_default();
         let timeout_ms = policy::timeout_ms(
@@ -111,21 +139,13 @@ impl Inner {
             _abort: None,
             poll: None,
             backoff: PollBackoff::new(self.number_attr("poll-interval-ms")),
+            flow,
         };
-        let (ticket, change) = self.session.admit(now(), admit, resolver, held);
-        if let (Some(signal), Some(entry)) = (options.signal, self.session.get_mut(ticket)) {
-            let shared = self.shared.clone();
-            entry.data._abort = Some(Listener::new(&signal, "abort", move |_| {
-                run_weak(&shared, move |inner, fx| inner.server_cancel(fx, ticket));
-            }));
-        }
-        match change {
-            Some(change) => self.finish(fx, vec![change]),
-            None => self.sync_view(fx, false),
-        }
+        let session: &mut ElementSession = &mut self.session;
+        session.admit(now(), admit, answer, held)
     }
 
-    fn invalid_detail(&self, text: Option<&str>, error: &ElicitationError) -> Value {
+    pub(super) fn invalid_detail(&self, text: Option<&str>, error: &ElicitationError) -> Value {
         let raw: Option<Value> = text.and_then(|text| serde_json::from_str(text).ok());
         let id = raw
             .as_ref()

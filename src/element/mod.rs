@@ -6,8 +6,8 @@
 //! arrive meanwhile), `effects` (what runs after the borrow: DOM, focus, events, promises),
 //! `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
 //! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
-//! (where focus goes), `polling` (URL-mode status polling), `platform` (what the browser knows:
-//! clock, URLs, local time).
+//! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
+//! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time).
 
 mod calls;
 mod effects;
@@ -16,6 +16,7 @@ mod focus;
 mod intake;
 mod platform;
 mod polling;
+mod required;
 mod settle;
 mod view;
 
@@ -95,10 +96,17 @@ pub(crate) fn to_js(value: &Value) -> JsValue {
     js_sys::JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
 }
 
-/// The promise of one `elicit()` call. The session owns it and hands it out exactly once.
+/// The promise of one `elicit()` or `elicitRequired()` call.
 struct Resolver {
     resolve: Function,
     reject: Function,
+}
+
+/// Who hears how an elicitation ended: its own `elicit()` promise, or the -32042 flow it belongs
+/// to. The session owns it and hands it out exactly once.
+enum Answer {
+    Promise(Resolver),
+    Flow(required::FlowId),
 }
 
 /// What the element keeps for an elicitation while the session holds it; dropped with it, so its
@@ -110,9 +118,11 @@ struct Held {
     _abort: Option<Listener>,
     poll: Option<Timeout>,
     backoff: PollBackoff,
+    /// The -32042 flow this elicitation is part of.
+    flow: Option<required::FlowId>,
 }
 
-type ElementSession = Session<Resolver, Held>;
+type ElementSession = Session<Answer, Held>;
 
 enum Body {
     Form(FormView),
@@ -146,6 +156,9 @@ struct Inner {
     local_ids: u64,
     announcements: Announcements,
     connected: bool,
+    /// -32042 flows not yet decided.
+    flows: Vec<required::Flow>,
+    flow_ids: u64,
 }
 
 /// The controller the shim holds for one element.
@@ -177,6 +190,8 @@ impl Controller {
                 local_ids: 0,
                 announcements: Announcements::default(),
                 connected: false,
+                flows: Vec::new(),
+                flow_ids: 0,
             })
         });
         platform::register_live(&shared);

@@ -1,22 +1,23 @@
-//! Every way an elicitation ends: the user's actions (submit, reject, cancel, consent, closing a
-//! URL wait), the server's (cancel, complete), and the session's (timeout, tenant change, rate
-//! limit, detach) all arrive as session changes, and `finish` applies them in one place.
+//! Every way an elicitation ends: the user's actions (submit, reject, cancel, consent, cancelling
+//! or finishing a URL wait), the server's (cancel, complete), and the session's (timeout, tenant
+//! change, rate limit, detach) all arrive as session changes, and `finish` applies them in one
+//! place.
 
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlTextAreaElement;
 
-use super::effects::Effects;
+use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
-use super::{abort_error, to_js, Body, Held, Inner, Resolver};
+use super::{abort_error, to_js, Answer, Body, Held, Inner};
 use crate::policy::keeps_draft;
 use crate::reply::{CancelSource, Ending};
 use crate::request::{Mode, Protocol};
-use crate::session::{Change, Ticket};
+use crate::session::{Change, Ticket, WaitEnd};
 
 impl Inner {
     /// The one way out: applies settlements and ended waits, then brings the view in line.
-    pub(super) fn finish(&mut self, fx: &mut Effects, changes: Vec<Change<Resolver, Held>>) {
+    pub(super) fn finish(&mut self, fx: &mut Effects, changes: Vec<Change<Answer, Held>>) {
         for change in changes {
             match change {
                 Change::Settled {
@@ -25,32 +26,57 @@ impl Inner {
                     reply_to,
                     data,
                 } => self.settled(fx, ticket, &ending, reply_to, data),
-                Change::WaitEnded {
-                    completed, data, ..
-                } => {
-                    self.drafts.remove(&data.scope);
-                    if completed {
-                        let mut detail = detail(&data, None);
-                        detail["elicitationId"] =
-                            Value::String(data.request.elicitation_id.clone());
-                        fx.events.push(("complete", detail));
-                    }
-                }
+                Change::WaitEnded { end, data, .. } => self.wait_ended(fx, &end, data),
             }
         }
         self.sync_view(fx, false);
     }
 
-    /// Fires the event and answers the promise. `data` is `None` when a URL-mode accept stays in
-    /// the session to wait for completion; its status polling starts here.
+    /// A URL-mode wait ended. The accept already answered, so the event sends nothing back
+    /// (`result` and `reply` are null); it names the elicitation, so a host that opened the URL
+    /// itself can close what it opened.
+    fn wait_ended(&mut self, fx: &mut Effects, end: &WaitEnd, data: Held) {
+        self.drafts.remove(&data.scope);
+        if data.flow.is_some_and(|flow| !self.flow_open(flow)) {
+            return;
+        }
+        let elicitation_id = data.request.elicitation_id.clone();
+        let mut event = detail(&data, None);
+        event["elicitationId"] = Value::String(elicitation_id.clone());
+        match end {
+            WaitEnd::Completed => fx.event("complete", event),
+            WaitEnd::Closed(ending) => {
+                if let Ending::Cancel(source) = ending {
+                    event["source"] = Value::from(source.name());
+                }
+                fx.event(ending.event_name(), event);
+            }
+        }
+        if let Some(flow) = data.flow {
+            self.flow_step(fx, flow, |progress| match end {
+                WaitEnd::Completed => progress.complete(),
+                WaitEnd::Closed(ending) => progress.end(ending, &elicitation_id),
+            });
+        }
+    }
+
+    /// Fires the event and answers the promise (or the -32042 flow). `data` is `None` when a
+    /// URL-mode accept stays in the session to wait for completion; its status polling starts
+    /// here.
     fn settled(
         &mut self,
         fx: &mut Effects,
         ticket: Ticket,
         ending: &Ending,
-        reply_to: Resolver,
+        reply_to: Answer,
         data: Option<Held>,
     ) {
+        // The rest of a decided -32042 flow goes unseen (several can expire in one tick).
+        if let Answer::Flow(flow) = reply_to {
+            if !self.flow_open(flow) {
+                return;
+            }
+        }
         let Some(held) = data
             .as_ref()
             .or_else(|| self.session.get(ticket).map(|entry| &entry.data))
@@ -68,10 +94,34 @@ impl Inner {
         if !keeps_draft(ending) {
             self.drafts.remove(&held.scope);
         }
-        fx.events.push((ending.event_name(), event));
-        match ending.result() {
-            Some(result) => fx.settle.push((reply_to.resolve, to_js(&result))),
-            None => fx.settle.push((reply_to.reject, abort_error())),
+        let elicitation_id = held.request.elicitation_id.clone();
+        // URL-mode consent: the event carries what opens, and opening waits for it (a listener
+        // may open the URL its own way). Only a URL the policy let through was kept in the view.
+        let opens = match (ending, &held.request.mode) {
+            (Ending::Accept(None), Mode::Url(_)) => self
+                .view
+                .as_ref()
+                .filter(|view| view.ticket == ticket)
+                .and_then(|view| view.url_href.clone()),
+            _ => None,
+        };
+        if let Some(url) = &opens {
+            event["url"] = Value::String(url.clone());
+            event["elicitationId"] = Value::String(elicitation_id.clone());
+        }
+        fx.events.push(Dispatch {
+            name: ending.event_name(),
+            detail: event,
+            opens,
+        });
+        match reply_to {
+            Answer::Promise(resolver) => match ending.result() {
+                Some(result) => fx.settle.push((resolver.resolve, to_js(&result))),
+                None => fx.settle.push((resolver.reject, abort_error())),
+            },
+            Answer::Flow(flow) => {
+                self.flow_step(fx, flow, |progress| progress.end(ending, &elicitation_id))
+            }
         }
         if data.is_none() {
             self.start_poll(ticket);
@@ -97,6 +147,13 @@ impl Inner {
         self.finish(fx, change.into_iter().collect());
     }
 
+    /// "I've finished": the user says the external page is done, as the server's notification
+    /// would.
+    pub(super) fn finished_wait(&mut self, fx: &mut Effects, ticket: Ticket) {
+        let change = self.session.complete_ticket(ticket);
+        self.finish(fx, change.into_iter().collect());
+    }
+
     pub(super) fn close(&mut self, fx: &mut Effects, ticket: Ticket, ending: Ending) {
         let change = self.session.close(ticket, ending);
         self.finish(fx, change.into_iter().collect());
@@ -118,15 +175,20 @@ impl Inner {
         self.finish(fx, change.into_iter().collect());
     }
 
-    /// URL mode: the user consented; the page opens (only a URL the policy let through).
+    /// URL mode: the user consented. Only a URL the policy let through gets here; `settled`
+    /// fires the cancelable `accept` that opens it.
     pub(super) fn consent(&mut self, fx: &mut Effects, ticket: Ticket) {
-        let Some(href) = self.view.as_ref().and_then(|view| view.url_href.clone()) else {
+        if self
+            .view
+            .as_ref()
+            .and_then(|view| view.url_href.as_ref())
+            .is_none()
+        {
             return;
-        };
+        }
         let Some(change) = self.session.settle(ticket, Ending::Accept(None)) else {
             return;
         };
-        fx.open_window = Some(href);
         self.finish(fx, vec![change]);
     }
 

@@ -84,7 +84,8 @@ impl Inner {
 
     /// The queue position and the countdown, with its announcements.
     fn refresh_status(&mut self, fx: &mut Effects) {
-        let total = self.session.len();
+        let done = self.flow_done_before_front();
+        let total = self.session.len() + done;
         let Some(view) = &self.view else {
             self.announcements.on_countdown(None);
             return;
@@ -92,7 +93,7 @@ impl Inner {
         let locale = self.locale();
         if total > 1 {
             let args = [
-                ("position", Arg::Number(1.0)),
+                ("position", Arg::Number((done + 1) as f64)),
                 ("total", Arg::Number(total as f64)),
             ];
             view.chrome
@@ -185,17 +186,20 @@ impl Inner {
                 append(&chrome.body, &status);
                 let shown = dom::create_part(&document, "p", "url", Some(&url.url));
                 append(&chrome.body, &shown);
-                chrome.cancel.remove();
                 chrome.reject.remove();
-                let close = dom::create_part(
+                // Cancel stops waiting; it also answers to `close`, the part the wait's only
+                // button had before "I've finished" joined it.
+                set_attr(&chrome.cancel, "part", "cancel close");
+                let finished = dom::create_part(
                     &document,
                     "button",
-                    "close",
-                    Some(&plain(locale, "mcp-elicitation-url_mode-close")),
+                    "finished",
+                    Some(&plain(locale, "mcp-elicitation-url_mode-finished")),
                 );
-                set_attr(&close, "type", "button");
-                append(&chrome.actions, &close);
-                fx.focus = Some(close);
+                set_attr(&finished, "type", "button");
+                append(&chrome.actions, &finished);
+                // Not "I've finished": an Enter pressed by habit must not claim completion.
+                fx.focus = Some(chrome.cancel.clone());
                 // A live region filled in the same step it appears is often not spoken; fill it a
                 // moment later, with a timer that goes with the view.
                 let live = chrome.live.clone();

@@ -35,10 +35,12 @@ function requestText(request) {
 // calls reportPanic() below, and then the wasm traps (a WebAssembly.RuntimeError thrown out of
 // whatever call was running). After that the core's memory cannot be trusted, so the shim stops
 // calling it: every outstanding elicit() promise resolves as { action: "cancel" } with a `cancel`
-// event (source "error", plus `error: { code: -32603, message }`), every dialog is removed so the
-// page is usable again, and later calls are refused with an ElicitationError (code -32603).
+// event (source "error", plus `error: { code: -32603, message }`), every elicitRequired() promise
+// as { retry: false, action: "cancel" }, every dialog is removed so the page is usable again, and
+// later calls are refused with an ElicitationError (code -32603).
 const INTERNAL_ERROR = -32603;
 const CANCEL = Object.freeze({ action: "cancel" });
+const NO_RETRY = Object.freeze({ retry: false, action: "cancel" });
 let crashed = null; // the panic message once the core has failed
 const outstanding = new Set(); // { element, text, resolve }
 
@@ -59,7 +61,7 @@ function contain(message) {
       element.shadowRoot?.replaceChildren();
     } catch {}
   }
-  for (const record of records) record.resolve(CANCEL);
+  for (const record of records) record.resolve(record.crashed ?? CANCEL);
   // Page handlers run after the trap has unwound, never inside the panicking call.
   queueMicrotask(() => {
     for (const record of records) {
@@ -94,20 +96,28 @@ function crashDetail(record, message) {
   if (hasOwn("jsonrpc")) reply = { jsonrpc: "2.0", id, result: CANCEL };
   else if (request.type === "elicitation/request") reply = { type: "elicitation/cancel", id };
   const element = record.element;
+  if (record.crashed !== null) {
+    // An elicitRequired() call: a -32042 error response, which nothing answers.
+    return { id, mode: "url", scope: crashScope(element, ""), result: null, reply: null, source: "error", error: { code: INTERNAL_ERROR, message } };
+  }
   const elicitationId = typeof params.elicitationId === "string" ? params.elicitationId : id === null ? "" : String(id);
   return {
     id,
     mode,
-    scope: {
-      userId: element.getAttribute("user-id") ?? "",
-      workspaceId: element.getAttribute("workspace-id") ?? "",
-      conversationId: element.getAttribute("conversation-id") ?? "",
-      elicitationId,
-    },
+    scope: crashScope(element, elicitationId),
     result: CANCEL,
     reply,
     source: "error",
     error: { code: INTERNAL_ERROR, message },
+  };
+}
+
+function crashScope(element, elicitationId) {
+  return {
+    userId: element.getAttribute("user-id") ?? "",
+    workspaceId: element.getAttribute("workspace-id") ?? "",
+    conversationId: element.getAttribute("conversation-id") ?? "",
+    elicitationId,
   };
 }
 
@@ -136,14 +146,21 @@ export function defineElement(tag, createController) {
       if (old !== value) guarded(() => this.#core.attributeChanged(name), () => {});
     }
     elicit(request, options = {}) {
+      return this.#call((text) => this.#core.elicit(text, options ?? {}), request, null);
+    }
+    /** URLElicitationRequiredError (-32042): the error response, its error object, the SDK's error, or its data. */
+    elicitRequired(error, options = {}) {
+      return this.#call((text) => this.#core.elicitRequired(text, options ?? {}), error, NO_RETRY);
+    }
+    #call(run, input, crashedResult) {
       if (crashed !== null || this.#core === null) return Promise.reject(crashError());
-      const text = requestText(request);
+      const text = requestText(input);
       let record;
       const settled = new Promise((resolve, reject) => {
-        record = { element: this, text, resolve, reject };
+        record = { element: this, text, resolve, reject, crashed: crashedResult };
       });
       outstanding.add(record);
-      const inner = guarded(() => this.#core.elicit(text, options ?? {}), () => null);
+      const inner = guarded(() => run(text), () => null);
       if (inner === null) return settled; // the core failed inside this call: already cancelled
       inner.then(
         (result) => { if (outstanding.delete(record)) record.resolve(result); },

@@ -262,8 +262,91 @@ test('sign_in (URL mode): Open consents, the sign-in page finishes, notification
     text: `Received: {"action":"accept"}\nSigned in. Sent notifications/elicitation/complete for elicitationId ${elicitationId}.`,
   });
   const fired = await page.evaluate(() => window.__events.map(({ type, detail }) => [type, detail.mode, detail.elicitationId ?? null]));
-  assert.deepEqual(fired, [['accept', 'url', null], ['complete', 'url', elicitationId]]);
+  assert.deepEqual(fired, [['accept', 'url', elicitationId], ['complete', 'url', elicitationId]]);
   await popup.close();
+  page.assertNoErrors();
+  await page.close();
+});
+
+/** The server's log for the page's session and one tool. */
+async function serverLog(page, tool) {
+  const log = await (await fetch(`${demo.url}/demo-log`)).json();
+  const sessionId = await page.evaluate(() => window.koderDemo.client.transport.sessionId);
+  return log.filter((entry) => entry.session === sessionId && entry.tool === tool).map((entry) => entry.event);
+}
+
+const LIST_FILES_MESSAGE = 'Connect your (fake) Example Files account so the demo server can list your files.';
+
+test('list_files (-32042): consent, the sign-in page finishes, the notification completes it and the client retries', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await startTool(page, 'list_files');
+  await expectDialog(page, LIST_FILES_MESSAGE);
+  const shownUrl = await page.locator(`${el} [part~=url]`).textContent();
+  const elicitationId = new URL(shownUrl).searchParams.get('id');
+  assert.match(elicitationId, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(await serverLog(page, 'list_files'), ['called', 'answered -32042: URL elicitation required']);
+
+  const popupOpened = page.context().waitForEvent('page');
+  await page.locator(`${el} button[part~=open]`).click();
+  const popup = await popupOpened;
+  await popup.waitForLoadState();
+  assert.equal(popup.url(), shownUrl);
+  await page.locator(`${el} button[part~=finished]`).waitFor({ state: 'visible' });
+  assert.equal(await page.locator(`${el} button[part~=finished]`).textContent(), "I've finished");
+
+  await popup.getByRole('button', { name: 'Finish sign-in' }).click();
+  await popup.getByRole('heading', { name: 'Signed in' }).waitFor();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Connected to Example Files. Your files: report.pdf, notes.txt, photo.jpg (fake data).',
+  });
+  const fired = await page.evaluate(() => window.__events.map(({ type, detail }) => [type, detail.elicitationId ?? null, detail.url ?? null]));
+  assert.deepEqual(fired, [['accept', elicitationId, shownUrl], ['complete', elicitationId, null]]);
+  const log = await serverLog(page, 'list_files');
+  assert.deepEqual(log.filter((event) => event === 'called' || event === 'returned'), ['called', 'called', 'returned'], JSON.stringify(log));
+  assert.ok(log.includes('sent notifications/elicitation/complete'), JSON.stringify(log));
+  await popup.close();
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('list_files (-32042): "I\'ve finished" retries at once; the server asks again, and Cancel stops the retries', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  // The host opens the URL itself (here: nowhere), so no tab is left behind.
+  await page.evaluate((tag) => {
+    window.__delegated = [];
+    document.querySelector(tag).addEventListener('accept', (event) => {
+      if (event.detail.mode !== 'url') return;
+      event.preventDefault();
+      window.__delegated.push(event.detail.url);
+    });
+  }, el);
+  let popups = 0;
+  page.context().on('page', () => { popups += 1; });
+  await startTool(page, 'list_files');
+  await expectDialog(page, LIST_FILES_MESSAGE);
+  const firstUrl = await page.locator(`${el} [part~=url]`).textContent();
+  await page.locator(`${el} button[part~=open]`).click();
+  await page.locator(`${el} button[part~=finished]`).click();
+
+  // Not signed in after all: the retried call gets -32042 again, with a new elicitation.
+  await page.waitForFunction((first) => {
+    const url = document.querySelector('koder-mcp-elicitation').shadowRoot.querySelector('[part~=url]');
+    return url && url.textContent !== first && !document.querySelector('koder-mcp-elicitation').shadowRoot.querySelector('[part~=finished]');
+  }, firstUrl);
+  await expectDialog(page, LIST_FILES_MESSAGE);
+  await page.locator(`${el} button[part~=cancel]`).click();
+  await expectClosed(page);
+  const outcome = await finish(page);
+  assert.equal(outcome.ok, false);
+  assert.match(outcome.error, /-32042\), and the user chose cancel: not retried$/);
+  assert.match(await page.locator('#result').textContent(), /^list_files failed: the server needs a URL-mode elicitation first/);
+  assert.deepEqual(await page.evaluate(() => window.__delegated), [firstUrl], 'the host got the URL; the element opened nothing');
+  assert.equal(popups, 0);
+  const log = await serverLog(page, 'list_files');
+  assert.deepEqual(log, ['called', 'answered -32042: URL elicitation required', 'called', 'answered -32042: URL elicitation required']);
   page.assertNoErrors();
   await page.close();
 });

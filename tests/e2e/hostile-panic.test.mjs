@@ -40,6 +40,7 @@ const PAGE = `<!doctype html>
         open += 1;
         return new Promise(() => {}); // a person never answers
       },
+      elicitRequired() { return new Promise(() => {}); }, // the flow never ends on its own
       complete() { return true; }, cancel() {}, isOpen() { return open > 0; }, pending() { return open; },
     };
   });
@@ -134,6 +135,34 @@ test('a core panic settles outstanding elicitations as cancel and leaves a usabl
   assert.equal(r.hit, true, 'a modal dialog still covers the page');
   await page.locator('#outside').click({ timeout: 2000 });
   assert.equal(await page.evaluate(() => window.__clicked), r.before + 1);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('a core panic tells an outstanding elicitRequired() not to retry, and refuses later ones', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser, `${server.url}/panic.html`);
+  await page.waitForFunction(() => window.__ready === true);
+  const r = await page.evaluate(async () => {
+    const el = document.querySelector('kme-panic-probe');
+    const events = [];
+    el.addEventListener('cancel', (e) => events.push(e.detail));
+    const error = { jsonrpc: '2.0', id: 4, error: { code: -32042, message: 'm', data: { elicitations: [] } } };
+    const flow = el.elicitRequired(error);
+    const boom = el.elicit({ jsonrpc: '2.0', id: 5, method: 'elicitation/create', params: { message: 'boom', requestedSchema: { type: 'object', properties: {} } } });
+    const results = await Promise.all([flow, boom]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const later = await el.elicitRequired(error).then(
+      (value) => ({ value }),
+      (failure) => ({ name: failure.name, code: failure.code }),
+    );
+    return { results, events, later };
+  });
+  assert.deepEqual(r.results, [{ retry: false, action: 'cancel' }, { action: 'cancel' }]);
+  assert.deepEqual(r.events.map((d) => [d.id, d.mode, d.source, d.result, d.reply]), [
+    [4, 'url', 'error', null, null], // an error response is never answered
+    [5, 'form', 'error', { action: 'cancel' }, { jsonrpc: '2.0', id: 5, result: { action: 'cancel' } }],
+  ]);
+  assert.deepEqual(r.later, { name: 'ElicitationError', code: -32603 });
   page.assertNoErrors();
   await page.close();
 });

@@ -190,10 +190,12 @@ test('TypeScript: a typed usage file (element, results, events, SDK wiring) pass
   await symlink(join(repoRoot, 'node_modules', '@modelcontextprotocol', 'sdk'), join(app, 'node_modules', '@modelcontextprotocol', 'sdk'), 'dir');
   await writeFile(join(ts, 'usage.ts'), `import {
   ready, validateContent, parseRequest, ElicitationError,
-  type ElicitResult, type KoderMcpElicitation, type ElicitationCancelDetail,
+  type ElicitResult, type KoderMcpElicitation, type ElicitationCancelDetail, type ElicitRequiredResult,
 } from 'koder-mcp-elicitation';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema, ElicitationCompleteNotificationSchema, UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 
 await ready;
 const el = document.querySelector('koder-mcp-elicitation');
@@ -226,12 +228,32 @@ if (el) {
   el.addEventListener('reject', (event) => console.log(event.detail.reason));
   document.addEventListener('complete', (event) => console.log(event.detail.elicitationId));
   document.body.addEventListener('accept', (event) => console.log(event.detail.result.content, event.detail.reply));
-  document.body.addEventListener('timeout', (event) => console.log(event.detail.result.action));
+  document.body.addEventListener('timeout', (event) => console.log(event.detail.result?.action));
+  // URL mode: the host may open the URL itself.
+  el.addEventListener('accept', (event) => {
+    const url: string | undefined = event.detail.url;
+    if (url !== undefined) {
+      event.preventDefault();
+      console.log(url, event.detail.elicitationId);
+    }
+  });
+  const required: ElicitRequiredResult = await el.elicitRequired(
+    { elicitations: [{ mode: 'url', elicitationId: 'r1', url: 'https://example.com/connect', message: 'Connect' }] },
+    { signal: controller.signal },
+  );
+  if (!required.retry) console.log(required.action, required.elicitationId);
 
   // The README's SDK wiring.
   const client = new Client({ name: 'my-app', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => el.elicit(request.params, { signal: extra.signal }));
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { el.complete(n.params.elicitationId); });
+  try {
+    await client.callTool({ name: 'list_files', arguments: {} });
+  } catch (error) {
+    if (error instanceof UrlElicitationRequiredError && (await el.elicitRequired(error)).retry) {
+      await client.callTool({ name: 'list_files', arguments: {} });
+    }
+  }
 }
 const check: { valid: boolean; errors: { path: string; keyword: string; message: string }[] } = validateContent({}, {}, { locale: 'pt-BR' });
 try { parseRequest({}); } catch (error) { if (error instanceof ElicitationError) console.log(error.code, check); }
@@ -242,6 +264,7 @@ el.elicit(42);
 el.addEventListener('cancel', (event) => { const n: number = event.detail.source; console.log(n); });
 const p: boolean = el.pending;
 el.complete();
+el.elicitRequired();
 `);
   const tsconfig = (files) => JSON.stringify({
     compilerOptions: {
@@ -265,7 +288,7 @@ el.complete();
     (e) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
   );
   assert.notEqual(bad.code, 0, 'misuse.ts must not type-check');
-  for (const line of [3, 4, 5, 6]) assert.match(bad.out, new RegExp(`misuse\\.ts\\(${line},`), bad.out);
+  for (const line of [3, 4, 5, 6, 7]) assert.match(bad.out, new RegExp(`misuse\\.ts\\(${line},`), bad.out);
 });
 
 test('custom-elements.json lists exactly what the element observes, exposes and renders', { timeout: 60_000 }, async () => {
@@ -288,7 +311,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     const Class = customElements.get('koder-mcp-elicitation');
     const proto = Class.prototype;
     const members = {};
-    for (const name of ['elicit', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
+    for (const name of ['elicit', 'elicitRequired', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
       'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict']) {
       members[name] = name in proto ? typeof (Object.getOwnPropertyDescriptor(proto, name)?.value ?? 'accessor') : 'missing';
     }

@@ -211,6 +211,49 @@ impl Recorder {
     }
 }
 
+/// Replaces `window[name]` for the duration of a test and puts it back on drop.
+pub struct Stub {
+    name: &'static str,
+    original: JsValue,
+    _closure: JsValue,
+}
+
+impl Stub {
+    pub fn new(name: &'static str, function: JsValue) -> Stub {
+        let window = web_sys::window().unwrap();
+        let original = Reflect::get(&window, &name.into()).unwrap();
+        Reflect::set(&window, &name.into(), &function).unwrap();
+        Stub {
+            name,
+            original,
+            _closure: function,
+        }
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        let window = web_sys::window().unwrap();
+        Reflect::set(&window, &self.name.into(), &self.original).unwrap();
+    }
+}
+
+/// `window.open` calls: (url, target, features).
+pub type OpenCalls = Rc<RefCell<Vec<(String, String, String)>>>;
+
+/// Records `window.open` calls instead of opening tabs.
+pub fn stub_window_open() -> (Stub, OpenCalls) {
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let recorded = calls.clone();
+    let closure = Closure::<dyn FnMut(String, String, String) -> JsValue>::new(
+        move |url, target, features| {
+            recorded.borrow_mut().push((url, target, features));
+            JsValue::NULL
+        },
+    );
+    let function = closure.into_js_value();
+    (Stub::new("open", function), calls)
+}
 /// A JS value as `serde_json::Value`, to compare with `json!`.
 pub fn json_of(value: &JsValue) -> serde_json::Value {
     if value.is_undefined() {

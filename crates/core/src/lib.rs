@@ -49,6 +49,8 @@ pub mod policy;
 pub mod reply;
 /// The four request shapes normalized into one `Request`.
 pub mod request;
+/// URLElicitationRequiredError (-32042): its elicitations parsed, and whether to retry.
+pub mod required;
 /// `requestedSchema` compiled into renderable fields.
 pub mod schema;
 /// Tenant scope and the in-memory draft store.

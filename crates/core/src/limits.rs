@@ -15,6 +15,9 @@ pub fn exceeds_text_limit(text: &str) -> bool {
 /// Longest URL kept for URL mode; longer ones are refused rather than shown.
 pub const MAX_URL_CHARS: usize = 8_192;
 
+/// Most URL-mode elicitations one URLElicitationRequiredError (-32042) may list.
+pub const MAX_REQUIRED_ELICITATIONS: usize = 20;
+
 /// Longest request id or `elicitationId`, in code points.
 pub const MAX_ID_CHARS: usize = 1024;
 

@@ -160,7 +160,8 @@ fn id_text(id: &Value) -> String {
     }
 }
 
-fn parse_params(
+/// Parses bare MCP params found at `base` (a dotted path for error messages).
+pub(crate) fn parse_params(
     params: &Map<String, Value>,
     base: &str,
     options: &ParseOptions,

@@ -45,12 +45,22 @@ pub enum Change<R, D> {
         reply_to: R,
         data: Option<D>,
     },
-    /// A URL-mode wait ended (already settled as accept); `completed` when the server said so.
+    /// A URL-mode wait ended (already settled as accept): completed, or closed another way.
     WaitEnded {
         ticket: Ticket,
-        completed: bool,
+        end: WaitEnd,
         data: D,
     },
+}
+
+/// How a URL-mode wait ended. The accept already answered the request, so nothing more is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WaitEnd {
+    /// The elicitation completed (the server's notification, a status poll, or the user saying so).
+    Completed,
+    /// It stopped waiting without completing: the user cancelled the wait, the server withdrew it,
+    /// the timeout passed, the tenant changed or the surface went away.
+    Closed(Ending),
 }
 
 impl<R, D> Change<R, D> {
@@ -186,9 +196,9 @@ impl<R, D> Session<R, D> {
         })
     }
 
-    /// Ends a URL-mode wait (the user closed it, or the server withdrew it).
+    /// The user cancelled a URL-mode wait.
     pub fn end_wait(&mut self, ticket: Ticket) -> Option<Change<R, D>> {
-        self.remove_waiting(ticket, false)
+        self.remove_waiting(ticket, WaitEnd::Closed(Ending::Cancel(CancelSource::User)))
     }
 
     /// The server reported a URL-mode elicitation complete. Unknown or not-yet-consented ids are ignored.
@@ -198,10 +208,15 @@ impl<R, D> Session<R, D> {
             .iter()
             .find(|entry| entry.waiting && entry.elicitation_id == elicitation_id)?
             .ticket;
-        self.remove_waiting(ticket, true)
+        self.remove_waiting(ticket, WaitEnd::Completed)
     }
 
-    fn remove_waiting(&mut self, ticket: Ticket, completed: bool) -> Option<Change<R, D>> {
+    /// The user said a waiting elicitation is complete ("I've finished").
+    pub fn complete_ticket(&mut self, ticket: Ticket) -> Option<Change<R, D>> {
+        self.remove_waiting(ticket, WaitEnd::Completed)
+    }
+
+    fn remove_waiting(&mut self, ticket: Ticket, end: WaitEnd) -> Option<Change<R, D>> {
         let index = self.index_of(ticket)?;
         if !self.entries.get(index)?.waiting {
             return None;
@@ -209,7 +224,7 @@ impl<R, D> Session<R, D> {
         let entry = self.entries.remove(index)?;
         Some(Change::WaitEnded {
             ticket,
-            completed,
+            end,
             data: entry.data,
         })
     }
@@ -254,7 +269,7 @@ impl<R, D> Session<R, D> {
     pub fn close(&mut self, ticket: Ticket, ending: Ending) -> Option<Change<R, D>> {
         let index = self.index_of(ticket)?;
         if self.entries.get(index)?.waiting {
-            return self.end_wait(ticket);
+            return self.remove_waiting(ticket, WaitEnd::Closed(ending));
         }
         // Closing is final, even for URL mode: an accept here would leave it waiting.
         let entry = self.entries.remove(index)?;
@@ -390,11 +405,47 @@ mod tests {
             session.complete("id-s"),
             Some(Change::WaitEnded {
                 ticket: a,
-                completed: true,
+                end: WaitEnd::Completed,
                 data: ()
             })
         );
         assert_eq!(session.complete("id-s"), None, "a completed id is ignored");
+        let (b, _) = session.admit(0.0, admit("t", true, 1000.0), (), ());
+        assert_eq!(session.complete_ticket(b), None, "not consented yet");
+        session.settle(b, Ending::Accept(None));
+        assert!(matches!(
+            session.complete_ticket(b),
+            Some(Change::WaitEnded {
+                end: WaitEnd::Completed,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_wait_closed_without_completing_says_how() {
+        let mut session = Session::default();
+        let (a, _) = session.admit(0.0, admit("s", true, 1000.0), (), ());
+        session.settle(a, Ending::Accept(None));
+        assert_eq!(
+            session.end_wait(a),
+            Some(Change::WaitEnded {
+                ticket: a,
+                end: WaitEnd::Closed(Ending::Cancel(CancelSource::User)),
+                data: ()
+            })
+        );
+        let (b, _) = session.admit(0.0, admit("t", true, 1000.0), (), ());
+        session.settle(b, Ending::Accept(None));
+        assert_eq!(
+            session.tick(1000.0),
+            vec![Change::WaitEnded {
+                ticket: b,
+                end: WaitEnd::Closed(Ending::Timeout),
+                data: ()
+            }],
+            "a wait times out at the elicitation's deadline"
+        );
     }
 
     #[test]

@@ -32,6 +32,7 @@ use koder_mcp_elicitation_core::format;
 use koder_mcp_elicitation_core::limits::MAX_PROPERTIES;
 use koder_mcp_elicitation_core::pattern::Pattern;
 use koder_mcp_elicitation_core::request::{parse_request_text, Mode, ParseOptions};
+use koder_mcp_elicitation_core::required::parse_required_text;
 use koder_mcp_elicitation_core::schema::{compile_form_schema, FieldKind, FormSchema, TextFormat};
 use koder_mcp_elicitation_core::validate::{Rules, SUPPORTED_KEYWORDS};
 use serde_json::{json, Map, Number, Value};
@@ -919,7 +920,35 @@ fn check_violations(rules: &Rules, instance: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// The same input as a URLElicitationRequiredError (-32042), as is and as the one elicitation
+/// of its data: refused with -32602, or only URL-mode elicitations with an id, within the limit.
+fn required_target(text: &str) -> Result<(), String> {
+    let mut candidates = vec![text.to_string()];
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let params = value.get("params").cloned().unwrap_or(value);
+        candidates.push(json!({"code": -32042, "data": {"elicitations": [params]}}).to_string());
+    }
+    for candidate in &candidates {
+        match parse_required_text(candidate, &ParseOptions::default()) {
+            Err(err) => check_error(err.code, &err.message).map(|_| ())?,
+            Ok(requests) => {
+                if requests.is_empty() || requests.len() > 20 {
+                    return Err(format!("{} required elicitations accepted", requests.len()));
+                }
+                for request in &requests {
+                    match &request.mode {
+                        Mode::Url(url) if url.elicitation_id.is_some() => {}
+                        _ => return Err("a -32042 elicitation without URL mode and an id".into()),
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn request_target(text: &str) -> Result<bool, String> {
+    required_target(text)?;
     let mut accepted = false;
     for strict in [true, false] {
         let options = ParseOptions {

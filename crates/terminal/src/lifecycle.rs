@@ -9,7 +9,7 @@ use std::time::Instant;
 use koder_mcp_elicitation_core::policy::Announcements;
 use koder_mcp_elicitation_core::reply::{CancelSource, Ending};
 use koder_mcp_elicitation_core::scope::Tenant;
-use koder_mcp_elicitation_core::session::{Admit, Change, Session, Ticket};
+use koder_mcp_elicitation_core::session::{self, Admit, Change, Session, Ticket};
 
 /// The terminal answers by return value, so the session keeps nothing but the rules' state.
 type TerminalSession = Session<(), ()>;
@@ -187,11 +187,10 @@ impl Lifecycle {
             Some(Change::Settled { ending, .. }) if self.ending.is_none() => {
                 self.ending = Some(ending);
             }
-            Some(Change::WaitEnded { completed, .. }) => {
-                self.wait_end = Some(if completed {
-                    WaitEnd::Completed
-                } else {
-                    WaitEnd::Closed
+            Some(Change::WaitEnded { end, .. }) => {
+                self.wait_end = Some(match end {
+                    session::WaitEnd::Completed => WaitEnd::Completed,
+                    session::WaitEnd::Closed(_) => WaitEnd::Closed,
                 });
             }
             Some(Change::Settled { .. }) | None => {}
