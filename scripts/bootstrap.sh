@@ -80,44 +80,35 @@ else
   [ "$got" = "$WB_VERSION" ] || die "wasm-bindgen on PATH is $got, expected $WB_VERSION (check PATH order)"
 fi
 
-# 4. Chromium + chromedriver (Debian packages) -------------------------------------------------
-if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
-  say "chromium + chromedriver: present"
-else
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install chromium chromium-driver"
-    SUDO="sudo -n"
-  fi
-  say "chromium + chromedriver: installing with apt-get (1-2 minutes)"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver </dev/null
-  [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] || die "apt-get did not provide /usr/bin/chromium and /usr/bin/chromedriver"
-fi
-
-# 4b. Firefox ESR, WebKitGTK's WebDriver + MiniBrowser, Xvfb: the other two engines of the e2e smoke
-# (tests/e2e/engines.test.mjs); tmux: the terminal surface's tests (crates/terminal) drive koder-elicit
-# in its panes. One apt-get update + install for whatever is missing.
-engine_packages=()
-command -v tmux >/dev/null 2>&1 || engine_packages+=(tmux)
-[ -x /usr/bin/firefox-esr ] || engine_packages+=(firefox-esr)
+# 4. Debian packages: browsers and tools the tests drive ----------------------------------------
+# Chromium + chromedriver (wasm-bindgen-test, the e2e suites); Firefox ESR, WebKitGTK's WebDriver +
+# MiniBrowser and Xvfb (the contract smoke in the other two engines, tests/e2e/engines.test.mjs); tmux
+# (the terminal surface's tests drive koder-elicit in its panes). One apt-get update + install for
+# whatever is missing.
+debian_packages=()
+[ -x /usr/bin/chromium ] || debian_packages+=(chromium)
+[ -x /usr/bin/chromedriver ] || debian_packages+=(chromium-driver)
+[ -x /usr/bin/firefox-esr ] || debian_packages+=(firefox-esr)
 if [ ! -x /usr/bin/WebKitWebDriver ] || ! compgen -G '/usr/lib/*/webkit2gtk-4.1/MiniBrowser' >/dev/null; then
-  engine_packages+=(webkit2gtk-driver)
+  debian_packages+=(webkit2gtk-driver)
 fi
-[ -x /usr/bin/Xvfb ] || engine_packages+=(xvfb)
-if [ ${#engine_packages[@]} -eq 0 ]; then
-  say "firefox-esr, webkit2gtk-driver, xvfb, tmux: present"
+[ -x /usr/bin/Xvfb ] || debian_packages+=(xvfb)
+command -v tmux >/dev/null 2>&1 || debian_packages+=(tmux)
+if [ ${#debian_packages[@]} -eq 0 ]; then
+  say "chromium, chromium-driver, firefox-esr, webkit2gtk-driver, xvfb, tmux: present"
 else
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${engine_packages[*]}"
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${debian_packages[*]}"
     SUDO="sudo -n"
   fi
-  say "${engine_packages[*]}: installing with apt-get (1-2 minutes)"
+  say "${debian_packages[*]}: installing with apt-get (1-3 minutes)"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${engine_packages[@]}" </dev/null
-  [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && [ -x /usr/bin/Xvfb ] && command -v tmux >/dev/null 2>&1 \
-    || die "apt-get did not provide /usr/bin/firefox-esr, /usr/bin/WebKitWebDriver, /usr/bin/Xvfb and tmux"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debian_packages[@]}" </dev/null
+  for tool in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/bin/Xvfb; do
+    [ -x "$tool" ] || die "apt-get did not provide $tool"
+  done
+  command -v tmux >/dev/null 2>&1 || die "apt-get did not provide tmux"
 fi
 
 # 5. npm dependencies -------------------------------------------------------------------------
