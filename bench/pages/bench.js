@@ -1,6 +1,7 @@
-// In-page side of `npm run bench`. The driver (bench/run.mjs) opens bench.html?impl=ours|peer and
-// calls window.bench.* through page.evaluate; every timing is taken here with performance.now()
-// (the page is cross-origin isolated, so its resolution is 5 µs, not 100 µs).
+// In-page side of `npm run bench`. The driver (bench/run.mjs) opens bench.html?impl=ours|peer|hand
+// (hand: the hand-written baseline, timed on open only) and calls window.bench.* through
+// page.evaluate; every timing is taken here with performance.now() (the page is cross-origin
+// isolated, so its resolution is 5 µs, not 100 µs).
 import { SCHEMAS } from '/bench/schemas.mjs';
 
 const impl = new URLSearchParams(location.search).get('impl');
@@ -160,7 +161,40 @@ const peer = {
   },
 };
 
-const I = impl === 'peer' ? peer : ours;
+// --- hand-written: a styled <dialog> built node by node, no validation (bench/pages/hand.js) -----
+const hand = {
+  async load() {
+    const t0 = now();
+    await import('/bench/pages/hand.js');
+    await customElements.whenDefined('hand-elicitation');
+    return now() - t0;
+  },
+  el: () => document.querySelector('hand-elicitation'),
+  root() {
+    return this.el().shadowRoot;
+  },
+  open(key) {
+    const promise = this.el().open(SCHEMAS[key].request);
+    return { key, promise };
+  },
+  firstFocused() {
+    const active = this.root().activeElement;
+    const first = this.root().querySelector('[data-field]');
+    return !!active && !!first && first.contains(active);
+  },
+  forceLayout() {
+    return this.root().querySelector('dialog').getBoundingClientRect().height;
+  },
+  async close(h) {
+    this.root().querySelector('footer button').click(); // its cancel button
+    await h.promise;
+  },
+  domNodes() {
+    return this.root().querySelectorAll('*').length;
+  },
+};
+
+const I = impl === 'peer' ? peer : impl === 'hand' ? hand : ours;
 
 function assert(ok, message) {
   if (!ok) throw new Error(`${impl}: ${message}`);

@@ -257,10 +257,16 @@ test('focus falls back to the element\'s page when the opener is gone', { timeou
   await page.evaluate(() => document.getElementById('opener').remove());
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => window.__results.length === 1);
-  // Nothing inside the closed dialog keeps focus; the next Tab starts from the page.
+  // Nothing inside the closed dialog keeps focus; Tab goes on from where the dialog was (the end of
+  // this page, so first out to the browser, shown as the body) and then into the page.
   assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
-  await page.keyboard.press('Tab');
-  assert.equal(await activeDescription(page), 'button#after');
+  const stops = [];
+  for (let i = 0; i < 2 && stops.at(-1) !== 'button#after'; i += 1) {
+    await page.keyboard.press('Tab');
+    stops.push(await activeDescription(page));
+  }
+  assert.equal(stops.at(-1), 'button#after', `Tab stops: ${stops.join(' → ')}`);
+  assert.ok(stops.slice(0, -1).every((stop) => stop === 'body'), `Tab stops: ${stops.join(' → ')}`);
   page.assertNoErrors();
   await page.close();
 });
