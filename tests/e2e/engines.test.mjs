@@ -221,9 +221,7 @@ for (const [name, open] of Object.entries(ENGINES)) {
     } finally {
       await session.close();
     }
-    await t.test('URL-mode accept is cancelable and carries detail.url and detail.elicitationId (CONTRACT §7)', {
-      todo: 'the controller dispatches it non-cancelable, without url or elicitationId, after window.open',
-    }, () => {
+    await t.test('URL-mode accept is cancelable and carries detail.url and detail.elicitationId (CONTRACT §7)', () => {
       assert.equal(accepted.cancelable, true);
       assert.equal(accepted.detail.url, `${server.url}/consented?state=abc`);
       assert.equal(accepted.detail.elicitationId, 'u1');
