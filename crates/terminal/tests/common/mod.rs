@@ -94,6 +94,9 @@ impl Screen {
             command.push(' ');
             command.push_str(&quote(arg));
         }
+        if let Some(file) = stdin {
+            command.push_str(&format!(" < {}", quote(file)));
+        }
         let script = format!(
             "cd {dir} && {command} > out.txt 2> err.txt; echo $? > status.tmp; stty -a > stty.txt 2>&1; mv status.tmp status.txt; sleep 600",
             dir = quote(&dir.to_string_lossy())
