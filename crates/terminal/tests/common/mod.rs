@@ -68,6 +68,19 @@ impl Screen {
         width: u16,
         height: u16,
     ) -> Screen {
+        Screen::start_with_stdin(dir, args, env, width, height, None)
+    }
+
+    /// Like [`Screen::start`], with stdin redirected from a file in `dir` (the terminal stays
+    /// the controlling TTY).
+    pub fn start_with_stdin(
+        dir: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        width: u16,
+        height: u16,
+        stdin: Option<&str>,
+    ) -> Screen {
         let tmux_ok = Command::new("tmux")
             .arg("-V")
             .output()
