@@ -1,4 +1,4 @@
-//! Drives the real `koder-elicit` binary in a pseudo-terminal: a private tmux server per test
+//! Drives the real `koder-elicit` binary in a pseudo-terminal: a private tmux server per screen
 //! (`send-keys` to type, `capture-pane` to read what a person would see).
 
 #![allow(dead_code)]
@@ -92,11 +92,11 @@ impl Screen {
         for leftover in ["status.txt", "out.txt", "err.txt", "stty.txt"] {
             let _ = std::fs::remove_file(dir.join(leftover));
         }
-        let socket = format!(
-            "koder-elicit-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        );
+        // A private server whose socket lives (and goes) with the scratch directory.
+        let socket = dir
+            .join(format!("tmux-{}.sock", NEXT.fetch_add(1, Ordering::SeqCst)))
+            .to_string_lossy()
+            .into_owned();
         let mut command = String::from("env -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR -u BROWSER -u EDITOR -u VISUAL TERM=xterm-256color");
         for (name, value) in env {
             command.push_str(&format!(" {name}={}", quote(value)));
@@ -115,7 +115,7 @@ impl Screen {
             dir = quote(&dir.to_string_lossy())
         );
         let started = Command::new("tmux")
-            .args(["-u", "-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-u", "-S", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", &width.to_string(), "-y", &height.to_string()])
             .args(["sh", "-c", &script])
             .status()
@@ -129,7 +129,7 @@ impl Screen {
 
     fn tmux(&self, args: &[&str]) -> std::process::Output {
         Command::new("tmux")
-            .args(["-u", "-L", &self.socket])
+            .args(["-u", "-S", &self.socket])
             .args(args)
             .output()
             .unwrap()
@@ -254,6 +254,10 @@ impl Screen {
 impl Drop for Screen {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
+        // Keep the scratch directory of a failed test for a look; tidy up after a passed one.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
