@@ -254,8 +254,15 @@ impl Screen {
 impl Drop for Screen {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
-        // Keep the scratch directory of a failed test for a look; tidy up after a passed one.
-        if !std::thread::panicking() {
+        let _ = std::fs::remove_file(&self.socket);
+        // Keep the scratch directory of a failed test for a look; tidy up after a passed one,
+        // once no other screen still runs in it.
+        let shared = std::fs::read_dir(&self.dir).is_ok_and(|mut entries| {
+            entries.any(|entry| {
+                entry.is_ok_and(|entry| entry.file_name().to_string_lossy().ends_with(".sock"))
+            })
+        });
+        if !std::thread::panicking() && !shared {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
