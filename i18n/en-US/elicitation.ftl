@@ -117,6 +117,7 @@ mcp-elicitation-terminal-outcome-timeout = Closed: the time ran out.
 mcp-elicitation-terminal-outcome-server = The server withdrew this request. Nothing was sent.
 mcp-elicitation-terminal-error-no_tty = No terminal to ask on. Pass --answers JSON, or run koder-elicit in a terminal.
 mcp-elicitation-terminal-error-answers = --answers must be a JSON object of field names and values.
+mcp-elicitation-terminal-error-answers_url = --answers answers a form; a URL-mode request needs a terminal.
 mcp-elicitation-terminal-error-unknown_answer = { $path } matches no field of this form
 mcp-elicitation-terminal-error-invalid_answer = { $field }: { $problem }
 mcp-elicitation-terminal-connect-calling = Calling { $tool }…

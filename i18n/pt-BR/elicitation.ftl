@@ -117,6 +117,7 @@ mcp-elicitation-terminal-outcome-timeout = Fechado: o tempo acabou.
 mcp-elicitation-terminal-outcome-server = O servidor retirou este pedido. Nada foi enviado.
 mcp-elicitation-terminal-error-no_tty = Não há terminal para perguntar. Passe --answers JSON, ou execute koder-elicit em um terminal.
 mcp-elicitation-terminal-error-answers = --answers deve ser um objeto JSON de nomes de campo e valores.
+mcp-elicitation-terminal-error-answers_url = --answers responde a um formulário; um pedido no modo URL precisa de um terminal.
 mcp-elicitation-terminal-error-unknown_answer = { $path } não corresponde a nenhum campo deste formulário
 mcp-elicitation-terminal-error-invalid_answer = { $field }: { $problem }
 mcp-elicitation-terminal-connect-calling = Chamando { $tool }…

@@ -173,6 +173,11 @@ impl ClientHandler for TerminalClient {
         });
         self.register(&request.elicitation_id, &signals);
         let turn = self.shared.terminal.clone().lock_owned().await;
+        if context.ct.is_cancelled() {
+            // Withdrawn while another prompt had the terminal: never shown, nothing sent.
+            self.unregister(&request.elicitation_id);
+            return Err(ErrorData::internal_error(CancelSource::Server.name(), None));
+        }
         let (answered, answer) = oneshot::channel::<Result<Ending, ElicitError>>();
         let client = self.clone();
         let asking = tokio::task::spawn_blocking(move || {

@@ -294,7 +294,9 @@ pub fn answer(
     messages: &Messages,
 ) -> Result<Ending, Vec<String>> {
     let Mode::Form(schema) = &request.mode else {
-        return Err(vec![messages.get("mcp-elicitation-terminal-error-answers")]);
+        return Err(vec![
+            messages.get("mcp-elicitation-terminal-error-answers_url")
+        ]);
     };
     let Some(answers) = answers.as_object() else {
         return Err(vec![messages.get("mcp-elicitation-terminal-error-answers")]);
@@ -390,6 +392,22 @@ mod tests {
         assert_eq!(
             answer(&form, &json!({"s": ""}), &Messages::new(Locale::PtBr)),
             Err(vec!["s: Obrigatório".to_string()])
+        );
+        let url = request(
+            json!({"mode": "url", "message": "m", "url": "https://a.example",
+            "elicitationId": "x"}),
+        );
+        assert_eq!(
+            answer(&url, &json!({}), &Messages::new(Locale::EnUs)),
+            Err(vec![
+                "--answers answers a form; a URL-mode request needs a terminal.".to_string()
+            ])
+        );
+        assert_eq!(
+            answer(&form, &json!([1]), &Messages::new(Locale::EnUs)),
+            Err(vec![
+                "--answers must be a JSON object of field names and values.".to_string()
+            ])
         );
     }
 }

@@ -727,3 +727,23 @@ fn a_textarea_can_be_written_in_the_editor() {
     );
     assert!(done.stty.contains(" icanon"));
 }
+
+#[test]
+fn the_request_can_come_on_stdin_while_the_terminal_asks() {
+    let dir = scratch("stdin");
+    let file = request_file(&dir, "weather.json", &weather_envelope());
+    let screen =
+        Screen::start_with_stdin(&dir, &["prompt", "-"], &[EN], 80, 30, Some(file.as_str()));
+    screen.wait_for("1. city *");
+    screen.answer("Faro");
+    screen.wait_for("2. temperature_unit");
+    screen.answer("");
+    screen.wait_for("Enter: Submit");
+    screen.press(&["Enter"]);
+    let done = screen.finish();
+    assert_eq!(done.status, 0, "{done:?}");
+    assert_eq!(
+        json(&done.stdout),
+        json!({"action": "accept", "content": {"city": "Faro"}})
+    );
+}

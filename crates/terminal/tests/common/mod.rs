@@ -1,4 +1,4 @@
-//! Drives the real `koder-elicit` binary in a pseudo-terminal: a private tmux server per test
+//! Drives the real `koder-elicit` binary in a pseudo-terminal: a private tmux server per screen
 //! (`send-keys` to type, `capture-pane` to read what a person would see).
 
 #![allow(dead_code)]
@@ -68,6 +68,19 @@ impl Screen {
         width: u16,
         height: u16,
     ) -> Screen {
+        Screen::start_with_stdin(dir, args, env, width, height, None)
+    }
+
+    /// Like [`Screen::start`], with stdin redirected from a file in `dir` (the terminal stays
+    /// the controlling TTY).
+    pub fn start_with_stdin(
+        dir: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        width: u16,
+        height: u16,
+        stdin: Option<&str>,
+    ) -> Screen {
         let tmux_ok = Command::new("tmux")
             .arg("-V")
             .output()
@@ -79,11 +92,11 @@ impl Screen {
         for leftover in ["status.txt", "out.txt", "err.txt", "stty.txt"] {
             let _ = std::fs::remove_file(dir.join(leftover));
         }
-        let socket = format!(
-            "koder-elicit-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        );
+        // A private server whose socket lives (and goes) with the scratch directory.
+        let socket = dir
+            .join(format!("tmux-{}.sock", NEXT.fetch_add(1, Ordering::SeqCst)))
+            .to_string_lossy()
+            .into_owned();
         let mut command = String::from("env -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR -u BROWSER -u EDITOR -u VISUAL TERM=xterm-256color");
         for (name, value) in env {
             command.push_str(&format!(" {name}={}", quote(value)));
@@ -94,12 +107,15 @@ impl Screen {
             command.push(' ');
             command.push_str(&quote(arg));
         }
+        if let Some(file) = stdin {
+            command.push_str(&format!(" < {}", quote(file)));
+        }
         let script = format!(
             "cd {dir} && {command} > out.txt 2> err.txt; echo $? > status.tmp; stty -a > stty.txt 2>&1; mv status.tmp status.txt; sleep 600",
             dir = quote(&dir.to_string_lossy())
         );
         let started = Command::new("tmux")
-            .args(["-u", "-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-u", "-S", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", &width.to_string(), "-y", &height.to_string()])
             .args(["sh", "-c", &script])
             .status()
@@ -113,7 +129,7 @@ impl Screen {
 
     fn tmux(&self, args: &[&str]) -> std::process::Output {
         Command::new("tmux")
-            .args(["-u", "-L", &self.socket])
+            .args(["-u", "-S", &self.socket])
             .args(args)
             .output()
             .unwrap()
@@ -238,6 +254,17 @@ impl Screen {
 impl Drop for Screen {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
+        let _ = std::fs::remove_file(&self.socket);
+        // Keep the scratch directory of a failed test for a look; tidy up after a passed one,
+        // once no other screen still runs in it.
+        let shared = std::fs::read_dir(&self.dir).is_ok_and(|mut entries| {
+            entries.any(|entry| {
+                entry.is_ok_and(|entry| entry.file_name().to_string_lossy().ends_with(".sock"))
+            })
+        });
+        if !std::thread::panicking() && !shared {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
