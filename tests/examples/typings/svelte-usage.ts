@@ -15,7 +15,8 @@ const dialog: KoderMcpElicitation = svelteHTML.createElement("koder-mcp-elicitat
   onaccept: (event) => console.log(event.detail.result.content, event.detail.reply),
   onreject: (event) => console.log(event.detail.reason),
   oncancel: (event) => console.log(event.detail.source),
-  ontimeout: (event) => console.log(event.detail.result.action),
+  // null when a URL-mode wait timed out: the accept already answered.
+  ontimeout: (event) => console.log(event.detail.result?.action),
   oncomplete: (event) => console.log(event.detail.elicitationId),
   oninvalid: (event) => console.log(event.detail.error.code),
 });
