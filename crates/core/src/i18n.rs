@@ -186,7 +186,9 @@ impl Source {
     fn get(&self, id: &str) -> Option<&[Part]> {
         match self {
             Source::Shipped(table) => lookup(table, id),
-            Source::Registered(messages) => messages.get(id).map(Vec::as_slice),
+            Source::Registered(messages) => registry::find(messages, id)
+                .and_then(|index| messages.get(index))
+                .map(|(_, parts)| parts.as_slice()),
         }
     }
 }
@@ -195,6 +197,16 @@ impl Source {
 /// table, then the same for its nearer tags (`es-MX` → `es`), other locales of its language,
 /// and en-US.
 fn fallback_chain(locale: Locale) -> Vec<(Locale, Source)> {
+    // Nothing registered (the usual case): the shipped table, then en-US, with no lookups.
+    if let (Locale::EnUs | Locale::PtBr, false) = (locale, registry::any()) {
+        let mut chain = Vec::with_capacity(2);
+        for locale in [locale, Locale::EnUs] {
+            if let Some(table) = locale.table() {
+                chain.push((locale, Source::Shipped(table)));
+            }
+        }
+        return chain;
+    }
     let mut tags: Vec<(&'static str, Locale)> = vec![(locale.tag(), locale)];
     let available = registry::available();
     let lang = language(locale.tag());
@@ -420,7 +432,8 @@ fn format_chain(chain: &[(Locale, Source)], id: &str, args: &[(&str, Arg)]) -> O
 
 /// Whether a locale's own messages (shipped or registered) have this one (no fallback).
 pub fn has_message(locale: Locale, id: &str) -> bool {
-    registry::messages_for(locale.tag()).is_some_and(|messages| messages.contains_key(id))
+    registry::messages_for(locale.tag())
+        .is_some_and(|messages| registry::find(&messages, id).is_some())
         || locale.table().and_then(|table| lookup(table, id)).is_some()
 }
 
@@ -977,14 +990,19 @@ mcp-elicitation-timeout-announce = { $seconds ->
 
     #[test]
     fn every_shipped_locale_has_every_message_with_the_same_variables() {
+        let sorted = |parts| {
+            let mut names = registry::variables(parts);
+            names.sort_unstable();
+            names
+        };
         for (id, english) in EN_US {
-            let english = registry::variables(english);
+            let english = sorted(english);
             for locale in LOCALES {
                 let parts = locale
                     .table()
                     .and_then(|table| lookup(table, id))
                     .unwrap_or_else(|| panic!("{locale:?} lacks {id}"));
-                assert_eq!(registry::variables(parts), english, "{locale:?} {id}");
+                assert_eq!(sorted(parts), english, "{locale:?} {id}");
             }
         }
         assert_eq!(EN_US.len(), PT_BR.len());
@@ -1014,6 +1032,21 @@ mcp-elicitation-timeout-announce = { $seconds ->
         // And a translator's copy of it is accepted whole.
         let galician = register_translation("gl", &portuguese).expect("registers");
         assert_eq!(plain(galician, "mcp-elicitation-action-accept"), "Enviar");
+    }
+
+    #[test]
+    fn the_demo_spanish_has_every_message_and_registers() {
+        let spanish = include_str!("../../../www/es.ftl");
+        let parsed = ftl::parse(spanish).expect("parses");
+        let ids: Vec<&str> = parsed.iter().map(|(id, _)| id.as_str()).collect();
+        for (id, _) in EN_US {
+            assert!(ids.contains(id), "www/es.ftl lacks {id}");
+        }
+        let es = register_translation("es", spanish).expect("registers");
+        for (id, _) in EN_US {
+            assert!(has_message(es, id), "{id}");
+        }
+        assert_eq!(plain(es, "mcp-elicitation-action-reject"), "Rechazar");
     }
 
     #[test]

@@ -9,6 +9,9 @@ use std::borrow::Cow;
 
 use super::{Key, Part};
 
+/// Why a message is refused: mostly fixed phrases, so no allocation (and less code) for them.
+type Why = Cow<'static, str>;
+
 /// One problem in a Fluent text: the message it is in (when known), the line, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FtlError {
@@ -29,7 +32,8 @@ impl std::fmt::Display for FtlError {
 /// The messages of a Fluent text, in source order, or every problem found in it.
 pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let source = source.replace("\r\n", "\n");
+    // CRLF line ends read as LF (a carriage return is never meaningful in a message).
+    let source: String = source.chars().filter(|ch| *ch != '\r').collect();
     let mut cursor = Cursor {
         src: &source,
         pos: 0,
@@ -55,7 +59,11 @@ pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
             byte if byte.is_ascii_alphabetic() => match cursor.message() {
                 Ok((id, parts)) => messages.push((id, parts)),
                 Err((id, reason)) => {
-                    errors.push(FtlError { id, line, reason });
+                    errors.push(FtlError {
+                        id,
+                        line,
+                        reason: reason.into_owned(),
+                    });
                     cursor.skip_junk();
                 }
             },
@@ -201,32 +209,32 @@ impl Cursor<'_> {
     }
 
     /// `id = pattern`, at the start of a line.
-    fn message(&mut self) -> Result<(String, Vec<Part>), (Option<String>, String)> {
+    fn message(&mut self) -> Result<(String, Vec<Part>), (Option<String>, Why)> {
         let id = self.identifier().unwrap_or_default().to_string();
-        let fail = |reason: &str| (Some(id.clone()), reason.to_string());
+        let fail = |reason: Why| (Some(id.clone()), reason);
         self.skip_spaces();
         if self.peek() != Some(b'=') {
-            return Err(fail("expected `=` after the message id"));
+            return Err(fail("expected `=` after the message id".into()));
         }
         self.pos += 1;
         let parts = match self.maybe_pattern() {
             Ok(Some(parts)) => parts,
-            Ok(None) => return Err(fail("a message needs a value")),
-            Err(reason) => return Err(fail(&reason)),
+            Ok(None) => return Err(fail("a message needs a value".into())),
+            Err(reason) => return Err(fail(reason)),
         };
         // An attribute (`.title = …`) on the next lines.
         let end = self.pos;
         self.skip_blank_lines();
         self.skip_spaces();
         if self.peek() == Some(b'.') {
-            return Err(fail("attributes are not supported"));
+            return Err(fail("attributes are not supported".into()));
         }
         self.pos = end;
         Ok((id, parts))
     }
 
     /// A pattern on the same line, or on the following indented lines, or `None`.
-    fn maybe_pattern(&mut self) -> Result<Option<Vec<Part>>, String> {
+    fn maybe_pattern(&mut self) -> Result<Option<Vec<Part>>, Why> {
         self.skip_spaces();
         if !self.at_line_end() {
             return self.pattern(false).map(Some);
@@ -240,7 +248,7 @@ impl Cursor<'_> {
         Ok(None)
     }
 
-    fn pattern(&mut self, block: bool) -> Result<Vec<Part>, String> {
+    fn pattern(&mut self, block: bool) -> Result<Vec<Part>, Why> {
         let mut elements = Vec::new();
         let mut common_indent = usize::MAX;
         if block {
@@ -279,7 +287,7 @@ impl Cursor<'_> {
     }
 
     /// `{ $var }`, `{ "text" }`, `{ { … } }` or a select.
-    fn placeable(&mut self) -> Result<Part, String> {
+    fn placeable(&mut self) -> Result<Part, Why> {
         self.pos += 1; // `{`
         self.skip_blank();
         let expression = self.inline_expression()?;
@@ -310,7 +318,7 @@ impl Cursor<'_> {
         Ok(part)
     }
 
-    fn inline_expression(&mut self) -> Result<Part, String> {
+    fn inline_expression(&mut self) -> Result<Part, Why> {
         match self.peek() {
             Some(b'$') => {
                 self.pos += 1;
@@ -326,7 +334,7 @@ impl Cursor<'_> {
             Some(b'-') if self.peek_at(1).is_some_and(|b| b.is_ascii_alphabetic()) => {
                 self.pos += 1;
                 let name = self.identifier().unwrap_or_default();
-                Err(format!("terms are not supported ({{ -{name} }})"))
+                Err(format!("terms are not supported ({{ -{name} }})").into())
             }
             Some(byte) if byte.is_ascii_digit() || byte == b'-' => {
                 Err("number literals are not supported".into())
@@ -334,11 +342,9 @@ impl Cursor<'_> {
             Some(byte) if byte.is_ascii_alphabetic() => {
                 let name = self.identifier().unwrap_or_default().to_string();
                 if self.peek() == Some(b'(') {
-                    Err(format!("functions are not supported ({name}())"))
+                    Err(format!("functions are not supported ({name}())").into())
                 } else {
-                    Err(format!(
-                        "message references are not supported ({{ {name} }})"
-                    ))
+                    Err(format!("message references are not supported ({{ {name} }})").into())
                 }
             }
             _ => Err("expected a `$variable` or a \"string\" inside `{ }`".into()),
@@ -346,7 +352,7 @@ impl Cursor<'_> {
     }
 
     /// `"…"` with Fluent's escapes (`\\`, `\"`, `\uXXXX`, `\UXXXXXX`).
-    fn string_literal(&mut self) -> Result<String, String> {
+    fn string_literal(&mut self) -> Result<String, Why> {
         self.pos += 1; // `"`
         let mut text = String::new();
         loop {
@@ -366,10 +372,14 @@ impl Cursor<'_> {
                     Some(size @ (b'u' | b'U')) => {
                         let digits = if size == b'u' { 4 } else { 6 };
                         let hex = self.slice(self.pos + 1, self.pos + 1 + digits);
-                        if hex.len() != digits || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                            return Err(format!("a unicode escape needs {digits} hex digits"));
-                        }
-                        let code = u32::from_str_radix(hex, 16).unwrap_or(0xfffd);
+                        let code = hex.chars().try_fold(0, |code, digit| {
+                            digit.to_digit(16).map(|value| code * 16 + value)
+                        });
+                        let Some(code) = code.filter(|_| hex.len() == digits) else {
+                            return Err(
+                                "a unicode escape needs 4 (\\u) or 6 (\\U) hex digits".into()
+                            );
+                        };
                         text.push(char::from_u32(code).unwrap_or('\u{fffd}'));
                         self.pos += 1 + digits;
                     }
@@ -382,7 +392,7 @@ impl Cursor<'_> {
 
     /// The variants of a select and the index of the default one.
     #[allow(clippy::type_complexity)]
-    fn variants(&mut self) -> Result<(Vec<(Key, Cow<'static, [Part]>)>, usize), String> {
+    fn variants(&mut self) -> Result<(Vec<(Key, Cow<'static, [Part]>)>, usize), Why> {
         let mut variants = Vec::new();
         let mut default = None;
         loop {
@@ -422,7 +432,7 @@ impl Cursor<'_> {
         }
     }
 
-    fn variant_key(&mut self) -> Result<Key, String> {
+    fn variant_key(&mut self) -> Result<Key, Why> {
         if let Some(name) = self.identifier() {
             return Ok(Key::Name(Cow::Owned(name.to_string())));
         }
@@ -435,9 +445,9 @@ impl Cursor<'_> {
         }
         let key = self.slice(start, self.pos);
         if key.contains('.') {
-            return Err(format!(
-                "variant key [{key}]: only whole-number keys are supported"
-            ));
+            return Err(
+                format!("variant key [{key}]: only whole-number keys are supported").into(),
+            );
         }
         key.parse::<i64>()
             .map(|number| Key::Number(number as f64))
@@ -456,7 +466,10 @@ fn dedent(elements: Vec<Element>, common_indent: usize) -> Vec<Part> {
             Element::Text(text) => (text, false),
             Element::Indent(breaks, indent) => {
                 let kept = indent.saturating_sub(common_indent);
-                ("\n".repeat(breaks) + &" ".repeat(kept), false)
+                let mut text = String::new();
+                text.extend(std::iter::repeat_n('\n', breaks));
+                text.extend(std::iter::repeat_n(' ', kept));
+                (text, false)
             }
             Element::Placeable(Part::Text(text)) => (text.into_owned(), true),
             Element::Placeable(part) => {

@@ -2,14 +2,20 @@
 //! gives for them: plural categories and number formatting. A registration is parsed and checked
 //! whole against the en-US messages before anything is stored, so a bad one changes nothing.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::{ftl, lookup, Key, Locale, Part, EN_US};
 use crate::limits::MAX_REGISTERED_LOCALES;
 
-/// A registered locale's messages, by id.
-pub(super) type Messages = BTreeMap<String, Vec<Part>>;
+/// A registered locale's messages, sorted by id (a plain sorted list: no map code in the wasm).
+pub(super) type Messages = Vec<(String, Vec<Part>)>;
+
+/// A registered message.
+pub(super) fn find(messages: &Messages, id: &str) -> Option<usize> {
+    messages
+        .binary_search_by(|(known, _)| known.as_str().cmp(id))
+        .ok()
+}
 
 struct Registered {
     /// Normalized (`es-MX`); leaked once per distinct tag, so `Locale::tag` stays `&'static`.
@@ -187,6 +193,14 @@ pub(super) fn available() -> Vec<(&'static str, Locale)> {
     all
 }
 
+/// Whether any language was registered.
+pub(super) fn any() -> bool {
+    !REGISTERED
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_empty()
+}
+
 /// What was registered for `tag`, if anything.
 pub(super) fn messages_for(tag: &str) -> Option<Arc<Messages>> {
     let registered = REGISTERED.read().unwrap_or_else(PoisonError::into_inner);
@@ -235,30 +249,31 @@ fn check(parsed: Vec<(String, Vec<Part>)>) -> Result<Messages, Vec<String>> {
             continue;
         };
         let known = variables(english);
-        let allowed_keys = key_names(english);
         for var in variables(&parts) {
             if !known.contains(&var) {
-                let takes = if known.is_empty() {
-                    "it takes none".to_string()
+                let names: Vec<String> = known.iter().map(|name| format!("${name}")).collect();
+                let takes = if names.is_empty() {
+                    "none".to_string()
                 } else {
-                    let names: Vec<String> = known.iter().map(|name| format!("${name}")).collect();
-                    format!("it takes {}", names.join(", "))
+                    names.join(", ")
                 };
                 problems.push(format!(
-                    "message `{id}`: unknown variable `${var}` ({takes})"
+                    "message `{id}`: unknown variable `${var}` (it takes {takes})"
                 ));
             }
         }
+        let english_keys = key_names(english);
         for key in key_names(&parts) {
-            if PluralCategory::from_name(&key).is_none() && !allowed_keys.contains(&key) {
+            if PluralCategory::from_name(key).is_none() && !english_keys.contains(&key) {
                 problems.push(format!(
                     "message `{id}`: variant key [{key}] is not a plural category \
                      (zero, one, two, few, many, other)"
                 ));
             }
         }
-        if messages.insert(id.clone(), parts).is_some() {
-            problems.push(format!("message `{id}`: defined twice"));
+        match messages.binary_search_by(|(known, _)| known.cmp(&id)) {
+            Ok(_) => problems.push(format!("message `{id}`: defined twice")),
+            Err(position) => messages.insert(position, (id, parts)),
         }
     }
     if problems.is_empty() {
@@ -268,35 +283,45 @@ fn check(parsed: Vec<(String, Vec<Part>)>) -> Result<Messages, Vec<String>> {
     }
 }
 
-/// The variables a pattern uses, selectors included.
-pub(super) fn variables(parts: &[Part]) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for part in parts {
-        match part {
-            Part::Text(_) => {}
-            Part::Var(name) => {
-                found.insert(name.to_string());
-            }
-            Part::Select { var, variants, .. } => {
-                found.insert(var.to_string());
-                for (_, value) in variants.iter() {
-                    found.extend(variables(value));
-                }
-            }
-        }
-    }
+/// The variables a pattern uses, selectors included, each once.
+pub(super) fn variables(parts: &[Part]) -> Vec<&str> {
+    let mut found = Vec::new();
+    add_variables(parts, &mut found);
     found
 }
 
-fn key_names(parts: &[Part]) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
+fn add_variables<'a>(parts: &'a [Part], found: &mut Vec<&'a str>) {
+    for part in parts {
+        let (name, variants) = match part {
+            Part::Text(_) => continue,
+            Part::Var(name) => (name, None),
+            Part::Select { var, variants, .. } => (var, Some(variants)),
+        };
+        if !found.contains(&name.as_ref()) {
+            found.push(name);
+        }
+        for (_, value) in variants.into_iter().flat_map(|variants| variants.iter()) {
+            add_variables(value, found);
+        }
+    }
+}
+
+/// The names of the variant keys a pattern uses, each once.
+fn key_names(parts: &[Part]) -> Vec<&str> {
+    let mut found = Vec::new();
     for part in parts {
         if let Part::Select { variants, .. } = part {
             for (key, value) in variants.iter() {
                 if let Key::Name(name) = key {
-                    found.insert(name.to_string());
+                    if !found.contains(&name.as_ref()) {
+                        found.push(name.as_ref());
+                    }
                 }
-                found.extend(key_names(value));
+                for name in key_names(value) {
+                    if !found.contains(&name) {
+                        found.push(name);
+                    }
+                }
             }
         }
     }
