@@ -201,7 +201,7 @@ test('registerTranslation: an object of id → pattern registers; a malformed on
   assert.deepEqual(result.malformed, {
     elicitationError: true,
     code: -32602,
-    message: 'the translation for `de` was not registered: message `mcp-elicitation-action-cancel`: a `{` without its `}`',
+    message: 'the translation for `de` was not registered: message `mcp-elicitation-action-cancel`: expected a `$variable` or a "string" inside `{ }`',
   });
   assert.equal(result.notMessages.elicitationError, true);
   // The object registered; what it lacks falls back to en-US.
