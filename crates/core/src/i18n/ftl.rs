@@ -41,7 +41,9 @@ pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
     let mut messages = Vec::new();
     let mut errors = Vec::new();
     while let Some(byte) = cursor.peek() {
-        let line = cursor.line();
+        // Counted only for an error: counting for every entry would be quadratic.
+        let start = cursor.pos;
+        let line = || line_at(&source, start);
         match byte {
             b'\n' => cursor.pos += 1,
             b'#' => cursor.skip_line(),
@@ -51,7 +53,7 @@ pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
                 let name = cursor.identifier().unwrap_or_default().to_string();
                 errors.push(FtlError {
                     id: None,
-                    line,
+                    line: line(),
                     reason: format!("term `-{name}`: terms are not supported"),
                 });
                 cursor.skip_junk();
@@ -61,7 +63,7 @@ pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
                 Err((id, reason)) => {
                     errors.push(FtlError {
                         id,
-                        line,
+                        line: line(),
                         reason: reason.into_owned(),
                     });
                     cursor.skip_junk();
@@ -70,7 +72,7 @@ pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
             _ => {
                 errors.push(FtlError {
                     id: None,
-                    line,
+                    line: line(),
                     reason: "expected a message (`id = text`) or a comment".to_string(),
                 });
                 cursor.skip_junk();
@@ -82,6 +84,11 @@ pub fn parse(source: &str) -> Result<Vec<(String, Vec<Part>)>, Vec<FtlError>> {
     } else {
         Err(errors)
     }
+}
+
+/// The line number of a byte position.
+fn line_at(source: &str, pos: usize) -> usize {
+    source.get(..pos).unwrap_or_default().matches('\n').count() + 1
 }
 
 /// One piece of a pattern before its indentation is resolved (as in the Fluent parser).
@@ -108,10 +115,6 @@ impl Cursor<'_> {
 
     fn slice(&self, start: usize, end: usize) -> &str {
         self.src.get(start..end).unwrap_or_default()
-    }
-
-    fn line(&self) -> usize {
-        self.slice(0, self.pos).matches('\n').count() + 1
     }
 
     fn at_line_end(&self) -> bool {
@@ -675,6 +678,14 @@ mod tests {
             let error = error_of(source);
             assert!(error.starts_with(expected), "{source:?}: {error}");
         }
+    }
+
+    #[test]
+    fn a_long_text_parses_in_linear_time_and_errors_still_know_their_line() {
+        let long = "# a comment line\nm = text\n".repeat(50_000) + "!junk\n";
+        let errors = parse(&long).expect_err("the junk");
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, 100_001);
     }
 
     #[test]
