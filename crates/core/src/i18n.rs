@@ -1050,6 +1050,21 @@ mcp-elicitation-timeout-announce = { $seconds ->
     }
 
     #[test]
+    fn language_tags_are_normalized() {
+        for (tag, normalized) in [
+            ("es_mx", Some("es-MX")),
+            ("ZH-hant-tw", Some("zh-Hant-TW")),
+            ("sr-LATN", Some("sr-Latn")),
+            ("es-419", Some("es-419")),
+            (" de-CH-1996 ", Some("de-CH-1996")),
+            ("1a", None),
+            ("es--mx", None),
+        ] {
+            assert_eq!(normalize_tag(tag).as_deref(), normalized, "{tag:?}");
+        }
+    }
+
+    #[test]
     fn plural_category_names_round_trip() {
         for name in ["zero", "one", "two", "few", "many", "other"] {
             assert_eq!(

@@ -109,10 +109,14 @@ impl std::fmt::Display for TranslationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the translation for `{}` was not registered: {}",
-            self.locale,
-            self.problems.join("; ")
-        )
+            "the translation for `{}` was not registered: ",
+            self.locale
+        )?;
+        for (index, problem) in self.problems.iter().enumerate() {
+            f.write_str(if index == 0 { "" } else { "; " })?;
+            f.write_str(problem)?;
+        }
+        Ok(())
     }
 }
 
@@ -149,7 +153,7 @@ pub fn register_translation(tag: &str, ftl: &str) -> Result<Locale, TranslationE
                     "at most {MAX_REGISTERED_LOCALES} languages can be registered"
                 )]));
             }
-            let tag = shipped_tag(&tag).unwrap_or_else(|| Box::leak(tag.into_boxed_str()));
+            let tag = shipped_tag(&tag).unwrap_or_else(|| String::leak(tag));
             registered.push(Registered { tag, messages });
             registered.len() - 1
         }
@@ -212,31 +216,32 @@ pub(super) fn messages_for(tag: &str) -> Option<Arc<Messages>> {
 
 /// `es_mx` → `es-MX`, `ZH-hant-tw` → `zh-Hant-TW`; `None` for what is not a language tag.
 pub fn normalize_tag(tag: &str) -> Option<String> {
-    let mut out = Vec::new();
+    let mut out = String::new();
     for (position, subtag) in tag.trim().split(['-', '_']).enumerate() {
-        let valid_length = if position == 0 {
-            (2..=8).contains(&subtag.len()) && subtag.bytes().all(|b| b.is_ascii_alphabetic())
+        let letters = subtag.bytes().all(|b| b.is_ascii_alphabetic());
+        let valid = if position == 0 {
+            (2..=8).contains(&subtag.len()) && letters
         } else {
             (1..=8).contains(&subtag.len()) && subtag.bytes().all(|b| b.is_ascii_alphanumeric())
         };
-        if !valid_length {
+        if !valid {
             return None;
         }
-        let lower = subtag.to_ascii_lowercase();
-        let shaped = match (position, subtag.len()) {
-            (0, _) => lower,
-            (_, 4) if subtag.bytes().all(|b| b.is_ascii_alphabetic()) => {
-                let mut chars = lower.chars();
-                chars.next().map_or_else(String::new, |first| {
-                    first.to_ascii_uppercase().to_string() + chars.as_str()
-                })
-            }
-            (_, 2) => subtag.to_ascii_uppercase(),
-            _ => lower,
-        };
-        out.push(shaped);
+        if position > 0 {
+            out.push('-');
+        }
+        // Language lowercase, script titlecase (`Hant`), region uppercase (`MX`).
+        for (index, ch) in subtag.chars().enumerate() {
+            let upper =
+                position > 0 && ((subtag.len() == 4 && letters && index == 0) || subtag.len() == 2);
+            out.push(if upper {
+                ch.to_ascii_uppercase()
+            } else {
+                ch.to_ascii_lowercase()
+            });
+        }
     }
-    Some(out.join("-"))
+    Some(out)
 }
 
 /// Checks parsed messages against the en-US ones; every problem names its message.
@@ -251,12 +256,14 @@ fn check(parsed: Vec<(String, Vec<Part>)>) -> Result<Messages, Vec<String>> {
         let known = variables(english);
         for var in variables(&parts) {
             if !known.contains(&var) {
-                let names: Vec<String> = known.iter().map(|name| format!("${name}")).collect();
-                let takes = if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                };
+                let mut takes = String::new();
+                for name in &known {
+                    takes.push_str(if takes.is_empty() { "$" } else { ", $" });
+                    takes.push_str(name);
+                }
+                if takes.is_empty() {
+                    takes.push_str("none");
+                }
                 problems.push(format!(
                     "message `{id}`: unknown variable `${var}` (it takes {takes})"
                 ));
