@@ -362,6 +362,23 @@ export declare function validateContent(
   options?: { locale?: string },
 ): { valid: boolean; errors: ValidationIssue[] };
 
+/**
+ * Adds a language at run time, or overrides shipped messages (`"en-US"`, `"pt-BR"`).
+ *
+ * `messages` is Fluent text in the subset of the shipped `i18n/*.ftl` files (text, `{ $variable }`,
+ * `{ "literal" }`, and `{ $n -> [one] … *[other] … }` selects on plural categories), or an object of
+ * message id → pattern in that syntax. Registering a locale again replaces its messages. A missing
+ * message falls back to the nearest registered locale, then en-US. Plurals and numbers follow
+ * `Intl` for the locale. Every open dialog re-renders in its (possibly new) language.
+ *
+ * Throws `ElicitationError` naming each unknown id, unknown variable and malformed pattern; nothing
+ * is registered then.
+ */
+export declare function registerTranslation(
+  locale: string,
+  messages: string | Readonly<Record<string, string>>,
+): void;
+
 /** The normalized request, or throws `ElicitationError` (code -32602) naming the offending path. */
 export declare function parseRequest(request: ElicitRequestInput | object): Record<string, unknown>;
 

@@ -4,7 +4,7 @@
 // server checks answers with the very rules the dialog applied.
 import { readFileSync } from "node:fs";
 import { initSync } from "./elicitation_core.js";
-import { ElicitationError, checkContent, normalizeRequest } from "./js/api.js";
+import { ElicitationError, checkContent, normalizeRequest, registerMessages } from "./js/api.js";
 
 export { ElicitationError };
 
@@ -36,4 +36,13 @@ export function validateContent(requestedSchema, content, options = {}) {
 export function parseRequest(request) {
   requireCore();
   return normalizeRequest(request);
+}
+
+/**
+ * Adds a language, or overrides shipped messages, for `validateContent`'s messages on the server:
+ * the same Fluent subset as the page entry's. Throws ElicitationError naming every problem.
+ */
+export function registerTranslation(locale, messages) {
+  requireCore();
+  registerMessages(locale, messages);
 }

@@ -1,5 +1,5 @@
 //! The functions the distributable's entry re-exports: `defineElement`, `validateContent`,
-//! `parseRequest` and the `ElicitationError` class.
+//! `parseRequest`, `registerTranslation` and the `ElicitationError` class.
 
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -49,6 +49,14 @@ pub fn validate_content_json(
     Ok(to_js(
         &json!({"valid": errors.is_empty(), "errors": errors}),
     ))
+}
+
+/// `registerTranslation(locale, messages)` with the messages as Fluent text: adds or replaces a
+/// language (or overrides shipped messages) and re-renders every open dialog. A refused one
+/// throws `ElicitationError` naming every problem, and changes nothing.
+#[wasm_bindgen(js_name = registerTranslationFtl)]
+pub fn register_translation_ftl(locale: &str, ftl: &str) -> Result<(), JsValue> {
+    crate::element::register_translation(locale, ftl).map_err(|error| elicitation_error(&error))
 }
 
 /// `parseRequest(request)`: the normalized request, or throws `ElicitationError`.

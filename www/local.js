@@ -129,6 +129,17 @@ for (const type of ['accept', 'reject', 'cancel', 'timeout', 'complete', 'invali
   });
 }
 
-// Language: sets the element's lang attribute (en-US and pt-BR ship).
+// Language: sets the element's lang attribute. en-US and pt-BR ship; Spanish does not, so this
+// page registers it from es.ftl, the way a host adds any language (see the README).
+import('/dist/koder-mcp-elicitation.js')
+  .then(async ({ registerTranslation }) => {
+    const response = await fetch('/es.ftl');
+    if (!response.ok) throw new Error(`es.ftl: HTTP ${response.status}`);
+    registerTranslation('es', await response.text());
+  })
+  .catch((error) => {
+    console.error('Spanish was not registered:', error);
+    langSelect.querySelector('option[value="es"]')?.remove();
+  });
 if (el.hasAttribute('lang')) langSelect.value = el.getAttribute('lang');
 langSelect.addEventListener('change', () => { el.setAttribute('lang', langSelect.value); });

@@ -1,7 +1,8 @@
 //! Compiles the Fluent files `i18n/<locale>/*.ftl` into static tables (`$OUT_DIR/i18n_tables.rs`,
 //! included by `src/i18n.rs`), so the wasm carries the strings but not a Fluent runtime. Fails the
 //! build, naming the file and message id, on a parse error, on syntax the runtime does not
-//! implement, and on an id that one locale has and another lacks.
+//! implement, on an id that one locale has and another lacks, and on a message whose variables
+//! differ from en-US's.
 
 use std::path::Path;
 
@@ -59,6 +60,9 @@ fn main() {
     let by_tag: Vec<_> = compiled.iter().map(|(tag, m)| (*tag, m)).collect();
     if let Err(mut id_errors) = compile::check_same_ids(&by_tag) {
         errors.append(&mut id_errors);
+    }
+    if let Err(mut variable_errors) = compile::check_same_variables(&by_tag) {
+        errors.append(&mut variable_errors);
     }
     if !errors.is_empty() {
         eprintln!("error: the Fluent files in i18n/ cannot be compiled:");

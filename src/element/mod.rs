@@ -7,7 +7,7 @@
 //! `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
 //! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
 //! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
-//! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time).
+//! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
 mod calls;
 mod effects;
@@ -84,6 +84,16 @@ pub fn define() {
     define_element_js(TAG, &create);
     // One factory for the whole page, kept for the page's lifetime.
     create.forget();
+}
+
+/// `registerTranslation`: adds or replaces a language from Fluent text, with `Intl` plural and
+/// number rules, and re-renders every open dialog. A refused one changes nothing.
+pub fn register_translation(locale: &str, ftl: &str) -> Result<(), ElicitationError> {
+    platform::install_locale_rules();
+    crate::i18n::register_translation(locale, ftl)
+        .map_err(|error| ElicitationError::invalid("", error))?;
+    platform::relocalize_live_elements();
+    Ok(())
 }
 
 /// Builds the `ElicitationError` the contract promises.

@@ -1,19 +1,93 @@
 //! What the element learns from the browser rather than decides: the clock (which tests may move),
-//! how the browser parses a URL, and the user's local time.
+//! how the browser parses a URL, the user's local time, and how a registered language plurals
+//! and writes numbers (`Intl`).
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
+use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::calls::Shared;
+use crate::i18n::{LocaleRules, PluralCategory};
 use crate::url::UrlParts;
 
 thread_local! {
-    /// Live elements, so tests can drive every element's clock.
+    /// Live elements, so tests can drive every element's clock and a new language reaches every
+    /// open dialog.
     static LIVE: RefCell<Vec<Weak<Shared>>> = const { RefCell::new(Vec::new()) };
     /// Added to `Date.now()`; only tests move it.
     static CLOCK_OFFSET: RefCell<f64> = const { RefCell::new(0.0) };
+    /// `Intl.PluralRules` / `Intl.NumberFormat` objects by (constructor, tag), made once each.
+    static INTL: RefCell<Vec<(&'static str, String, JsValue)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn live_elements() -> Vec<Rc<Shared>> {
+    LIVE.with(|live| live.borrow().iter().filter_map(Weak::upgrade).collect())
+}
+
+/// A language was registered: every open dialog renders again, in whatever language its
+/// element negotiates now (a call made while an element is busy waits its turn).
+pub(crate) fn relocalize_live_elements() {
+    for shared in live_elements() {
+        shared.run(|inner, fx| {
+            if inner.view.is_some() {
+                inner.sync_view(fx, true);
+            }
+        });
+    }
+}
+
+/// Registered locales plural and write numbers as the browser's `Intl` says.
+pub(crate) fn install_locale_rules() {
+    crate::i18n::set_locale_rules(LocaleRules {
+        plural: |tag, n| {
+            let rules = intl_object("PluralRules", tag, &JsValue::UNDEFINED)?;
+            PluralCategory::from_name(&call_with_number(&rules, "select", n)?)
+        },
+        number: |tag, n| {
+            // Every digit a limit has (the default stops at 3: 0.0001 would read as 0).
+            let options = js_sys::Object::new();
+            Reflect::set(&options, &"maximumFractionDigits".into(), &20.into()).ok()?;
+            let format = intl_object("NumberFormat", tag, &options)?;
+            call_with_number(&format, "format", n)
+        },
+    });
+}
+
+/// `new Intl[constructor](tag, options)`, cached. Everything goes through the catching
+/// `Reflect`/`Function` calls: this runs under an element's state borrow, and page code may have
+/// replaced `Intl`; a failure only means the core's default rules apply.
+fn intl_object(constructor: &'static str, tag: &str, options: &JsValue) -> Option<JsValue> {
+    let cached = INTL.with(|cache| {
+        cache
+            .borrow()
+            .iter()
+            .find(|(kind, known, _)| *kind == constructor && known == tag)
+            .map(|(_, _, object)| object.clone())
+    });
+    if cached.is_some() {
+        return cached;
+    }
+    let intl = Reflect::get(&js_sys::global(), &"Intl".into()).ok()?;
+    let class: Function = Reflect::get(&intl, &constructor.into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let args = js_sys::Array::of2(&tag.into(), options);
+    let object = Reflect::construct(&class, &args).ok()?;
+    INTL.with(|cache| {
+        cache
+            .borrow_mut()
+            .push((constructor, tag.to_string(), object.clone()))
+    });
+    Some(object)
+}
+
+fn call_with_number(object: &JsValue, method: &str, n: f64) -> Option<String> {
+    let method: Function = Reflect::get(object, &method.into()).ok()?.dyn_into().ok()?;
+    method.call1(object, &n.into()).ok()?.as_string()
 }
 
 /// Keeps a weak handle on a new element for [`advance_clock`].
@@ -29,9 +103,7 @@ pub(super) fn register_live(shared: &Rc<Shared>) {
 #[doc(hidden)]
 pub fn advance_clock(ms: f64) {
     CLOCK_OFFSET.with(|offset| *offset.borrow_mut() += ms);
-    let live: Vec<Rc<Shared>> =
-        LIVE.with(|live| live.borrow().iter().filter_map(Weak::upgrade).collect());
-    for shared in live {
+    for shared in live_elements() {
         shared.run(|inner, fx| inner.tick(fx));
     }
 }

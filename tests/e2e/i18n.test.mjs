@@ -75,11 +75,20 @@ const strings = (page) =>
 /** Letters only: "Site: " and "Site" are the same word; "*", "×" and "25s" carry none to translate. */
 const words = (text) => text.replace(/[^\p{L}]+/gu, ' ').trim();
 
-for (const [state, enter] of Object.entries(STATES)) {
-  test(`pt-BR: ${state} shows no English string of ours and no message id`, { timeout: 60_000 }, async () => {
+/** Registers the demo page's Spanish through the public entry, as a host would. */
+const registerSpanish = (page) =>
+  page.evaluate(async () => {
+    const { registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
+    registerTranslation('es', await (await fetch('/www/es.ftl')).text());
+  });
+
+// pt-BR ships; es is registered at run time (registerTranslation) and must be just as complete.
+for (const [target, state, enter] of Object.entries(STATES).flatMap(([state, enter]) => [['pt-BR', state, enter], ['es', state, enter]])) {
+  test(`${target}: ${state} shows no English string of ours and no message id`, { timeout: 60_000 }, async () => {
     const render = async (lang) => {
       const context = await browser.newContext({ locale: lang });
       const page = await openA11yPage(context, server.url, { lang });
+      if (lang === 'es') await registerSpanish(page);
       await enter(page);
       const found = await strings(page);
       page.assertNoErrors();
@@ -87,7 +96,7 @@ for (const [state, enter] of Object.entries(STATES)) {
       return found;
     };
     const english = await render('en-US');
-    const portuguese = await render('pt-BR');
+    const portuguese = await render(target);
     assert.ok(portuguese.length >= 5, `${state}: collected ${portuguese.length} strings`);
     assert.deepEqual(
       portuguese.map((s) => s.where),
@@ -101,7 +110,7 @@ for (const [state, enter] of Object.entries(STATES)) {
       const letters = words(pt.text);
       return letters !== '' && !SAME_IN_BOTH.has(letters);
     });
-    assert.deepEqual(untranslated, [], `${state}: strings left in English in pt-BR`);
+    assert.deepEqual(untranslated, [], `${state}: strings left in English in ${target}`);
     const ids = portuguese.filter((s) => /mcp-elicitation-/.test(s.text));
     assert.deepEqual(ids, [], `${state}: message ids shown`);
   });
@@ -160,4 +169,43 @@ test('locale: lang on the element, else the nearest ancestor lang, else navigato
   assert.equal(await accept({ locale: 'pt-BR', htmlLang: 'en', elementLang: null }), 'Submit en-US');
   assert.equal(await accept({ locale: 'pt-BR', htmlLang: null, elementLang: null }), 'Enviar pt-BR');
   assert.equal(await accept({ locale: 'fr-FR', htmlLang: 'de', elementLang: null }), 'Submit en-US');
+});
+
+test('registerTranslation: an object of id → pattern registers; a malformed one throws naming the message and registers nothing', { timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ locale: 'de-DE' });
+  const page = await openA11yPage(context, server.url, { lang: 'de' });
+  const result = await page.evaluate(async (request) => {
+    const { registerTranslation, ElicitationError } = await import('/dist/koder-mcp-elicitation.js');
+    const refused = (messages) => {
+      try {
+        registerTranslation('de', messages);
+        return null;
+      } catch (error) {
+        return { elicitationError: error instanceof ElicitationError, code: error.code, message: error.message };
+      }
+    };
+    const malformed = refused({ 'mcp-elicitation-action-accept': 'Senden', 'mcp-elicitation-action-cancel': 'Abbrechen {' });
+    const notMessages = refused(undefined);
+    registerTranslation('de', {
+      'mcp-elicitation-action-accept': 'Senden',
+      'mcp-elicitation-timeout-announce':
+        '{ $seconds ->\n [one] Diese Anfrage schließt in { $seconds } Sekunde.\n *[other] Diese Anfrage schließt in { $seconds } Sekunden.\n}',
+    });
+    const el = document.querySelector('koder-mcp-elicitation');
+    el.elicit(request).catch(() => {});
+    const text = (part) => el.shadowRoot.querySelector(`button[part~=${part}]`).textContent;
+    const shown = { accept: text('accept'), cancel: text('cancel'), lang: el.shadowRoot.querySelector('dialog').lang };
+    el.cancel();
+    return { malformed, notMessages, shown };
+  }, SECRET);
+  assert.deepEqual(result.malformed, {
+    elicitationError: true,
+    code: -32602,
+    message: 'the translation for `de` was not registered: message `mcp-elicitation-action-cancel`: expected a `$variable` or a "string" inside `{ }`',
+  });
+  assert.equal(result.notMessages.elicitationError, true);
+  // The object registered; what it lacks falls back to en-US.
+  assert.deepEqual(result.shown, { accept: 'Senden', cancel: 'Cancel', lang: 'de' });
+  page.assertNoErrors();
+  await context.close();
 });

@@ -299,7 +299,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
   const element = mod.declarations.find((d) => d.customElement);
   assert.equal(element.tagName, 'koder-mcp-elicitation');
   assert.ok(mod.exports.some((e) => e.kind === 'custom-element-definition' && e.name === 'koder-mcp-elicitation'));
-  for (const name of ['ready', 'validateContent', 'parseRequest', 'ElicitationError']) {
+  for (const name of ['ready', 'validateContent', 'parseRequest', 'registerTranslation', 'ElicitationError']) {
     assert.ok(mod.exports.some((e) => e.kind === 'js' && e.name === name), `export ${name}`);
   }
   assert.deepEqual(element.events.map((e) => e.name).sort(), ['accept', 'cancel', 'complete', 'invalid', 'reject', 'timeout']);

@@ -1,48 +1,77 @@
 //! Every visible or announced string, from the Fluent files in `i18n/<locale>/`. `build.rs` parses
 //! them with the Fluent parser at build time and compiles each locale into a static table (see
 //! `i18n/compile.rs`); this module formats those tables, so the binary carries no Fluent runtime.
-//! A message missing in a locale falls back to `en-US`, never to its id.
+//! A host may register more languages, or override shipped messages, at run time
+//! ([`register_translation`]): `ftl.rs` parses the same Fluent subset into the same [`Part`]s.
+//! A message missing in a locale falls back to the nearest locale that has it, then `en-US`,
+//! never to its id.
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::form::Problem;
 use crate::validate::ViolationKind;
 
 #[cfg(test)]
 mod compile;
+mod ftl;
+mod registry;
+mod template;
 
-/// A locale the component ships.
+pub use ftl::FtlError;
+pub use registry::{
+    normalize_tag, register_translation, set_locale_rules, LocaleRules, PluralCategory,
+    TranslationError,
+};
+pub use template::template;
+
+/// A locale: one the component ships, or one a host registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Locale {
     EnUs,
     PtBr,
+    /// Added with [`register_translation`].
+    Registered(RegisteredLocale),
 }
 
-/// The locales in the order they are tried when nothing matches.
+/// A handle on a registered locale (it stays valid: registrations are never removed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RegisteredLocale(u16);
+
+/// The locales the component ships.
 pub const LOCALES: [Locale; 2] = [Locale::EnUs, Locale::PtBr];
 
 impl Locale {
-    /// The BCP 47 tag.
+    /// The BCP 47 tag (normalized, for a registered locale: `es-MX`).
     pub fn tag(self) -> &'static str {
         match self {
             Locale::EnUs => "en-US",
             Locale::PtBr => "pt-BR",
+            Locale::Registered(RegisteredLocale(index)) => registry::tag_of(index),
         }
     }
 
-    /// The shipped locale for a language tag: by primary language (`pt-PT` → `pt-BR`).
+    /// The shipped locale with exactly this tag (any case, `-` or `_`).
+    fn shipped(tag: &str) -> Option<Locale> {
+        LOCALES
+            .into_iter()
+            .find(|locale| same_tag(locale.tag(), tag))
+    }
+
+    /// The locale for a language tag: the one with that tag, else the nearest by dropping
+    /// subtags (`es-MX-x` → `es-MX` → `es`), else one with the same language (`pt-PT` → `pt-BR`);
+    /// registered locales before shipped ones.
     pub fn from_tag(tag: &str) -> Option<Locale> {
-        let primary = tag.trim().split(['-', '_']).next()?.to_ascii_lowercase();
-        match primary.as_str() {
-            "en" => Some(Locale::EnUs),
-            "pt" => Some(Locale::PtBr),
-            _ => None,
-        }
+        nearest(tag, &registry::available())
     }
 
-    /// The first candidate that ships (`lang`, ancestor `lang`, `navigator.languages`…), else `en-US`.
+    /// The first candidate that matches a locale (`lang`, ancestor `lang`,
+    /// `navigator.languages`…; see [`Locale::from_tag`]), else `en-US`.
     pub fn negotiate<'a>(candidates: impl IntoIterator<Item = &'a str>) -> Locale {
+        let available = registry::available();
         candidates
             .into_iter()
-            .find_map(Locale::from_tag)
+            .find_map(|tag| nearest(tag, &available))
             .unwrap_or(Locale::EnUs)
     }
 
@@ -51,15 +80,61 @@ impl Locale {
         match self {
             Locale::EnUs => include_str!("../../../i18n/en-US/elicitation.ftl"),
             Locale::PtBr => include_str!("../../../i18n/pt-BR/elicitation.ftl"),
+            Locale::Registered(_) => "",
         }
     }
 
-    fn table(self) -> Table {
+    /// The shipped table, for a shipped locale.
+    fn table(self) -> Option<Table> {
         match self {
-            Locale::EnUs => EN_US,
-            Locale::PtBr => PT_BR,
+            Locale::EnUs => Some(EN_US),
+            Locale::PtBr => Some(PT_BR),
+            Locale::Registered(_) => None,
         }
     }
+}
+
+fn same_tag(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes().zip(b.bytes()).all(|(a, b)| {
+            a.eq_ignore_ascii_case(&b) || (matches!(a, b'-' | b'_') && matches!(b, b'-' | b'_'))
+        })
+}
+
+/// The language subtag (`pt` of `pt-BR`), lowercase.
+fn language(tag: &str) -> String {
+    tag.trim()
+        .split(['-', '_'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+/// `tag` itself, then `tag` without its last subtag, and so on down to the language.
+fn truncations(tag: &str) -> impl Iterator<Item = &str> {
+    let tag = tag.trim();
+    std::iter::successors(Some(tag), |tag| {
+        tag.rfind(['-', '_']).and_then(|end| tag.get(..end))
+    })
+}
+
+fn nearest(tag: &str, available: &[(&'static str, Locale)]) -> Option<Locale> {
+    let find = |wanted: &str| {
+        available
+            .iter()
+            .find(|(known, _)| same_tag(known, wanted))
+            .map(|(_, locale)| *locale)
+    };
+    let lang = language(tag);
+    if lang.is_empty() {
+        return None;
+    }
+    truncations(tag).find_map(find).or_else(|| {
+        available
+            .iter()
+            .find(|(known, _)| language(known) == lang)
+            .map(|(_, locale)| *locale)
+    })
 }
 
 /// A Fluent argument.
@@ -69,27 +144,29 @@ pub enum Arg<'a> {
     Number(f64),
 }
 
+/// Text in a pattern: borrowed in the shipped tables, owned in a registered translation.
+type Str = Cow<'static, str>;
+
 /// One piece of a compiled Fluent pattern.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 enum Part {
-    Text(&'static str),
+    Text(Str),
     /// `{ $name }`
-    Var(&'static str),
+    Var(Str),
     /// `{ $var -> [key] … *[default] … }`: the first variant whose key matches, else `default`.
     Select {
-        var: &'static str,
-        variants: &'static [(Key, &'static [Part])],
+        var: Str,
+        variants: Cow<'static, [(Key, Cow<'static, [Part]>)]>,
         default: usize,
     },
 }
 
 /// A variant key.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 enum Key {
     /// A plural category (`one`, `other`…) for a number; compared as is with a text.
-    Name(&'static str),
-    /// An exact whole number (`[0]`, `[1]`). No shipped file has one yet.
-    #[cfg_attr(not(test), allow(dead_code))]
+    Name(Str),
+    /// An exact whole number (`[0]`, `[1]`). No shipped file has one.
     Number(f64),
 }
 
@@ -98,6 +175,70 @@ type Table = &'static [(&'static str, &'static [Part])];
 
 // `static EN_US: Table` and `static PT_BR: Table`, generated by build.rs.
 include!(concat!(env!("OUT_DIR"), "/i18n_tables.rs"));
+
+/// Where a locale's messages come from: its shipped table, or a host's registration.
+enum Source {
+    Shipped(Table),
+    Registered(Arc<registry::Messages>),
+}
+
+impl Source {
+    fn get(&self, id: &str) -> Option<&[Part]> {
+        match self {
+            Source::Shipped(table) => lookup(table, id),
+            Source::Registered(messages) => registry::find(messages, id)
+                .and_then(|index| messages.get(index))
+                .map(|(_, parts)| parts.as_slice()),
+        }
+    }
+}
+
+/// Where a message in `locale` is looked for, in order: what was registered for it, its shipped
+/// table, then the same for its nearer tags (`es-MX` → `es`), other locales of its language,
+/// and en-US.
+fn fallback_chain(locale: Locale) -> Vec<(Locale, Source)> {
+    // Nothing registered (the usual case): the shipped table, then en-US, with no lookups.
+    if let (Locale::EnUs | Locale::PtBr, false) = (locale, registry::any()) {
+        let mut chain = Vec::with_capacity(2);
+        for locale in [locale, Locale::EnUs] {
+            if let Some(table) = locale.table() {
+                chain.push((locale, Source::Shipped(table)));
+            }
+        }
+        return chain;
+    }
+    let mut tags: Vec<(&'static str, Locale)> = vec![(locale.tag(), locale)];
+    let available = registry::available();
+    let lang = language(locale.tag());
+    let nearer = truncations(locale.tag()).skip(1).filter_map(|tag| {
+        available
+            .iter()
+            .find(|(known, _)| same_tag(known, tag))
+            .copied()
+    });
+    let same_language = available
+        .iter()
+        .filter(|(known, _)| language(known) == lang)
+        .copied();
+    for candidate in nearer
+        .chain(same_language)
+        .chain([(Locale::EnUs.tag(), Locale::EnUs)])
+    {
+        if !tags.iter().any(|(_, locale)| *locale == candidate.1) {
+            tags.push(candidate);
+        }
+    }
+    let mut chain = Vec::new();
+    for (tag, locale) in tags {
+        if let Some(messages) = registry::messages_for(tag) {
+            chain.push((locale, Source::Registered(messages)));
+        }
+        if let Some(table) = locale.table() {
+            chain.push((locale, Source::Shipped(table)));
+        }
+    }
+    chain
+}
 
 fn lookup(table: Table, id: &str) -> Option<&'static [Part]> {
     table
@@ -109,12 +250,14 @@ fn lookup(table: Table, id: &str) -> Option<&'static [Part]> {
 
 /// The CLDR cardinal plural category of `n` (en: `one: i = 1 and v = 0`; pt: `one: i = 0..1`),
 /// with the operands taken from the number as it is displayed, like fluent-rs did.
+/// A registered locale asks the surface's rules ([`set_locale_rules`]).
 fn plural_category(locale: Locale, n: f64) -> &'static str {
     // `as` truncates toward zero and saturates (NaN → 0), as fluent-rs's operands did.
     let i = n.abs() as u64;
     let one = match locale {
         Locale::EnUs => i == 1 && n.fract() == 0.0,
         Locale::PtBr => i <= 1,
+        Locale::Registered(_) => return registry::plural(locale.tag(), n),
     };
     if one {
         "one"
@@ -127,7 +270,13 @@ fn plural_category(locale: Locale, n: f64) -> &'static str {
 /// same number, never an exponent, no grouping; pt-BR takes a decimal comma ("0,5"). Avoids
 /// `format!("{}", f64)`, whose float printing would add kilobytes to the wasm: integers print as
 /// `i64`, other numbers through serde_json's shortest-form float printer (already in the binary).
+/// A registered locale asks the surface's rules ([`set_locale_rules`]) first.
 fn display_number(locale: Locale, n: f64) -> String {
+    if let Locale::Registered(_) = locale {
+        if let Some(text) = registry::number(locale.tag(), n) {
+            return text;
+        }
+    }
     let mut text = if n.is_nan() {
         "NaN".to_string()
     } else if n.is_infinite() {
@@ -248,15 +397,15 @@ fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut S
                 let chosen = variants
                     .iter()
                     .find(|(key, _)| match (key, selector) {
-                        (Key::Name(name), Some(Arg::Text(text))) => *name == text,
+                        (Key::Name(name), Some(Arg::Text(text))) => name == text,
                         (Key::Name(name), Some(Arg::Number(n))) => {
-                            *name == plural_category(locale, n)
+                            name == plural_category(locale, n)
                         }
                         (Key::Number(key), Some(Arg::Number(n))) => *key == n,
                         _ => false,
                     })
                     .or_else(|| variants.get(*default))
-                    .map_or(&[][..], |(_, parts)| parts);
+                    .map_or(&[][..], |(_, parts)| parts.as_ref());
                 clean &= write_parts(locale, chosen, args, out);
             }
         }
@@ -266,10 +415,10 @@ fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut S
 
 /// Formats `id` from the first table that has it and formats it cleanly; failing that (a
 /// missing argument, say), the first table's best effort. `None` only when no table has `id`.
-fn format_chain(chain: &[(Locale, Table)], id: &str, args: &[(&str, Arg)]) -> Option<String> {
+fn format_chain(chain: &[(Locale, Source)], id: &str, args: &[(&str, Arg)]) -> Option<String> {
     let mut best_effort = None;
-    for (locale, table) in chain {
-        let Some(parts) = lookup(table, id) else {
+    for (locale, source) in chain {
+        let Some(parts) = source.get(id) else {
             continue;
         };
         let mut text = String::new();
@@ -281,18 +430,16 @@ fn format_chain(chain: &[(Locale, Table)], id: &str, args: &[(&str, Arg)]) -> Op
     best_effort
 }
 
-/// Whether a locale's own file has this message (no fallback).
+/// Whether a locale's own messages (shipped or registered) have this one (no fallback).
 pub fn has_message(locale: Locale, id: &str) -> bool {
-    lookup(locale.table(), id).is_some()
+    registry::messages_for(locale.tag())
+        .is_some_and(|messages| registry::find(&messages, id).is_some())
+        || locale.table().and_then(|table| lookup(table, id)).is_some()
 }
 
-/// The message `id` in `locale` with `args`, falling back to `en-US`.
+/// The message `id` in `locale` with `args`, falling back to the nearest locale, then `en-US`.
 pub fn text(locale: Locale, id: &str, args: &[(&str, Arg)]) -> String {
-    let chain = [
-        (locale, locale.table()),
-        (Locale::EnUs, Locale::EnUs.table()),
-    ];
-    format_chain(&chain, id, args)
+    format_chain(&fallback_chain(locale), id, args)
         // Only an id that no file has (a programming error) shows as itself.
         .unwrap_or_else(|| id.to_string())
 }
@@ -459,12 +606,18 @@ mod tests {
 
     #[test]
     fn a_message_missing_in_a_locale_falls_back_to_english_not_to_its_id() {
-        static PT: Table = &[("only-pt", &[Part::Text("Só em português")])];
+        static PT: Table = &[("only-pt", &[Part::Text(Cow::Borrowed("Só em português"))])];
         static EN: Table = &[
-            ("only-en", &[Part::Text("Only in English")]),
-            ("only-pt", &[Part::Text("Only in Portuguese")]),
+            ("only-en", &[Part::Text(Cow::Borrowed("Only in English"))]),
+            (
+                "only-pt",
+                &[Part::Text(Cow::Borrowed("Only in Portuguese"))],
+            ),
         ];
-        let chain = [(Locale::PtBr, PT), (Locale::EnUs, EN)];
+        let chain = [
+            (Locale::PtBr, Source::Shipped(PT)),
+            (Locale::EnUs, Source::Shipped(EN)),
+        ];
         assert_eq!(
             format_chain(&chain, "only-en", &[]).as_deref(),
             Some("Only in English")
@@ -554,18 +707,21 @@ mod tests {
 
     #[test]
     fn selects_take_the_first_matching_variant_else_the_default() {
-        static ONE: &[Part] = &[Part::Text("one")];
-        static EXACT: &[Part] = &[Part::Text("exactly one")];
-        static ZERO: &[Part] = &[Part::Text("none")];
-        static OTHER: &[Part] = &[Part::Var("n"), Part::Text(" others")];
+        const fn text(text: &'static str) -> Part {
+            Part::Text(Cow::Borrowed(text))
+        }
+        static ONE: &[Part] = &[text("one")];
+        static EXACT: &[Part] = &[text("exactly one")];
+        static ZERO: &[Part] = &[text("none")];
+        static OTHER: &[Part] = &[Part::Var(Cow::Borrowed("n")), text(" others")];
         static SELECT: &[Part] = &[Part::Select {
-            var: "n",
-            variants: &[
-                (Key::Number(0.0), ZERO),
-                (Key::Name("one"), ONE),
-                (Key::Number(1.0), EXACT),
-                (Key::Name("other"), OTHER),
-            ],
+            var: Cow::Borrowed("n"),
+            variants: Cow::Borrowed(&[
+                (Key::Number(0.0), Cow::Borrowed(ZERO)),
+                (Key::Name(Cow::Borrowed("one")), Cow::Borrowed(ONE)),
+                (Key::Number(1.0), Cow::Borrowed(EXACT)),
+                (Key::Name(Cow::Borrowed("other")), Cow::Borrowed(OTHER)),
+            ]),
             default: 3,
         }];
         let format = |locale, args: &[(&str, Arg)]| {
@@ -668,5 +824,257 @@ mod tests {
             violation_message(Locale::EnUs, &ViolationKind::Minimum { limit: 1.5 }),
             "Must be at least 1.5"
         );
+    }
+
+    /// Polish plural rules for the tests (as `Intl.PluralRules("pl")` answers for integers).
+    fn polish_rules() -> LocaleRules {
+        LocaleRules {
+            plural: |tag, n| {
+                if tag != "pl" {
+                    return None;
+                }
+                let i = n as u64;
+                Some(if n.fract() != 0.0 {
+                    PluralCategory::Other
+                } else if i == 1 {
+                    PluralCategory::One
+                } else if (2..=4).contains(&(i % 10)) && !(12..=14).contains(&(i % 100)) {
+                    PluralCategory::Few
+                } else {
+                    PluralCategory::Many
+                })
+            },
+            number: |tag, n| (tag == "pl").then(|| format!("<{n}>")),
+        }
+    }
+
+    const POLISH: &str = "\
+mcp-elicitation-action-accept = Wyślij
+mcp-elicitation-timeout-announce = { $seconds ->
+    [one] Zostanie zamknięte za { $seconds } sekundę.
+    [few] Zostanie zamknięte za { $seconds } sekundy.
+   *[many] Zostanie zamknięte za { $seconds } sekund.
+}
+";
+
+    #[test]
+    fn a_registered_locale_plurals_and_formats_numbers_by_the_surface_rules() {
+        set_locale_rules(polish_rules());
+        let pl = register_translation("pl", POLISH).expect("registers");
+        assert_eq!(pl.tag(), "pl");
+        assert_eq!(Locale::negotiate(["pl-PL"]), pl);
+        let announce = |n: f64| {
+            text(
+                pl,
+                "mcp-elicitation-timeout-announce",
+                &[("seconds", Arg::Number(n))],
+            )
+        };
+        assert_eq!(announce(1.0), "Zostanie zamknięte za <1> sekundę.");
+        assert_eq!(announce(3.0), "Zostanie zamknięte za <3> sekundy.");
+        assert_eq!(announce(5.0), "Zostanie zamknięte za <5> sekund.");
+        assert_eq!(announce(22.0), "Zostanie zamknięte za <22> sekundy.");
+        assert_eq!(announce(12.0), "Zostanie zamknięte za <12> sekund.");
+        assert_eq!(plain(pl, "mcp-elicitation-action-accept"), "Wyślij");
+        // Not translated: English, never the id.
+        assert_eq!(plain(pl, "mcp-elicitation-action-cancel"), "Cancel");
+        // The shipped locales keep their own rules.
+        assert_eq!(
+            text(
+                Locale::PtBr,
+                "mcp-elicitation-queue",
+                &[("position", Arg::Number(1.5)), ("total", Arg::Number(3.0))]
+            ),
+            "1,5 de 3"
+        );
+    }
+
+    #[test]
+    fn without_surface_rules_a_registered_locale_plurals_as_english() {
+        let sv = register_translation(
+            "sv",
+            "mcp-elicitation-error-min_items = { $limit ->\n    [one] Välj minst { $limit } objekt\n   *[other] Välj minst { $limit } objekt (flera)\n}\n",
+        )
+        .expect("registers");
+        let items = |n: f64| violation_message(sv, &ViolationKind::MinItems { limit: n as _ });
+        assert_eq!(items(1.0), "Välj minst 1 objekt");
+        assert_eq!(items(2.0), "Välj minst 2 objekt (flera)");
+    }
+
+    #[test]
+    fn a_missing_message_falls_back_to_the_nearest_locale_then_english() {
+        let ca = register_translation(
+            "ca",
+            "mcp-elicitation-action-accept = Envia\nmcp-elicitation-action-reject = Rebutja\n",
+        )
+        .expect("registers");
+        let valencian = register_translation(
+            "ca_es_VALENCIA",
+            "mcp-elicitation-action-accept = Envia (valencià)\n",
+        )
+        .expect("registers");
+        assert_eq!(valencian.tag(), "ca-ES-valencia");
+        assert_eq!(
+            plain(valencian, "mcp-elicitation-action-accept"),
+            "Envia (valencià)"
+        );
+        assert_eq!(plain(valencian, "mcp-elicitation-action-reject"), "Rebutja");
+        assert_eq!(plain(valencian, "mcp-elicitation-action-cancel"), "Cancel");
+        assert_eq!(plain(ca, "mcp-elicitation-action-accept"), "Envia");
+        // Negotiation: the exact tag, then nearer tags, then the same language.
+        assert_eq!(Locale::negotiate(["ca-ES-valencia"]), valencian);
+        assert_eq!(Locale::negotiate(["ca-ES"]), ca);
+        assert_eq!(Locale::negotiate(["ca-AD", "pt"]), ca);
+        assert_eq!(Locale::negotiate(["xx", "ca"]), ca);
+        assert!(has_message(valencian, "mcp-elicitation-action-accept"));
+        assert!(!has_message(valencian, "mcp-elicitation-action-reject"));
+    }
+
+    #[test]
+    fn registering_again_replaces_and_a_shipped_tag_overrides_its_messages() {
+        let id = "mcp-elicitation-url_mode-close";
+        let first = register_translation("nb", &format!("{id} = Lukk\n")).expect("registers");
+        let again = register_translation("NB", "mcp-elicitation-action-accept = Send\n")
+            .expect("registers");
+        assert_eq!(first, again);
+        assert_eq!(plain(again, id), "Close");
+        assert_eq!(plain(again, "mcp-elicitation-action-accept"), "Send");
+
+        let pt = register_translation("pt-br", &format!("{id} = Fechar agora\n")).expect("ok");
+        assert_eq!(pt, Locale::PtBr);
+        assert_eq!(plain(Locale::PtBr, id), "Fechar agora");
+        assert_eq!(plain(Locale::PtBr, "mcp-elicitation-url_mode-site"), "Site");
+        // An empty registration takes the override away again.
+        register_translation("pt-BR", "").expect("ok");
+        assert_eq!(plain(Locale::PtBr, id), "Fechar");
+    }
+
+    #[test]
+    fn a_bad_registration_names_each_problem_and_registers_nothing() {
+        let error = register_translation(
+            "eo",
+            "mcp-elicitation-action-accept = Sendi\n\
+             mcp-elicitation-no-such = x\n\
+             mcp-elicitation-timeout_warning = Fermiĝas post { $sekundoj }s\n\
+             mcp-elicitation-error-min_items = { $limit ->\n    [oen] unu\n   *[other] multaj\n}\n\
+             mcp-elicitation-action-reject = Rifuzi\nmcp-elicitation-action-reject = Again\n",
+        )
+        .expect_err("refused");
+        assert_eq!(error.locale, "eo");
+        assert_eq!(
+            error.problems,
+            [
+                "message `mcp-elicitation-no-such`: not a message of this component",
+                "message `mcp-elicitation-timeout_warning`: unknown variable `$sekundoj` (it takes $seconds)",
+                "message `mcp-elicitation-error-min_items`: variant key [oen] is not a plural category (zero, one, two, few, many, other)",
+                "message `mcp-elicitation-action-reject`: defined twice",
+            ]
+        );
+        assert!(error.to_string().starts_with(
+            "the translation for `eo` was not registered: message `mcp-elicitation-no-such`"
+        ));
+        let malformed = register_translation("eo", "mcp-elicitation-action-accept = { $n\n")
+            .expect_err("refused");
+        assert_eq!(
+            malformed.problems,
+            ["message `mcp-elicitation-action-accept`: a `{` without its `}`"]
+        );
+        // Nothing of it was kept.
+        assert_eq!(Locale::from_tag("eo"), None);
+        assert_eq!(Locale::negotiate(["eo"]), Locale::EnUs);
+        for tag in ["", "e", "es!", "toolonglanguage", "es-"] {
+            let error = register_translation(tag, "").expect_err("refused");
+            assert!(
+                error.problems[0].starts_with("not a language tag"),
+                "{tag:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_shipped_locale_has_every_message_with_the_same_variables() {
+        let sorted = |parts| {
+            let mut names = registry::variables(parts);
+            names.sort_unstable();
+            names
+        };
+        for (id, english) in EN_US {
+            let english = sorted(english);
+            for locale in LOCALES {
+                let parts = locale
+                    .table()
+                    .and_then(|table| lookup(table, id))
+                    .unwrap_or_else(|| panic!("{locale:?} lacks {id}"));
+                assert_eq!(sorted(parts), english, "{locale:?} {id}");
+            }
+        }
+        assert_eq!(EN_US.len(), PT_BR.len());
+    }
+
+    #[test]
+    fn the_template_is_every_english_message_and_parses_back_to_it() {
+        let template = template();
+        assert!(template.contains("\nmcp-elicitation-action-accept = Submit\n"));
+        assert!(template.contains(
+            "mcp-elicitation-timeout-announce = { $seconds ->\n    \
+             [one] This request closes in { $seconds } second.\n   \
+             *[other] This request closes in { $seconds } seconds.\n}\n"
+        ));
+        let parsed = ftl::parse(&template).expect("parses");
+        assert_eq!(parsed.len(), EN_US.len());
+        for ((id, parts), (expected_id, expected)) in parsed.iter().zip(EN_US) {
+            assert_eq!((id.as_str(), parts.as_slice()), (*expected_id, *expected));
+        }
+        let mut portuguese = String::new();
+        template::write_table(&mut portuguese, PT_BR);
+        let parsed = ftl::parse(&portuguese).expect("parses");
+        assert!(parsed
+            .iter()
+            .zip(PT_BR)
+            .all(|((_, a), (_, b))| a.as_slice() == *b));
+        // And a translator's copy of it is accepted whole.
+        let galician = register_translation("gl", &portuguese).expect("registers");
+        assert_eq!(plain(galician, "mcp-elicitation-action-accept"), "Enviar");
+    }
+
+    #[test]
+    fn the_demo_spanish_has_every_message_and_registers() {
+        let spanish = include_str!("../../../www/es.ftl");
+        let parsed = ftl::parse(spanish).expect("parses");
+        let ids: Vec<&str> = parsed.iter().map(|(id, _)| id.as_str()).collect();
+        for (id, _) in EN_US {
+            assert!(ids.contains(id), "www/es.ftl lacks {id}");
+        }
+        let es = register_translation("es", spanish).expect("registers");
+        for (id, _) in EN_US {
+            assert!(has_message(es, id), "{id}");
+        }
+        assert_eq!(plain(es, "mcp-elicitation-action-reject"), "Rechazar");
+    }
+
+    #[test]
+    fn language_tags_are_normalized() {
+        for (tag, normalized) in [
+            ("es_mx", Some("es-MX")),
+            ("ZH-hant-tw", Some("zh-Hant-TW")),
+            ("sr-LATN", Some("sr-Latn")),
+            ("es-419", Some("es-419")),
+            (" de-CH-1996 ", Some("de-CH-1996")),
+            ("1a", None),
+            ("es--mx", None),
+        ] {
+            assert_eq!(normalize_tag(tag).as_deref(), normalized, "{tag:?}");
+        }
+    }
+
+    #[test]
+    fn plural_category_names_round_trip() {
+        for name in ["zero", "one", "two", "few", "many", "other"] {
+            assert_eq!(
+                PluralCategory::from_name(name).map(PluralCategory::name),
+                Some(name)
+            );
+        }
+        assert_eq!(PluralCategory::from_name("several"), None);
     }
 }

@@ -65,3 +65,7 @@ pub const MAX_PATTERN_PROPERTY_NAME: usize = 64;
 
 /// Most drafts kept at once; the oldest goes first, so a busy page cannot grow memory forever.
 pub const MAX_DRAFTS: usize = 64;
+
+/// Most languages a host may register (`i18n::register_translation`); registering one again
+/// replaces it and does not count twice.
+pub const MAX_REGISTERED_LOCALES: usize = 64;

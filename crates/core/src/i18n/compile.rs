@@ -226,6 +226,63 @@ pub fn check_same_ids(locales: &[(&str, &Messages)]) -> Result<(), Vec<String>> 
     }
 }
 
+/// Every locale's message must take the same variables as the first locale's (en-US): a
+/// translation that drops `{ $limit }` or invents `{ $count }` is a mistake the build catches.
+pub fn check_same_variables(locales: &[(&str, &Messages)]) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    let Some((first_tag, first)) = locales.first() else {
+        return Ok(());
+    };
+    for (tag, messages) in locales {
+        for (id, pieces) in messages.iter() {
+            let Some(reference) = first.get(id) else {
+                continue;
+            };
+            let (expected, found) = (variables(reference), variables(pieces));
+            if expected != found {
+                errors.push(format!(
+                    "message `{id}` in i18n/{tag}/ takes {} but in i18n/{first_tag}/ takes {}",
+                    list(&found),
+                    list(&expected)
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn list(variables: &std::collections::BTreeSet<String>) -> String {
+    if variables.is_empty() {
+        return "no variables".to_string();
+    }
+    let names: Vec<String> = variables.iter().map(|name| format!("${name}")).collect();
+    names.join(", ")
+}
+
+/// The variables a pattern uses, selectors included.
+pub fn variables(pieces: &[Piece]) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(_) => {}
+            Piece::Var(name) => {
+                found.insert(name.clone());
+            }
+            Piece::Select { var, variants, .. } => {
+                found.insert(var.clone());
+                for (_, value) in variants {
+                    found.extend(variables(value));
+                }
+            }
+        }
+    }
+    found
+}
+
 /// `static NAME: Table = &[(id, &[Part…]), …];`, sorted by id (for a binary search).
 pub fn table(name: &str, messages: &Messages) -> String {
     let mut out = format!("static {name}: Table = &[\n");
@@ -243,30 +300,34 @@ fn parts(out: &mut String, pieces: &[Piece]) {
     for piece in pieces {
         match piece {
             Piece::Text(text) => {
-                let _ = write!(out, "Part::Text({text:?}), ");
+                let _ = write!(out, "Part::Text(Cow::Borrowed({text:?})), ");
             }
             Piece::Var(var) => {
-                let _ = write!(out, "Part::Var({var:?}), ");
+                let _ = write!(out, "Part::Var(Cow::Borrowed({var:?})), ");
             }
             Piece::Select {
                 var,
                 variants,
                 default,
             } => {
-                let _ = write!(out, "Part::Select {{ var: {var:?}, variants: &[");
+                let _ = write!(
+                    out,
+                    "Part::Select {{ var: Cow::Borrowed({var:?}), variants: Cow::Borrowed(&["
+                );
                 for (key, pieces) in variants {
                     match key {
                         VariantKey::Name(name) => {
-                            let _ = write!(out, "(Key::Name({name:?}), ");
+                            let _ = write!(out, "(Key::Name(Cow::Borrowed({name:?})), ");
                         }
                         VariantKey::Number(number) => {
                             let _ = write!(out, "(Key::Number({number:?}), ");
                         }
                     }
+                    out.push_str("Cow::Borrowed(");
                     parts(out, pieces);
-                    out.push_str("), ");
+                    out.push_str(")), ");
                 }
-                let _ = write!(out, "], default: {default} }}, ");
+                let _ = write!(out, "]), default: {default} }}, ");
             }
         }
     }
@@ -386,15 +447,40 @@ mod tests {
     }
 
     #[test]
+    fn every_locale_needs_the_same_variables() {
+        let en =
+            compile_one("a = { $n ->\n    [one] one { $what }\n   *[other] { $n }\n}\nb = B\n")
+                .expect("compiles");
+        let good =
+            compile_one("a = { $n ->\n   *[other] { $n } { $what }\n}\nb = Bê\n").expect("ok");
+        let bad = compile_one("a = { $count } { $what }\nb = { $n }\n").expect("compiles");
+        assert_eq!(
+            check_same_variables(&[("en-US", &en), ("pt-BR", &good)]),
+            Ok(())
+        );
+        assert_eq!(
+            check_same_variables(&[("en-US", &en), ("xx", &bad)]),
+            Err(vec![
+                "message `a` in i18n/xx/ takes $count, $what but in i18n/en-US/ takes $n, $what"
+                    .to_string(),
+                "message `b` in i18n/xx/ takes $n but in i18n/en-US/ takes no variables"
+                    .to_string(),
+            ])
+        );
+    }
+
+    #[test]
     fn the_table_is_rust_sorted_by_id() {
         let messages =
             compile_one("z = \"q\" { $v }\na = { $n ->\n    [1] x\n   *[one] y\n}\n").expect("ok");
         assert_eq!(
             table("T", &messages),
             "static T: Table = &[\n    \
-             (\"a\", &[Part::Select { var: \"n\", variants: &[(Key::Number(1.0), &[Part::Text(\"x\"), ]), \
-             (Key::Name(\"one\"), &[Part::Text(\"y\"), ]), ], default: 1 }, ]),\n    \
-             (\"z\", &[Part::Text(\"\\\"q\\\" \"), Part::Var(\"v\"), ]),\n];\n"
+             (\"a\", &[Part::Select { var: Cow::Borrowed(\"n\"), variants: Cow::Borrowed(&[\
+             (Key::Number(1.0), Cow::Borrowed(&[Part::Text(Cow::Borrowed(\"x\")), ])), \
+             (Key::Name(Cow::Borrowed(\"one\")), Cow::Borrowed(&[Part::Text(Cow::Borrowed(\"y\")), ])), \
+             ]), default: 1 }, ]),\n    \
+             (\"z\", &[Part::Text(Cow::Borrowed(\"\\\"q\\\" \")), Part::Var(Cow::Borrowed(\"v\")), ]),\n];\n"
         );
     }
 }
