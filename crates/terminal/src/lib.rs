@@ -71,6 +71,7 @@ pub mod connect;
 pub mod editor;
 pub mod flow;
 pub mod form_prompt;
+pub mod languages;
 pub mod lifecycle;
 pub mod messages;
 pub mod poll;

@@ -9,7 +9,9 @@ use koder_elicit::connect::{Connect, ConnectOutcome, Target};
 use koder_elicit::core::i18n::Locale;
 use koder_elicit::core::reply::Ending;
 use koder_elicit::core::request::{parse_request_text, ParseOptions};
-use koder_elicit::{answer, locale_from_env, ElicitError, Elicitation, Messages, Options};
+use koder_elicit::{
+    answer, languages, locale_from_env, ElicitError, Elicitation, Messages, Options,
+};
 use serde_json::Value;
 
 /// The result was accept.
@@ -49,7 +51,9 @@ connect is an MCP client (rmcp): it connects over stdio or Streamable HTTP, call
 every elicitation on the terminal and prints the tool's result as JSON.
 
 Options:
-  --lang TAG             en-US or pt-BR (default: LC_ALL, LC_MESSAGES, LANG)
+  --lang TAG             en-US, pt-BR, or the language of --messages (default: LC_ALL, LC_MESSAGES, LANG)
+  --messages FILE.ftl    add a language (or override shipped messages) for TAG: the Fluent subset of
+                         i18n/*.ftl; `npm run --silent i18n:template` prints the English to translate
   --plain                line by line, no cursor movement or colour (also TERM=dumb)
   --timeout SECONDS      close an unanswered request after this long (default: the request's, else 300)
   --status-url TEMPLATE  URL mode: poll TEMPLATE ({id} = elicitation id) for {\"status\": \"complete\"}
@@ -58,7 +62,8 @@ Options:
   -h, --help             this help;  -V, --version  the version
 
 Exit status: 0 accept, 1 decline, 2 cancel, 3 timeout, 4 malformed request, 5 no terminal or
-invalid --answers, 6 tool error, 7 call timeout, 64 usage, 70 other failure.
+invalid --answers, 6 tool error, 7 call timeout, 64 usage (or a --messages file that does not
+parse), 70 other failure.
 ";
 
 #[derive(Default)]
@@ -68,6 +73,7 @@ struct Args {
     reply: bool,
     answers: Option<String>,
     lang: Option<String>,
+    messages: Option<String>,
     plain: bool,
     timeout_ms: Option<f64>,
     status_url: Option<String>,
@@ -99,6 +105,7 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
             "--strict" => args.strict = true,
             "--answers" => args.answers = Some(items.next().ok_or("--answers needs JSON")?),
             "--lang" => args.lang = Some(items.next().ok_or("--lang needs a language tag")?),
+            "--messages" => args.messages = Some(items.next().ok_or("--messages needs a file")?),
             "--timeout" => args.timeout_ms = Some(seconds(items.next(), "--timeout")? * 1000.0),
             "--status-url" => {
                 args.status_url = Some(items.next().ok_or("--status-url needs a template")?)
@@ -125,11 +132,20 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(problem) => return usage_error(&problem),
     };
-    let locale = args
-        .lang
-        .as_deref()
-        .and_then(Locale::from_tag)
-        .unwrap_or_else(locale_from_env);
+    let locale = match &args.messages {
+        Some(path) => match registered_locale(&args, path) {
+            Ok(locale) => locale,
+            Err(problem) => {
+                eprintln!("koder-elicit: {problem}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        None => args
+            .lang
+            .as_deref()
+            .and_then(Locale::from_tag)
+            .unwrap_or_else(locale_from_env),
+    };
     let mut options = Options {
         messages: Messages::new(locale),
         plain: args.plain,
@@ -153,6 +169,18 @@ fn main() -> ExitCode {
         "connect" => connect(&args, options),
         _ => return usage_error("a command is needed: prompt or connect"),
     })
+}
+
+/// `--messages FILE.ftl`: registers the file's messages under `--lang` (else the environment's
+/// language) and asks in that language.
+fn registered_locale(args: &Args, path: &str) -> Result<Locale, String> {
+    let tag = args
+        .lang
+        .clone()
+        .or_else(languages::tag_from_env)
+        .ok_or("--messages needs --lang TAG (or LANG) to name the language of the file")?;
+    let ftl = std::fs::read_to_string(path).map_err(|error| format!("{path}: {error}"))?;
+    languages::register_file(&tag, path, &ftl)
 }
 
 fn usage_error(problem: &str) -> ExitCode {

@@ -747,3 +747,85 @@ fn the_request_can_come_on_stdin_while_the_terminal_asks() {
         json!({"action": "accept", "content": {"city": "Faro"}})
     );
 }
+
+#[test]
+fn messages_register_a_language_with_its_own_plurals_and_a_broken_file_is_refused() {
+    let dir = std::env::temp_dir().join(format!("koder-elicit-messages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Polish: 5 is "many", where English would say "other".
+    let polish = dir.join("pl.ftl");
+    std::fs::write(
+        &polish,
+        "mcp-elicitation-field_required = Wymagane\n\
+         mcp-elicitation-error-min_length = { $limit ->\n\
+         \x20   [one] Wpisz co najmniej { $limit } znak\n\
+         \x20   [few] Wpisz co najmniej { $limit } znaki\n\
+         \x20   [many] Wpisz co najmniej { $limit } znaków\n\
+         \x20  *[other] Wpisz co najmniej { $limit } znaku\n\
+         }\n",
+    )
+    .unwrap();
+    let request = json!({"message": "Kto?", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string", "minLength": 5}, "city": {"type": "string"},
+            "code": {"type": "string", "pattern": "^[0-9]+$"}},
+        "required": ["city"]}})
+    .to_string();
+    let polish_path = polish.to_str().unwrap();
+    let (status, stdout, stderr) = run_detached(
+        &[
+            "prompt",
+            "--messages",
+            polish_path,
+            "--lang",
+            "pl",
+            "--answers",
+            r#"{"name": "ab"}"#,
+        ],
+        &request,
+    );
+    assert_eq!(status, 5, "{stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "koder-elicit: name: Wpisz co najmniej 5 znaków\nkoder-elicit: city: Wymagane\n"
+    );
+    // A message the file leaves out falls back to English, never to its id.
+    let (_, _, stderr) = run_detached(
+        &[
+            "prompt",
+            "--messages",
+            polish_path,
+            "--lang",
+            "pl",
+            "--answers",
+            r#"{"city": "Kraków", "code": "abc"}"#,
+        ],
+        &request,
+    );
+    assert_eq!(
+        stderr,
+        "koder-elicit: code: Does not match the expected format\n"
+    );
+    // A broken file registers nothing and names the message.
+    let broken = dir.join("broken.ftl");
+    std::fs::write(&broken, "mcp-elicitation-field_required = { $nope\n").unwrap();
+    let (status, _, stderr) = run_detached(
+        &[
+            "prompt",
+            "--messages",
+            broken.to_str().unwrap(),
+            "--lang",
+            "pl",
+            "--answers",
+            "{}",
+        ],
+        &request,
+    );
+    assert_eq!(status, 64);
+    assert!(stderr.contains("broken.ftl"), "{stderr}");
+    assert!(
+        stderr.contains("mcp-elicitation-field_required"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
