@@ -77,4 +77,4 @@ mcp-elicitation-url_mode-blocked-scheme = Solo se pueden abrir direcciones https
 mcp-elicitation-url_mode-blocked-insecure = Esta dirección no está cifrada (http), así que no se abrirá.
 mcp-elicitation-url_mode-blocked-credentials = Esta dirección oculta un nombre de usuario o una contraseña, así que no se abrirá.
 mcp-elicitation-url_mode-waiting = Esperando a que termine en la página externa…
-mcp-elicitation-url_mode-close = Cerrar
+mcp-elicitation-url_mode-finished = Ya terminé
