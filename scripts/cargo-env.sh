@@ -1,8 +1,9 @@
 # Sourced by the other scripts: puts cargo-installed tools on PATH. rustup's env file may not be
-# sourced in CI shells.
-if [ -f "$HOME/.cargo/env" ]; then
+# sourced in CI shells. Honours CARGO_HOME, where `cargo install` puts them.
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+if [ -f "${CARGO_HOME:-$HOME/.cargo}/env" ]; then
   # shellcheck disable=SC1091
-  . "$HOME/.cargo/env"
+  . "${CARGO_HOME:-$HOME/.cargo}/env"
 fi
-case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) export PATH="$HOME/.cargo/bin:$PATH" ;; esac
+case ":$PATH:" in *":$CARGO_BIN:"*) ;; *) export PATH="$CARGO_BIN:$PATH" ;; esac
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
