@@ -3,7 +3,7 @@
 // server render, a worker) it defines nothing and fetches nothing; Node takes the package's `node`
 // export instead (element.node.js), which can load the wasm from disk.
 import init, { defineElement } from "./elicitation_core.js";
-import { ElicitationError, checkContent, normalizeRequest, registerMessages } from "./js/api.js";
+import { ElicitationError, coreFunctions } from "./js/api.js";
 
 export { ElicitationError };
 
@@ -24,24 +24,4 @@ function requireCore() {
   }
 }
 
-/** The form's own rules: `{ valid, errors: [{ path, keyword, message }] }`. Throws ElicitationError for a malformed schema. */
-export function validateContent(requestedSchema, content, options = {}) {
-  requireCore();
-  return checkContent(requestedSchema, content, options);
-}
-
-/** The normalized request, or throws ElicitationError (code -32602) naming the offending path. */
-export function parseRequest(request) {
-  requireCore();
-  return normalizeRequest(request);
-}
-
-/**
- * Adds a language, or overrides shipped messages: `messages` is Fluent text in the subset of
- * i18n/*.ftl, or an object of message id → pattern. Throws ElicitationError naming every problem
- * (and registers nothing then); open dialogs re-render.
- */
-export function registerTranslation(locale, messages) {
-  requireCore();
-  registerMessages(locale, messages);
-}
+export const { validateContent, parseRequest, registerTranslation } = coreFunctions(requireCore);

@@ -4,7 +4,7 @@
 // server checks answers with the very rules the dialog applied.
 import { readFileSync } from "node:fs";
 import { initSync } from "./elicitation_core.js";
-import { ElicitationError, checkContent, normalizeRequest, registerMessages } from "./js/api.js";
+import { ElicitationError, coreFunctions } from "./js/api.js";
 
 export { ElicitationError };
 
@@ -26,23 +26,4 @@ function requireCore() {
   coreLoaded = true;
 }
 
-/** The form's own rules: `{ valid, errors: [{ path, keyword, message }] }`. Throws ElicitationError for a malformed schema. */
-export function validateContent(requestedSchema, content, options = {}) {
-  requireCore();
-  return checkContent(requestedSchema, content, options);
-}
-
-/** The normalized request, or throws ElicitationError (code -32602) naming the offending path. */
-export function parseRequest(request) {
-  requireCore();
-  return normalizeRequest(request);
-}
-
-/**
- * Adds a language, or overrides shipped messages, for `validateContent`'s messages on the server:
- * the same Fluent subset as the page entry's. Throws ElicitationError naming every problem.
- */
-export function registerTranslation(locale, messages) {
-  requireCore();
-  registerMessages(locale, messages);
-}
+export const { validateContent, parseRequest, registerTranslation } = coreFunctions(requireCore);

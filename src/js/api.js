@@ -1,5 +1,5 @@
-// The module exports both entries share: the page-wide ElicitationError, the two core checks
-// over JSON text, and registering a language. Each entry decides how the wasm gets loaded before a check runs.
+// What both entries export beyond the element: the page-wide ElicitationError and the functions over
+// the core (checks over JSON text, registering a language). Each entry decides how the wasm loads.
 import { validateContentJson, parseRequestJson, registerTranslationFtl } from "../elicitation_core.js";
 
 // Set by the glue's snippet (define.js), which loads before this module's body runs.
@@ -13,15 +13,15 @@ const json = (value, what) => {
   throw new ElicitationError(`${what} is not JSON`);
 };
 
-export function checkContent(requestedSchema, content, options) {
+function checkContent(requestedSchema, content, options) {
   return validateContentJson(json(requestedSchema, "requestedSchema"), json(content, "content"), options?.locale ?? "");
 }
 
-export function normalizeRequest(request) {
+function normalizeRequest(request) {
   return parseRequestJson(typeof request === "string" ? request : json(request, "request"));
 }
 
-export function registerMessages(locale, messages) {
+function registerMessages(locale, messages) {
   if (typeof messages !== "string") {
     if (messages === null || typeof messages !== "object") {
       throw new ElicitationError("registerTranslation: messages must be Fluent text or an object of id → pattern");
@@ -30,4 +30,29 @@ export function registerMessages(locale, messages) {
     messages = Object.entries(messages).map(([id, pattern]) => `${id} = ${String(pattern).replace(/\n/g, "\n ")}`).join("\n");
   }
   registerTranslationFtl(String(locale), messages);
+}
+
+/**
+ * The functions both entries export, each making sure the core is loaded first (`loadCore` throws
+ * an ElicitationError where it cannot be): `validateContent` (the form's own rules:
+ * `{ valid, errors: [{ path, keyword, message }] }`), `parseRequest` (the normalized request, or an
+ * ElicitationError -32602 naming the offending path) and `registerTranslation` (a language in the
+ * Fluent subset of i18n/*.ftl, as text or an object of id → pattern; every problem named, nothing
+ * registered then; open dialogs re-render).
+ */
+export function coreFunctions(loadCore) {
+  return {
+    validateContent(requestedSchema, content, options = {}) {
+      loadCore();
+      return checkContent(requestedSchema, content, options);
+    },
+    parseRequest(request) {
+      loadCore();
+      return normalizeRequest(request);
+    },
+    registerTranslation(locale, messages) {
+      loadCore();
+      registerMessages(locale, messages);
+    },
+  };
 }
