@@ -121,22 +121,27 @@ async function main() {
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => window.conformanceClient !== undefined, null, { timeout: 20_000 });
 
+    // Count what the element reports, not what the clicks report: under load a click can land and
+    // still time out while Playwright waits after it, as the dialog closes under it.
+    await page.evaluate(() => {
+      window.acceptedDialogs = 0;
+      document.addEventListener('accept', () => { window.acceptedDialogs += 1; }, true);
+    });
     let finished = false;
     const calls = page.evaluate(() => window.conformanceClient.run()).finally(() => { finished = true; });
     calls.catch(() => {});
 
     // The user: every time a dialog shows, press Submit (or, in URL mode, Open) untouched.
     const submit = page.locator('koder-mcp-elicitation button[part~=accept], koder-mcp-elicitation button[part~=open]');
-    let pressed = 0;
     while (!finished) {
       try {
         await submit.first().click({ timeout: 500 });
-        pressed += 1;
-        log(`dialog ${pressed}: pressed Submit without touching a field`);
       } catch {
-        // no dialog right now
+        // no dialog right now, or it closed as the click landed
       }
     }
+    const pressed = await page.evaluate(() => window.acceptedDialogs);
+    for (let dialog = 1; dialog <= pressed; dialog++) log(`dialog ${dialog}: pressed Submit without touching a field`);
     for (const { tool, result } of await calls) {
       console.log(`${tool}: ${result.content.map((block) => block.text ?? JSON.stringify(block)).join('\n')}`);
       if (result.isError) failed = true;
