@@ -19,21 +19,22 @@ pub fn register_file(tag: &str, path: &str, ftl: &str) -> Result<Locale, String>
     register_translation(&tag, ftl).map_err(|error| format!("{path}: {error}"))
 }
 
-/// The tag the environment asks for (`LC_ALL`, `LC_MESSAGES`, `LANG`), as a language tag:
-/// `es_ES.UTF-8` → `es-ES`.
-pub fn tag_from_env() -> Option<String> {
+/// The languages the environment asks for, most specific first (`LC_ALL`, `LC_MESSAGES`,
+/// `LANG`), as set: `es_ES.UTF-8`; unset, empty, `C` and `POSIX` are left out.
+pub fn env_languages() -> Vec<String> {
     ["LC_ALL", "LC_MESSAGES", "LANG"]
         .into_iter()
         .filter_map(|name| std::env::var(name).ok())
-        .map(|value| {
-            value
-                .split(['.', '@'])
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        })
         .filter(|value| !value.is_empty() && value != "C" && value != "POSIX")
-        .find_map(|value| normalize_tag(&value))
+        .collect()
+}
+
+/// The environment's language as a language tag: `es_ES.UTF-8` → `es-ES`.
+pub fn tag_from_env() -> Option<String> {
+    env_languages()
+        .iter()
+        .filter_map(|value| value.split(['.', '@']).next())
+        .find_map(normalize_tag)
 }
 
 /// The CLDR cardinal category of `n` in `tag`'s language, or `None` where CLDR has no rules.

@@ -338,11 +338,7 @@ pub fn answer(
 
 /// The language from `LC_ALL`, `LC_MESSAGES`, then `LANG` (POSIX order), else en-US.
 pub fn locale_from_env() -> Locale {
-    let candidates: Vec<String> = ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .into_iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .filter(|value| !value.is_empty() && value != "C" && value != "POSIX")
-        .collect();
+    let candidates = languages::env_languages();
     Locale::negotiate(candidates.iter().map(String::as_str))
 }
 
