@@ -45,7 +45,9 @@ function proxy(target, req, res) {
   const headers = {};
   for (const name of FORWARD) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const upstream = send(target, { method: req.method, headers }, (answer) => {
+  // agent: false gives every request its own upstream connection: a pooled keep-alive socket the
+  // server is closing as we reuse it would lose that request (the elicitation's answer among them).
+  const upstream = send(target, { method: req.method, headers, agent: false }, (answer) => {
     const out = { ...answer.headers };
     delete out.connection;
     delete out['transfer-encoding'];
@@ -105,6 +107,10 @@ async function main() {
     if (pathname === '/favicon.ico') return res.writeHead(204).end();
     res.writeHead(404).end();
   });
+  // Chromium keeps its connections to this page open between requests; Node's default 5 s idle
+  // close can race a request the page is sending over one of them, so keep them for the whole run.
+  server.keepAliveTimeout = 180_000;
+  server.headersTimeout = 181_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
 
@@ -122,22 +128,38 @@ async function main() {
     await page.waitForFunction(() => window.conformanceClient !== undefined, null, { timeout: 20_000 });
 
     // Count what the element reports, not what the clicks report: under load a click can land and
-    // still time out while Playwright waits after it, as the dialog closes under it.
+    // still time out while Playwright waits after it, as the dialog closes under it. Every settlement
+    // is logged, so a failed run says what the element did.
     await page.evaluate(() => {
       window.acceptedDialogs = 0;
       document.addEventListener('accept', () => { window.acceptedDialogs += 1; }, true);
+      for (const type of ['accept', 'reject', 'cancel', 'timeout']) {
+        document.addEventListener(type, (event) => console.info(`element event ${type}: ${JSON.stringify(event.detail ?? null)}`), true);
+      }
     });
+    page.on('console', (m) => { if (m.type() === 'info' && m.text().startsWith('element event')) log(m.text()); });
     let finished = false;
     const calls = page.evaluate(() => window.conformanceClient.run()).finally(() => { finished = true; });
     calls.catch(() => {});
 
-    // The user: every time a dialog shows, press Submit (or, in URL mode, Open) untouched.
-    const submit = page.locator('koder-mcp-elicitation button[part~=accept], koder-mcp-elicitation button[part~=open]');
+    // The user: every time a dialog shows, press Submit (or, in URL mode, Open) untouched. Wait for
+    // the button to show, then click with room to spare; a click that fails is logged with its
+    // reason, and the next attempt presses Enter on the focused button instead, as a keyboard user would.
+    const submit = page.locator('koder-mcp-elicitation button[part~=accept], koder-mcp-elicitation button[part~=open]').first();
+    let failedClicks = 0;
     while (!finished) {
+      const shown = await submit.waitFor({ state: 'visible', timeout: 250 }).then(() => true, () => false);
+      if (!shown || finished) continue;
       try {
-        await submit.first().click({ timeout: 500 });
-      } catch {
-        // no dialog right now, or it closed as the click landed
+        if (failedClicks % 2 === 0) await submit.click({ timeout: 5_000 });
+        else {
+          await submit.focus({ timeout: 5_000 });
+          await page.keyboard.press('Enter');
+        }
+      } catch (error) {
+        failedClicks += 1;
+        // The dialog closing under the click is expected; anything else is worth reading.
+        if (!finished) log(`press ${failedClicks} did not land: ${String(error.message).split('\n')[0]}`);
       }
     }
     const pressed = await page.evaluate(() => window.acceptedDialogs);

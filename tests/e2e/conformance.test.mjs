@@ -9,7 +9,8 @@ import { runConformance, verdicts } from '../conformance/run.mjs';
 test('conformance: elicitation-sep1034-client-defaults passes every check', { timeout: 180_000 }, async () => {
   const run = await runConformance({ scenario: 'elicitation-sep1034-client-defaults' });
   const judged = verdicts(run.checks);
-  const report = `${run.output}\nclient stdout:\n${run.clientStdout}\nclient stderr:\n${run.clientStderr}`;
+  // What the client saw comes first: a CI log keeps only the head of a long failure message.
+  const report = `client stderr:\n${run.clientStderr}\nclient stdout:\n${run.clientStdout}\nrunner output (last 4,000 characters):\n${run.output.slice(-4000)}`;
 
   assert.deepEqual(
     judged.map((check) => [check.id, check.status]),
