@@ -41,6 +41,12 @@ const FORWARD = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-versi
 
 const log = (...args) => console.error('[browser-client]', ...args);
 
+// The scenario's server sends elicitation/create with no related request, so the SDK puts it on
+// the session's standalone GET stream, and silently drops it while that stream is not open yet. The
+// SDK client opens that stream in the background after connecting; the page waits for it
+// (/standalone-stream, below) before calling a tool, or a slow start loses the dialog altogether.
+let openStandaloneStreams = 0;
+
 function proxy(target, req, res) {
   const headers = {};
   for (const name of FORWARD) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
@@ -53,6 +59,12 @@ function proxy(target, req, res) {
     delete out['transfer-encoding'];
     res.writeHead(answer.statusCode ?? 502, out);
     res.flushHeaders();
+    if (req.method === 'GET' && answer.statusCode === 200) {
+      // The server registers the stream before it answers, so from here on nothing is dropped.
+      openStandaloneStreams += 1;
+      log('standalone stream open');
+      res.on('close', () => { openStandaloneStreams -= 1; });
+    }
     answer.pipe(res);
   });
   upstream.on('error', (error) => {
@@ -101,6 +113,9 @@ async function main() {
   const server = createServer((req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (pathname === '/mcp') return proxy(target, req, res);
+    if (pathname === '/standalone-stream') {
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ open: openStandaloneStreams > 0 }));
+    }
     if (pathname === '/') return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE);
     if (pathname === '/client.js') return res.writeHead(200, { 'Content-Type': MIME['.js'] }).end(clientJs);
     if (pathname.startsWith('/dist/')) return serveDist(res, decodeURIComponent(pathname.slice('/dist/'.length)));

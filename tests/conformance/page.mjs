@@ -18,9 +18,26 @@ const client = new Client(
 client.setRequestHandler(ElicitRequestSchema, (request, extra) => el.elicit(request.params, { signal: extra.signal }));
 client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { el.complete(n.params.elicitationId); });
 
+const STREAM_WAIT_MS = 30_000;
+
+/**
+ * Resolves once the SDK's standalone GET stream reached the server (the proxy tells): requests the
+ * server sends outside a tool call's own stream travel on it, and are dropped while it is closed.
+ */
+async function standaloneStreamOpen() {
+  const deadline = performance.now() + STREAM_WAIT_MS;
+  while (performance.now() < deadline) {
+    const { open } = await (await fetch('/standalone-stream')).json();
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the SDK client's standalone GET stream did not open within ${STREAM_WAIT_MS} ms`);
+}
+
 /** Connects through the page's own origin (/mcp is proxied to the server under test), then calls every tool. */
 async function run() {
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));
+  await standaloneStreamOpen();
   const calls = [];
   try {
     const { tools } = await client.listTools();
