@@ -197,7 +197,7 @@ pub fn form(
     };
     builder.items(&form, &schema.layout);
     let mut views = builder.views;
-    views.sort_by_key(|view| view.index);
+    crate::sort::sort_by_less(&mut views, |a, b| a.index < b.index);
     append(&chrome.body, &form);
     append(&chrome.body, &chrome.reason_box);
 

@@ -710,7 +710,7 @@ impl Class {
 
     /// Sorts and merges the ranges so matching is a binary search.
     fn normalize(&mut self) {
-        self.ranges.sort_unstable();
+        crate::sort::sort_by_less(&mut self.ranges, |a, b| a < b);
         let mut merged: Vec<(u32, u32)> = Vec::with_capacity(self.ranges.len());
         for &(lo, hi) in &self.ranges {
             match merged.last_mut() {

@@ -629,7 +629,7 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
         ));
     }
     let mut seen: Vec<&str> = options.iter().map(|option| option.value.as_str()).collect();
-    seen.sort_unstable();
+    crate::sort::sort_by_less(&mut seen, |a, b| a < b);
     if let Some(pair) = seen.windows(2).find(|pair| pair.first() == pair.get(1)) {
         let duplicate = pair.first().copied().unwrap_or_default();
         return Err(ElicitationError::invalid(

@@ -694,7 +694,7 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
 /// equality, then compare only items whose hashes collide (O(n log n), not O(n²)).
 fn has_duplicates(items: &[Value]) -> bool {
     let mut hashed: Vec<(u64, &Value)> = items.iter().map(|v| (equality_hash(v, 0), v)).collect();
-    hashed.sort_unstable_by_key(|(hash, _)| *hash);
+    crate::sort::sort_by_less(&mut hashed, |a, b| a.0 < b.0);
     hashed.chunk_by(|x, y| x.0 == y.0).any(|run| {
         run.iter()
             .enumerate()
