@@ -11,7 +11,6 @@ use crate::limits::MAX_PATTERN_PROGRAM;
 use crate::limits::{MAX_HASH_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_PROGRAM};
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Number, Value};
@@ -562,18 +561,18 @@ fn parse_required(value: &Value) -> Result<Vec<String>, &'static str> {
     let Value::Array(names) = value else {
         return Err("must be an array of strings");
     };
-    let mut seen = HashSet::new();
-    let mut required = Vec::with_capacity(names.len());
-    for name in names {
-        let Value::String(name) = name else {
-            return Err("must be an array of strings");
-        };
-        if !seen.insert(name.as_str()) {
-            return Err("must not list a property twice");
-        }
-        required.push(name.clone());
+    // The strings before the first non-string; a repeat among them is reported first.
+    let leading: Vec<&str> = names.iter().map_while(Value::as_str).collect();
+    // Sorted, a repeat sits next to its twin (a HashSet would cost the wasm std's hash table).
+    let mut sorted = leading.clone();
+    crate::sort::sort_by_less(&mut sorted, |a, b| a < b);
+    if sorted.windows(2).any(|pair| pair.first() == pair.get(1)) {
+        return Err("must not list a property twice");
     }
-    Ok(required)
+    if leading.len() < names.len() {
+        return Err("must be an array of strings");
+    }
+    Ok(leading.into_iter().map(String::from).collect())
 }
 
 /// A `nonNegativeInteger` keyword; `2.0` counts as an integer, huge values saturate.
