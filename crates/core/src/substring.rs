@@ -1,0 +1,76 @@
+//! Substring search without `core::str::pattern`'s two-way searcher, which costs the wasm a few
+//! kilobytes for the handful of short searches the surfaces make (secret markers in a label, `{id}`
+//! in a URL template, `::` in an IPv6 literal). Quadratic only in the needle's length, which is
+//! always a short constant here.
+
+/// The byte offset of the first occurrence of `needle` in `haystack` (0 for an empty needle),
+/// like `str::find`.
+pub fn find(haystack: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .position(|window| window == needle.as_bytes())
+}
+
+/// Whether `needle` occurs in `haystack`, like `str::contains`.
+pub fn contains(haystack: &str, needle: &str) -> bool {
+    find(haystack, needle).is_some()
+}
+
+/// `haystack` with every non-overlapping occurrence of a non-empty `needle`, left to right,
+/// replaced by `with`, like `str::replace`.
+pub fn replace(haystack: &str, needle: &str, with: &str) -> String {
+    let mut out = String::with_capacity(haystack.len());
+    let mut rest = haystack;
+    while let Some(at) = find(rest, needle).filter(|_| !needle.is_empty()) {
+        // `at` and `at + needle.len()` are char boundaries: a UTF-8 match starts and ends on one.
+        let (Some(before), Some(after)) = (rest.get(..at), rest.get(at + needle.len()..)) else {
+            break;
+        };
+        out.push_str(before);
+        out.push_str(with);
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agrees_with_std() {
+        let haystacks = [
+            "",
+            "a",
+            "aaa",
+            "abcabc",
+            "x{id}y{id}",
+            "{id}",
+            "ééaé",
+            "a::b::c",
+            "::",
+        ];
+        let needles = ["a", "aa", "abc", "{id}", "é", "::", ":", "zz"];
+        for haystack in haystacks {
+            for needle in needles {
+                assert_eq!(
+                    find(haystack, needle),
+                    haystack.find(needle),
+                    "{haystack} {needle}"
+                );
+                assert_eq!(contains(haystack, needle), haystack.contains(needle));
+                assert_eq!(
+                    replace(haystack, needle, "<>"),
+                    haystack.replace(needle, "<>"),
+                    "{haystack} {needle}"
+                );
+            }
+            assert_eq!(find(haystack, ""), Some(0));
+        }
+    }
+}
