@@ -5,7 +5,7 @@
 
 pub use koder_mcp_elicitation_core::{
     content, error, form, format, i18n, limits, pattern, policy, reply, request, required, schema,
-    scope, session, sort, substring, url, validate,
+    scope, session, sort, strings, url, validate,
 };
 
 #[cfg(target_arch = "wasm32")]

@@ -17,7 +17,7 @@ impl Inner {
     pub(super) fn start_poll(&mut self, ticket: Ticket) {
         let Some(template) = self
             .attr("status-url")
-            .filter(|url| crate::substring::contains(url, "{id}"))
+            .filter(|url| crate::strings::contains(url, "{id}"))
         else {
             return;
         };
@@ -25,7 +25,7 @@ impl Inner {
             return;
         };
         let id = String::from(js_sys::encode_uri_component(&entry.elicitation_id));
-        let url = crate::substring::replace(&template, "{id}", &id);
+        let url = crate::strings::replace(&template, "{id}", &id);
         schedule(&self.shared, &mut entry.data, ticket, url);
     }
 }

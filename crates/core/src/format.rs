@@ -124,7 +124,7 @@ fn is_strict_ipv4(s: &str) -> bool {
 /// RFC 4291 text form, including an embedded dotted IPv4 tail; no zone identifier.
 fn is_ipv6(s: &str) -> bool {
     let halves =
-        crate::substring::find(s, "::").and_then(|at| Some((s.get(..at)?, s.get(at + 2..)?)));
+        crate::strings::find(s, "::").and_then(|at| Some((s.get(..at)?, s.get(at + 2..)?)));
     match halves {
         // `::` stands for at least one zero group; the IPv4 tail may only end the address.
         Some((head, tail)) => {

@@ -59,8 +59,8 @@ pub mod scope;
 pub mod session;
 /// The one small sort every sorting site shares.
 pub mod sort;
-/// Substring search and replace without std's two-way searcher.
-pub mod substring;
+/// String routines smaller in wasm than std's: substring search and replace, char counting.
+pub mod strings;
 /// URL-mode verdict: open, open with a warning, or blocked.
 pub mod url;
 /// The JSON-Schema keyword subset shared by the form and `validateContent`.

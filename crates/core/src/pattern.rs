@@ -202,7 +202,7 @@ impl Pattern {
     pub fn work_bound(&self, text: &str) -> usize {
         let per_char = self.program.len().saturating_mul(2);
         per_char
-            .saturating_mul(text.chars().count().saturating_add(1))
+            .saturating_mul(crate::strings::char_count(text).saturating_add(1))
             .min(MAX_MATCH_STEPS.saturating_add(per_char))
     }
 

@@ -815,7 +815,7 @@ pub fn looks_secret(text: &str) -> bool {
             text.split(|c: char| !c.is_alphanumeric())
                 .any(|word| word.eq_ignore_ascii_case(marker))
         } else {
-            crate::substring::contains(&folded, marker)
+            crate::strings::contains(&folded, marker)
         }
     })
 }

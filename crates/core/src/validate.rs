@@ -316,7 +316,7 @@ impl Keywords {
     fn check_string(&self, text: &str, fail: &mut impl FnMut(ViolationKind)) {
         // Lengths count Unicode code points, as JSON Schema specifies.
         if self.min_length.is_some() || self.max_length.is_some() {
-            let length = text.chars().count() as u64;
+            let length = crate::strings::char_count(text) as u64;
             if let Some(limit) = self.min_length.filter(|&limit| length < limit) {
                 fail(ViolationKind::MinLength { limit });
             }
