@@ -8,6 +8,9 @@ pub use koder_mcp_elicitation_core::{
     scope, session, sort, strings, url, validate,
 };
 
+/// Compile-time CSS minification for the stylesheet.
+#[macro_use]
+pub mod css;
 #[cfg(target_arch = "wasm32")]
 mod dom;
 #[cfg(target_arch = "wasm32")]
