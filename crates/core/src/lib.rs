@@ -59,7 +59,7 @@ pub mod scope;
 pub mod session;
 /// The one small sort every sorting site shares.
 pub mod sort;
-/// String routines smaller in wasm than std's: substring search and replace, char counting.
+/// String routines smaller in wasm than std's: substring search and replace, char counting, join.
 pub mod strings;
 /// URL-mode verdict: open, open with a warning, or blocked.
 pub mod url;

@@ -76,7 +76,7 @@ pub struct Field {
 impl Field {
     /// `data-field` value: the path joined with dots.
     pub fn key(&self) -> String {
-        self.path.join(".")
+        crate::strings::join(&self.path, ".")
     }
 }
 
