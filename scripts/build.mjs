@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build` — compiles the Rust core to WebAssembly and writes the distributable into dist/.
 //
-//   node scripts/build.mjs         release: wasm-pack --release, wasm-opt -Oz --converge, JS minified
+//   node scripts/build.mjs         release: wasm-pack --release, wasm-opt -Oz --converge, short import
+//                                  names, JS minified
 //   node scripts/build.mjs --dev   fast iteration: wasm-pack --dev, no wasm-opt
 //
 // dist/ afterwards:
@@ -115,6 +116,9 @@ if (!dev) {
   run(process.execPath, [wasmOpt, wasm, '-o', tmp, '-Oz', '--converge', ...WASM_OPT_FEATURES, '--strip-debug', '--strip-producers', '--strip-target-features']);
   renameSync(tmp, wasm);
   console.log(`build: wasm-opt -Oz ${before} -> ${statSync(wasm).size} bytes`);
+  // Short import names in the wasm and the glue (see shortenImports, 5. below).
+  const renamed = shortenImports(wasm, glue, `./${OUT_NAME}_bg.js`);
+  console.log(`build: ${renamed} wasm imports renamed short -> ${statSync(wasm).size} bytes`);
 }
 
 // 3. dist/ -----------------------------------------------------------------------------------
@@ -219,3 +223,129 @@ for (const f of walk(DIST).sort()) {
 }
 console.log(`  ${'total'.padEnd(44)} ${String(totalRaw).padStart(9)} B  ${String(totalGz).padStart(8)} B gzip`);
 console.log(`build: done in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+
+// 5. short import names ---------------------------------------------------------------------
+// wasm-bindgen names each import after its JS function plus a 16-hex-digit hash
+// (`__wbg_setAttribute_0f3e…`) and the module after the glue file (`./elicitation_core_bg.js`):
+// ~130 of them cost ~7 KB raw in the wasm's import section and again in the glue, and the hashes do
+// not compress. This drops the `__wbg_` prefix and the hash (`setAttribute`; a counter tells apart
+// names that then coincide) and renames the modules `a`, `b`, … (the snippets' long paths too), in
+// the wasm and in the glue alike. Only the glue's own imports are renamed (a
+// snippet's are its export names), and only names and modules found exactly once in the glue, as a
+// key of its imports object; if the files do not look as expected, or the result does not
+// validate, both are left as they were.
+function shortenImports(wasmPath, gluePath, glueModule) {
+  const bytes = readFileSync(wasmPath);
+  let glueText = readFileSync(gluePath, 'utf8');
+  let pos = 8;
+  while (pos < bytes.length) {
+    const id = bytes[pos];
+    const [size, start] = readLeb(bytes, pos + 1);
+    if (id !== 2) {
+      pos = start + size;
+      continue;
+    }
+    let [count, p] = readLeb(bytes, start);
+    const entries = [];
+    for (let i = 0; i < count; i++) {
+      let length;
+      [length, p] = readLeb(bytes, p);
+      const module = bytes.subarray(p, p + length).toString('utf8');
+      p += length;
+      [length, p] = readLeb(bytes, p);
+      const field = bytes.subarray(p, p + length).toString('utf8');
+      p += length;
+      const end = importDescriptionEnd(bytes, bytes[p], p + 1);
+      if (end < 0) return 0;
+      entries.push({ module, field, description: bytes.subarray(p, end) });
+      p = end;
+    }
+    if (p !== start + size) return 0;
+    const modules = new Map();
+    for (const module of new Set(entries.map((entry) => entry.module))) {
+      const key = `${JSON.stringify(module)}:`;
+      if (glueText.split(key).length !== 2) return 0;
+      const short = String.fromCharCode(97 + modules.size);
+      glueText = glueText.replace(key, `${JSON.stringify(short)}:`);
+      modules.set(module, short);
+    }
+    const taken = new Set(entries.map((entry) => entry.field));
+    let renamed = 0;
+    for (const entry of entries) {
+      const ownImport = entry.module === glueModule;
+      entry.module = modules.get(entry.module);
+      if (!ownImport) continue;
+      const key = new RegExp(`(?<![\\w$])${entry.field}(?![\\w$])`, 'g');
+      if (!/^[\w$]+$/.test(entry.field) || (glueText.match(key) ?? []).length !== 1) continue;
+      if (!new RegExp(`(?<![\\w$])${entry.field}:`).test(glueText)) continue;
+      const base = entry.field.replace(/^__wbg_/, '').replace(/_[0-9a-f]{16}$/, '') || '_';
+      let short = base;
+      for (let n = 1; taken.has(short); n++) short = `${base}_${n}`;
+      taken.add(short);
+      glueText = glueText.replace(key, short);
+      entry.field = short;
+      renamed++;
+    }
+    const body = [Buffer.from(lebBytes(entries.length))];
+    for (const entry of entries) {
+      for (const text of [entry.module, entry.field]) {
+        const encoded = Buffer.from(text, 'utf8');
+        body.push(Buffer.from(lebBytes(encoded.length)), encoded);
+      }
+      body.push(entry.description);
+    }
+    const payload = Buffer.concat(body);
+    const out = Buffer.concat([
+      bytes.subarray(0, pos),
+      Buffer.from([2, ...lebBytes(payload.length)]),
+      payload,
+      bytes.subarray(start + size),
+    ]);
+    if (!WebAssembly.validate(out)) return 0;
+    writeFileSync(wasmPath, out);
+    writeFileSync(gluePath, glueText);
+    return renamed;
+  }
+  return 0;
+}
+
+/** An unsigned LEB128 at `pos`: [value, the position after it]. */
+function readLeb(bytes, pos) {
+  let value = 0;
+  let shift = 0;
+  let byte;
+  do {
+    byte = bytes[pos++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return [value, pos];
+}
+
+function lebBytes(value) {
+  const out = [];
+  do {
+    let byte = value & 0x7f;
+    value = Math.floor(value / 128);
+    if (value) byte |= 0x80;
+    out.push(byte);
+  } while (value);
+  return out;
+}
+
+/** Where an import's description of `kind` starting at `pos` ends; -1 for a kind not known here. */
+function importDescriptionEnd(bytes, kind, pos) {
+  const limitsEnd = (p) => {
+    const flags = bytes[p++];
+    [, p] = readLeb(bytes, p);
+    if (flags & 1) [, p] = readLeb(bytes, p);
+    return p;
+  };
+  switch (kind) {
+    case 0: return readLeb(bytes, pos)[1]; // function: its type index
+    case 1: return limitsEnd(pos + 1); // table: element type, limits
+    case 2: return limitsEnd(pos); // memory: limits
+    case 3: return pos + 2; // global: value type, mutability
+    default: return -1;
+  }
+}

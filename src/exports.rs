@@ -1,5 +1,5 @@
 //! The functions the distributable's entry re-exports: `defineElement`, `validateContent`,
-//! `parseRequest`, `registerTranslation` and the `ElicitationError` class.
+//! `parseRequest` and `registerTranslation` (the `ElicitationError` class is the JS shim's own).
 
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -14,12 +14,6 @@ use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
 #[wasm_bindgen(js_name = defineElement)]
 pub fn define_element() {
     crate::element::define();
-}
-
-/// The `ElicitationError` class, for `instanceof` checks.
-#[wasm_bindgen(js_name = errorClass)]
-pub fn error_class() -> JsValue {
-    crate::element::error_class()
 }
 
 /// `validateContent(requestedSchema, content, { locale })` over JSON texts.

@@ -5,9 +5,12 @@
 
 pub use koder_mcp_elicitation_core::{
     content, error, form, format, i18n, limits, pattern, policy, reply, request, required, schema,
-    scope, session, url, validate,
+    scope, session, sort, strings, url, validate,
 };
 
+/// Compile-time CSS minification for the stylesheet.
+#[macro_use]
+pub mod css;
 #[cfg(target_arch = "wasm32")]
 mod dom;
 #[cfg(target_arch = "wasm32")]

@@ -197,7 +197,7 @@ pub fn form(
     };
     builder.items(&form, &schema.layout);
     let mut views = builder.views;
-    views.sort_by_key(|view| view.index);
+    crate::sort::sort_by_less(&mut views, |a, b| a.index < b.index);
     append(&chrome.body, &form);
     append(&chrome.body, &chrome.reason_box);
 
@@ -241,7 +241,11 @@ impl FormBuilder<'_> {
                 Item::Group(group) => {
                     let fieldset = create(self.document, "fieldset");
                     set_attr(&fieldset, "class", "group");
-                    set_attr(&fieldset, "data-group", &group.path.join("."));
+                    set_attr(
+                        &fieldset,
+                        "data-group",
+                        &crate::strings::join(&group.path, "."),
+                    );
                     let legend = create(self.document, "legend");
                     legend.set_text_content(Some(&group.label));
                     if group.required {
@@ -462,7 +466,7 @@ impl FormBuilder<'_> {
             append(&wrapper, &error);
             control = element;
         }
-        let described_by = described_by.join(" ");
+        let described_by = crate::strings::join(&described_by, " ");
         if !described_by.is_empty() {
             set_attr(&control, "aria-describedby", &described_by);
         }

@@ -28,7 +28,7 @@ pub fn adopt(shadow: &ShadowRoot) {
         Some(sheet) => shadow.set_adopted_style_sheets(&js_sys::Array::of1(&sheet)),
         None => {
             let style = super::create(&super::document(), "style");
-            style.set_text_content(Some(STYLE));
+            style.set_text_content(Some(MINIFIED_STYLE));
             let _ = shadow.append_child(&style);
         }
     }
@@ -36,9 +36,12 @@ pub fn adopt(shadow: &ShadowRoot) {
 
 fn build() -> Option<CssStyleSheet> {
     let sheet = CssStyleSheet::new().ok()?;
-    sheet.replace_sync(STYLE).ok()?;
+    sheet.replace_sync(MINIFIED_STYLE).ok()?;
     Some(sheet)
 }
+
+/// What the wasm carries: [`STYLE`] minified at compile time.
+const MINIFIED_STYLE: &str = minified_css!(STYLE);
 
 /// The theme's CSS text.
 pub const STYLE: &str = r#"

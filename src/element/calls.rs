@@ -4,7 +4,6 @@
 //! after, in the order it came.
 
 use std::cell::{Ref, RefCell};
-use std::collections::VecDeque;
 use std::rc::Weak;
 
 use super::effects::Effects;
@@ -25,7 +24,7 @@ pub(super) struct Snapshot {
 /// One element's state, the calls waiting for it, and what the getters read.
 pub(super) struct Shared {
     state: RefCell<Inner>,
-    waiting: RefCell<VecDeque<Call>>,
+    waiting: RefCell<Vec<Call>>,
     snapshot: RefCell<Snapshot>,
 }
 
@@ -33,7 +32,7 @@ impl Shared {
     pub fn new(inner: Inner) -> Shared {
         Shared {
             state: RefCell::new(inner),
-            waiting: RefCell::new(VecDeque::new()),
+            waiting: RefCell::new(Vec::new()),
             snapshot: RefCell::new(Snapshot::default()),
         }
     }
@@ -54,7 +53,11 @@ impl Shared {
         }
         loop {
             // The queue's borrow ends with this statement, before the call runs.
-            let next = self.waiting.borrow_mut().pop_front();
+            // A Vec used as a queue (front removal): it is short, and VecDeque costs the wasm more.
+            let next = {
+                let mut waiting = self.waiting.borrow_mut();
+                (!waiting.is_empty()).then(|| waiting.remove(0))
+            };
             let Some(next) = next else { break };
             if !self.run_now(next) {
                 // Borrowed again by an outer call: it drains the queue when it ends.
@@ -73,7 +76,7 @@ impl Shared {
                 inner.host.clone()
             }
             Err(_) => {
-                self.waiting.borrow_mut().push_back(call);
+                self.waiting.borrow_mut().push(call);
                 return false;
             }
         };

@@ -154,7 +154,11 @@ impl Inner {
             .unwrap_or(Value::Null);
         let is_url = raw.as_ref().is_some_and(|raw| {
             raw.get("mode").and_then(Value::as_str) == Some("url")
-                || raw.pointer("/params/mode").and_then(Value::as_str) == Some("url")
+                || raw
+                    .get("params")
+                    .and_then(|params| params.get("mode"))
+                    .and_then(Value::as_str)
+                    == Some("url")
         });
         let is_json_rpc = raw.as_ref().is_some_and(|raw| raw.get("jsonrpc").is_some());
         let reply = if is_json_rpc {

@@ -55,8 +55,6 @@ extern "C" {
     fn new(message: &str, code: i32) -> JsElicitationError;
     #[wasm_bindgen(js_name = abortError)]
     fn abort_error() -> JsValue;
-    #[wasm_bindgen(js_name = errorClass)]
-    pub(crate) fn error_class() -> JsValue;
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
 }

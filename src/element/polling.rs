@@ -15,14 +15,17 @@ use crate::session::Ticket;
 impl Inner {
     /// Schedules the next poll of a waiting elicitation, if the host gave a status URL template.
     pub(super) fn start_poll(&mut self, ticket: Ticket) {
-        let Some(template) = self.attr("status-url").filter(|url| url.contains("{id}")) else {
+        let Some(template) = self
+            .attr("status-url")
+            .filter(|url| crate::strings::contains(url, "{id}"))
+        else {
             return;
         };
         let Some(entry) = self.session.get_mut(ticket) else {
             return;
         };
         let id = String::from(js_sys::encode_uri_component(&entry.elicitation_id));
-        let url = template.replace("{id}", &id);
+        let url = crate::strings::replace(&template, "{id}", &id);
         schedule(&self.shared, &mut entry.data, ticket, url);
     }
 }

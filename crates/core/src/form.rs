@@ -413,7 +413,10 @@ pub fn read_decimal(text: &str) -> Option<f64> {
     if unsigned.is_empty() || rest.starts_with(['e', 'E']) && integer_end == 0 {
         return None;
     }
-    let number: f64 = serde_json::from_str(&format!("{sign}{integer}{rest}")).ok()?;
+    // Read as a `Value`, not straight into `f64`: a typed read drags in serde's type-mismatch
+    // messages and with them core's float printing. The number parser is the same.
+    let value: Value = serde_json::from_str(&format!("{sign}{integer}{rest}")).ok()?;
+    let number = value.as_f64()?;
     number.is_finite().then_some(number)
 }
 

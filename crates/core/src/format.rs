@@ -4,8 +4,6 @@
 //! Each check follows the RFC grammar directly on ASCII bytes (no regular expressions), so
 //! the cost is linear in the text and non-ASCII input is rejected where the RFCs are ASCII-only.
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
 /// Whether `format` is one of the formats this module asserts.
 pub fn is_known(format: &str) -> bool {
     matches!(format, "email" | "uri" | "date" | "date-time")
@@ -104,14 +102,64 @@ fn is_hostname(domain: &str) -> bool {
         })
 }
 
-/// Dotted-decimal IPv4 with no leading zeros (the standard parser refuses them).
+// The two address checks below accept exactly what `std::net`'s `Ipv4Addr`/`Ipv6Addr` parsers
+// accept (a test compares them), without the kilobytes those parsers add to the wasm.
+
+/// Dotted-decimal IPv4: four decimal octets of at most 255, with no leading zeros.
 fn is_strict_ipv4(s: &str) -> bool {
-    s.parse::<Ipv4Addr>().is_ok()
+    let mut octets = 0;
+    s.split('.').all(|octet| {
+        octets += 1;
+        let bytes = octet.as_bytes();
+        (1..=3).contains(&bytes.len())
+            && bytes.iter().all(u8::is_ascii_digit)
+            && !(bytes.len() > 1 && bytes.first() == Some(&b'0'))
+            && bytes
+                .iter()
+                .fold(0u32, |value, digit| value * 10 + u32::from(digit - b'0'))
+                <= 255
+    }) && octets == 4
 }
 
 /// RFC 4291 text form, including an embedded dotted IPv4 tail; no zone identifier.
 fn is_ipv6(s: &str) -> bool {
-    s.parse::<Ipv6Addr>().is_ok()
+    let halves =
+        crate::strings::find(s, "::").and_then(|at| Some((s.get(..at)?, s.get(at + 2..)?)));
+    match halves {
+        // `::` stands for at least one zero group; the IPv4 tail may only end the address.
+        Some((head, tail)) => {
+            let head = if head.is_empty() {
+                Some(0)
+            } else {
+                ipv6_groups(head, false)
+            };
+            let tail = if tail.is_empty() {
+                Some(0)
+            } else {
+                ipv6_groups(tail, true)
+            };
+            matches!((head, tail), (Some(head), Some(tail)) if head + tail <= 7)
+        }
+        None => ipv6_groups(s, true) == Some(8),
+    }
+}
+
+/// How many 16-bit groups a `:`-separated run of 1–4 hex digit groups makes (a dotted IPv4 as the
+/// last one, where allowed, counts two); `None` when a group is malformed.
+fn ipv6_groups(run: &str, ipv4_last: bool) -> Option<usize> {
+    let mut groups = run.split(':').peekable();
+    let mut count = 0;
+    while let Some(group) = groups.next() {
+        let last = groups.peek().is_none();
+        if (1..=4).contains(&group.len()) && group.bytes().all(|b| b.is_ascii_hexdigit()) {
+            count += 1;
+        } else if last && ipv4_last && is_strict_ipv4(group) {
+            count += 2;
+        } else {
+            return None;
+        }
+    }
+    Some(count)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,6 +420,96 @@ fn is_full_time(b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written address checks agree with `std::net`'s parsers on every string built
+    /// from a small alphabet, up to a length, plus hand-picked edge cases.
+    #[test]
+    fn ip_checks_match_std_net() {
+        use std::net::{Ipv4Addr, Ipv6Addr};
+        let mut cases: Vec<String> = [
+            "",
+            "::",
+            ":::",
+            "::1",
+            "1::",
+            "1:2:3:4:5:6:7:8",
+            "1:2:3:4:5:6:7::",
+            "::2:3:4:5:6:7:8",
+            "1:2:3:4:5:6:7:8:9",
+            "1::2::3",
+            "1:2:3:4:5:6:1.2.3.4",
+            "::1.2.3.4",
+            "::ffff:1.2.3.4",
+            "1.2.3.4",
+            "1.2.3.4::",
+            "::1.2.3.4:5",
+            "1:2:3:4:5:6:7:1.2.3.4",
+            "::1:2:3:4:5:1.2.3.4",
+            "::1:2:3:4:5:6:1.2.3.4",
+            "0:0:0:0:0:0:0:0",
+            "00000::",
+            "ABCD::ef01",
+            "fe80::1%eth0",
+            "1:2:3:4:5:6::1.2.3.4",
+            "1:2:3:4:5::1.2.3.4",
+            "::01.2.3.4",
+            "::256.2.3.4",
+            "0.0.0.0",
+            "255.255.255.255",
+            "256.1.1.1",
+            "01.1.1.1",
+            "1.1.1",
+            "1.1.1.1.1",
+            "1..1.1",
+            " 1.1.1.1",
+            "1.1.1.1 ",
+            "+1.1.1.1",
+            "1.1.1.01",
+            "1.1.1.0",
+            "١.1.1.1",
+            "1:2:3:4:5:6:7:",
+            ":1::",
+        ]
+        .iter()
+        .map(|case| case.to_string())
+        .collect();
+        let alphabet = ['0', '1', 'f', ':', '.'];
+        let mut layer = vec![String::new()];
+        for _ in 0..7 {
+            layer = layer
+                .iter()
+                .flat_map(|prefix| alphabet.iter().map(move |c| format!("{prefix}{c}")))
+                .collect();
+            cases.extend(layer.iter().cloned());
+        }
+        // Whole addresses: up to 9 groups, some empty (so `::` and `:::` arise), some IPv4.
+        let tokens = ["1", "ffff", "1.2.3.4", ""];
+        let mut runs = vec![String::new()];
+        for length in 1..=9 {
+            runs = runs
+                .iter()
+                .flat_map(|prefix| {
+                    tokens.iter().map(move |token| match length {
+                        1 => token.to_string(),
+                        _ => format!("{prefix}:{token}"),
+                    })
+                })
+                .collect();
+            cases.extend(runs.iter().cloned());
+        }
+        for case in &cases {
+            assert_eq!(
+                is_strict_ipv4(case),
+                case.parse::<Ipv4Addr>().is_ok(),
+                "ipv4 {case}"
+            );
+            assert_eq!(
+                is_ipv6(case),
+                case.parse::<Ipv6Addr>().is_ok(),
+                "ipv6 {case}"
+            );
+        }
+    }
 
     #[test]
     fn known_formats() {

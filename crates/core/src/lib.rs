@@ -57,6 +57,10 @@ pub mod schema;
 pub mod scope;
 /// The queue of elicitations: timeouts, rate limit, scope changes, settling exactly once.
 pub mod session;
+/// The one small sort every sorting site shares.
+pub mod sort;
+/// String routines smaller in wasm than std's: substring search and replace, char counting, join.
+pub mod strings;
 /// URL-mode verdict: open, open with a warning, or blocked.
 pub mod url;
 /// The JSON-Schema keyword subset shared by the form and `validateContent`.

@@ -9,7 +9,7 @@ pub const MAX_TEXT_CHARS: usize = 20_000;
 /// Whether a server string is past [`MAX_TEXT_CHARS`] (the byte length is checked first, so
 /// ordinary strings are never walked).
 pub fn exceeds_text_limit(text: &str) -> bool {
-    text.len() > MAX_TEXT_CHARS && text.chars().count() > MAX_TEXT_CHARS
+    text.len() > MAX_TEXT_CHARS && crate::strings::char_count(text) > MAX_TEXT_CHARS
 }
 
 /// Longest URL kept for URL mode; longer ones are refused rather than shown.

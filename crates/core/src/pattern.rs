@@ -202,7 +202,7 @@ impl Pattern {
     pub fn work_bound(&self, text: &str) -> usize {
         let per_char = self.program.len().saturating_mul(2);
         per_char
-            .saturating_mul(text.chars().count().saturating_add(1))
+            .saturating_mul(crate::strings::char_count(text).saturating_add(1))
             .min(MAX_MATCH_STEPS.saturating_add(per_char))
     }
 
@@ -710,7 +710,7 @@ impl Class {
 
     /// Sorts and merges the ranges so matching is a binary search.
     fn normalize(&mut self) {
-        self.ranges.sort_unstable();
+        crate::sort::sort_by_less(&mut self.ranges, |a, b| a < b);
         let mut merged: Vec<(u32, u32)> = Vec::with_capacity(self.ranges.len());
         for &(lo, hi) in &self.ranges {
             match merged.last_mut() {

@@ -74,7 +74,12 @@ pub fn next_wake(now: f64, earliest_deadline: f64, front_deadline: Option<f64>) 
     };
     let left = front - now;
     let wake = if left <= COUNTDOWN_MS {
-        let to_next_second = left % 1000.0;
+        // `left % 1000.0` without the float remainder, whose fmod costs the wasm 2 KB of u128
+        // division: `left` is at most COUNTDOWN_MS here, so a few exact subtractions do it.
+        let mut to_next_second = if left.is_finite() { left } else { f64::NAN };
+        while to_next_second >= 1000.0 {
+            to_next_second -= 1000.0;
+        }
         now + if to_next_second <= 0.0 {
             1000.0
         } else {
@@ -117,6 +122,33 @@ impl PollBackoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The countdown's next whole second is what `left % 1000.0` gave, for every kind of `left`.
+    #[test]
+    fn next_wake_matches_the_float_remainder() {
+        let by_remainder = |now: f64, front: f64| {
+            let left = front - now;
+            let to_next_second = left % 1000.0;
+            now + if to_next_second <= 0.0 {
+                1000.0
+            } else {
+                to_next_second
+            }
+        };
+        let now = 123_456.789;
+        let mut lefts = vec![0.0, -0.0, 1000.0, 30_000.0, -1.0, -2500.0, 999.999, 0.001];
+        lefts.extend((0..=60_000).map(|step| f64::from(step) * 0.5 - 1000.0 + 0.3));
+        for left in lefts {
+            let ours = next_wake(now, f64::INFINITY, Some(now + left));
+            let theirs = by_remainder(now, now + left);
+            assert_eq!(ours.to_bits(), theirs.to_bits(), "left {left}");
+        }
+        for (now, front) in [(f64::INFINITY, f64::NEG_INFINITY), (0.0, f64::NAN)] {
+            let ours = next_wake(now, 5.0, Some(front));
+            let theirs = 5.0_f64.min(by_remainder(now, front));
+            assert_eq!(ours.to_bits(), theirs.to_bits(), "now {now} front {front}");
+        }
+    }
 
     #[test]
     fn the_callers_timeout_beats_the_requests_which_beats_the_hosts() {

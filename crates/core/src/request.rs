@@ -137,7 +137,7 @@ fn parse_json_rpc(
 /// A JSON-RPC or envelope id: a string or a number, required.
 fn request_id(id: Option<&Value>, path: &str) -> Result<Value, ElicitationError> {
     match id {
-        Some(Value::String(text)) if text.chars().count() <= MAX_ID_CHARS => {
+        Some(Value::String(text)) if crate::strings::char_count(text) <= MAX_ID_CHARS => {
             Ok(Value::String(text.clone()))
         }
         Some(Value::String(_)) => Err(ElicitationError::invalid(
@@ -191,7 +191,7 @@ pub(crate) fn parse_params(
         let elicitation_id = match params.get("elicitationId") {
             None | Some(Value::Null) => None,
             Some(Value::String(text))
-                if !text.is_empty() && text.chars().count() <= MAX_ID_CHARS =>
+                if !text.is_empty() && crate::strings::char_count(text) <= MAX_ID_CHARS =>
             {
                 Some(text.clone())
             }
@@ -306,7 +306,7 @@ fn bounded_text(value: Option<&Value>, path: &str) -> Result<Option<String>, Eli
 
 fn parse_url_field(value: Option<&Value>, path: &str) -> Result<String, ElicitationError> {
     match value {
-        Some(Value::String(url)) if url.chars().count() > MAX_URL_CHARS => Err(
+        Some(Value::String(url)) if crate::strings::char_count(url) > MAX_URL_CHARS => Err(
             ElicitationError::invalid(path, format!("is longer than {MAX_URL_CHARS} characters")),
         ),
         // An unparsable URL is not a malformed request: URL mode shows it blocked (contract §5).

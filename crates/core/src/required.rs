@@ -4,8 +4,6 @@
 //! `UrlElicitationRequiredError` as JSON, or the bare `data`), each elicitation with the same rules
 //! and limits as an `elicitation/create` in URL mode; and [`RequiredProgress`] says when to retry.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Map, Value};
 
 use crate::error::{child_path, ElicitationError};
@@ -111,7 +109,9 @@ fn parse_data(
             format!("lists more than {MAX_REQUIRED_ELICITATIONS} elicitations"),
         ));
     }
-    let mut seen: HashMap<String, String> = HashMap::new();
+    // (elicitation id, its path): a list, not a map, since there are at most
+    // MAX_REQUIRED_ELICITATIONS and std's HashMap would cost the wasm its own hash table.
+    let mut seen: Vec<(String, String)> = Vec::with_capacity(list.len());
     let mut requests = Vec::with_capacity(list.len());
     for (index, item) in list.iter().enumerate() {
         let path = child_path(&list_path, &index.to_string());
@@ -130,12 +130,13 @@ fn parse_data(
             return Err(ElicitationError::invalid(&id_path, "is required"));
         }
         let request = parse_params(params, &path, options, Protocol::Bare, None)?;
-        if let Some(first) = seen.insert(request.elicitation_id.clone(), id_path.clone()) {
+        if let Some((_, first)) = seen.iter().find(|(id, _)| *id == request.elicitation_id) {
             return Err(ElicitationError::invalid(
                 &id_path,
                 format!("repeats {first}"),
             ));
         }
+        seen.push((request.elicitation_id.clone(), id_path.clone()));
         requests.push(request);
     }
     Ok(requests)

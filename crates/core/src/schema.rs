@@ -76,7 +76,7 @@ pub struct Field {
 impl Field {
     /// `data-field` value: the path joined with dots.
     pub fn key(&self) -> String {
-        self.path.join(".")
+        crate::strings::join(&self.path, ".")
     }
 }
 
@@ -629,7 +629,7 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
         ));
     }
     let mut seen: Vec<&str> = options.iter().map(|option| option.value.as_str()).collect();
-    seen.sort_unstable();
+    crate::sort::sort_by_less(&mut seen, |a, b| a < b);
     if let Some(pair) = seen.windows(2).find(|pair| pair.first() == pair.get(1)) {
         let duplicate = pair.first().copied().unwrap_or_default();
         return Err(ElicitationError::invalid(
@@ -815,7 +815,7 @@ pub fn looks_secret(text: &str) -> bool {
             text.split(|c: char| !c.is_alphanumeric())
                 .any(|word| word.eq_ignore_ascii_case(marker))
         } else {
-            folded.contains(marker)
+            crate::strings::contains(&folded, marker)
         }
     })
 }

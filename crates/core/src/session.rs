@@ -4,8 +4,6 @@
 //! hears the result (`reply_to`) is owned by the entry and handed out exactly once, in the
 //! [`Change::Settled`] that ends it.
 
-use std::collections::VecDeque;
-
 use crate::reply::{CancelSource, Ending};
 use crate::scope::Tenant;
 
@@ -75,17 +73,17 @@ impl<R, D> Change<R, D> {
 /// The queue and its rules.
 #[derive(Debug)]
 pub struct Session<R, D> {
-    entries: VecDeque<Entry<R, D>>,
+    entries: Vec<Entry<R, D>>,
     next_ticket: Ticket,
     /// Per server, the times of its admissions inside the rate window (one string per server,
     /// not per admission, so a busy minute costs 8 bytes a request).
-    admissions: Vec<(String, VecDeque<f64>)>,
+    admissions: Vec<(String, Vec<f64>)>,
 }
 
 impl<R, D> Default for Session<R, D> {
     fn default() -> Self {
         Session {
-            entries: VecDeque::new(),
+            entries: Vec::new(),
             next_ticket: 0,
             admissions: Vec::new(),
         }
@@ -125,7 +123,7 @@ impl<R, D> Session<R, D> {
             };
             return (ticket, Some(change));
         }
-        self.entries.push_back(Entry {
+        self.entries.push(Entry {
             ticket,
             server: admit.server,
             tenant: admit.tenant,
@@ -143,14 +141,13 @@ impl<R, D> Session<R, D> {
     fn admits_now(&mut self, now: f64, admit: &Admit) -> bool {
         // Forget servers whose last admission left the window, so the table stays small.
         self.admissions
-            .retain(|(_, times)| times.back().is_some_and(|at| now - at < RATE_WINDOW_MS));
+            .retain(|(_, times)| times.last().is_some_and(|at| now - at < RATE_WINDOW_MS));
         if !self
             .admissions
             .iter()
             .any(|(server, _)| server == &admit.server)
         {
-            self.admissions
-                .push((admit.server.clone(), VecDeque::new()));
+            self.admissions.push((admit.server.clone(), Vec::new()));
         }
         let Some(times) = self
             .admissions
@@ -159,13 +156,15 @@ impl<R, D> Session<R, D> {
         else {
             return false;
         };
-        while times.front().is_some_and(|at| now - at >= RATE_WINDOW_MS) {
-            times.pop_front();
-        }
+        let expired = times
+            .iter()
+            .take_while(|at| now - **at >= RATE_WINDOW_MS)
+            .count();
+        times.drain(..expired);
         if times.len() >= admit.rate_limit as usize {
             return false;
         }
-        times.push_back(now);
+        times.push(now);
         true
     }
 
@@ -187,7 +186,7 @@ impl<R, D> Session<R, D> {
                 data: None,
             });
         }
-        let entry = self.entries.remove(index)?;
+        let entry = self.take(index)?;
         Some(Change::Settled {
             ticket,
             ending,
@@ -221,7 +220,7 @@ impl<R, D> Session<R, D> {
         if !self.entries.get(index)?.waiting {
             return None;
         }
-        let entry = self.entries.remove(index)?;
+        let entry = self.take(index)?;
         Some(Change::WaitEnded {
             ticket,
             end,
@@ -272,7 +271,7 @@ impl<R, D> Session<R, D> {
             return self.remove_waiting(ticket, WaitEnd::Closed(ending));
         }
         // Closing is final, even for URL mode: an accept here would leave it waiting.
-        let entry = self.entries.remove(index)?;
+        let entry = self.take(index)?;
         Some(Change::Settled {
             ticket,
             ending,
@@ -283,7 +282,7 @@ impl<R, D> Session<R, D> {
 
     /// The elicitation on screen.
     pub fn front(&self) -> Option<&Entry<R, D>> {
-        self.entries.front()
+        self.entries.first()
     }
 
     /// A held elicitation by ticket.
@@ -328,6 +327,12 @@ impl<R, D> Session<R, D> {
 
     fn index_of(&self, ticket: Ticket) -> Option<usize> {
         self.entries.iter().position(|entry| entry.ticket == ticket)
+    }
+
+    /// Removes and returns the entry at `index`, if there is one. A `Vec`, not a `VecDeque`: the
+    /// queue is short, and a `VecDeque` costs the wasm kilobytes of its own.
+    fn take(&mut self, index: usize) -> Option<Entry<R, D>> {
+        (index < self.entries.len()).then(|| self.entries.remove(index))
     }
 }
 

@@ -101,9 +101,11 @@ fn is_loopback(host: &str) -> bool {
 
 fn is_international(host: &str) -> bool {
     !host.is_ascii()
-        || host
-            .split('.')
-            .any(|label| label.len() >= 4 && label[..4].eq_ignore_ascii_case("xn--"))
+        || host.split('.').any(|label| {
+            label
+                .get(..4)
+                .is_some_and(|prefix| prefix.eq_ignore_ascii_case("xn--"))
+        })
 }
 
 #[cfg(test)]

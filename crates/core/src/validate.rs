@@ -11,7 +11,6 @@ use crate::limits::MAX_PATTERN_PROGRAM;
 use crate::limits::{MAX_HASH_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_PROGRAM};
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Number, Value};
@@ -317,7 +316,7 @@ impl Keywords {
     fn check_string(&self, text: &str, fail: &mut impl FnMut(ViolationKind)) {
         // Lengths count Unicode code points, as JSON Schema specifies.
         if self.min_length.is_some() || self.max_length.is_some() {
-            let length = text.chars().count() as u64;
+            let length = crate::strings::char_count(text) as u64;
             if let Some(limit) = self.min_length.filter(|&limit| length < limit) {
                 fail(ViolationKind::MinLength { limit });
             }
@@ -562,18 +561,18 @@ fn parse_required(value: &Value) -> Result<Vec<String>, &'static str> {
     let Value::Array(names) = value else {
         return Err("must be an array of strings");
     };
-    let mut seen = HashSet::new();
-    let mut required = Vec::with_capacity(names.len());
-    for name in names {
-        let Value::String(name) = name else {
-            return Err("must be an array of strings");
-        };
-        if !seen.insert(name.as_str()) {
-            return Err("must not list a property twice");
-        }
-        required.push(name.clone());
+    // The strings before the first non-string; a repeat among them is reported first.
+    let leading: Vec<&str> = names.iter().map_while(Value::as_str).collect();
+    // Sorted, a repeat sits next to its twin (a HashSet would cost the wasm std's hash table).
+    let mut sorted = leading.clone();
+    crate::sort::sort_by_less(&mut sorted, |a, b| a < b);
+    if sorted.windows(2).any(|pair| pair.first() == pair.get(1)) {
+        return Err("must not list a property twice");
     }
-    Ok(required)
+    if leading.len() < names.len() {
+        return Err("must be an array of strings");
+    }
+    Ok(leading.into_iter().map(String::from).collect())
 }
 
 /// A `nonNegativeInteger` keyword; `2.0` counts as an integer, huge values saturate.
@@ -694,7 +693,7 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
 /// equality, then compare only items whose hashes collide (O(n log n), not O(n²)).
 fn has_duplicates(items: &[Value]) -> bool {
     let mut hashed: Vec<(u64, &Value)> = items.iter().map(|v| (equality_hash(v, 0), v)).collect();
-    hashed.sort_unstable_by_key(|(hash, _)| *hash);
+    crate::sort::sort_by_less(&mut hashed, |a, b| a.0 < b.0);
     hashed.chunk_by(|x, y| x.0 == y.0).any(|run| {
         run.iter()
             .enumerate()
