@@ -188,7 +188,3 @@ export function defineElement(tag, createController) {
   }
   customElements.define(tag, KoderMcpElicitation);
 }
-
-export function errorClass() {
-  return ElicitationError;
-}
