@@ -453,21 +453,14 @@ pub fn plain(locale: Locale, id: &str) -> String {
 pub fn violation_message(locale: Locale, kind: &ViolationKind) -> String {
     let limit = |id: &str, limit: f64| text(locale, id, &[("limit", Arg::Number(limit))]);
     match kind {
-        ViolationKind::Type { expected } => {
-            // By hand: `[&str]::join` would be a second copy of std's join beside `[String]`'s.
-            let mut names = String::new();
-            for (index, name) in expected.iter().enumerate() {
-                if index > 0 {
-                    names.push_str(" | ");
-                }
-                names.push_str(name);
-            }
-            text(
-                locale,
-                "mcp-elicitation-error-type",
-                &[("expected", Arg::Text(&names))],
-            )
-        }
+        ViolationKind::Type { expected } => text(
+            locale,
+            "mcp-elicitation-error-type",
+            &[(
+                "expected",
+                Arg::Text(&crate::strings::join(expected, " | ")),
+            )],
+        ),
         ViolationKind::Required { property } => text(
             locale,
             "mcp-elicitation-error-required_property",

@@ -22,15 +22,15 @@ pub fn find(haystack: &str, needle: &str) -> Option<usize> {
         .position(|window| window == needle.as_bytes())
 }
 
-/// `parts` joined with `separator`, like `[String]::join`, whose generic copy loop costs the wasm
-/// a kilobyte.
-pub fn join(parts: &[String], separator: &str) -> String {
+/// `parts` joined with `separator`, like `[String]::join` / `[&str]::join`, whose generic copy
+/// loop costs the wasm a kilobyte.
+pub fn join<S: AsRef<str>>(parts: &[S], separator: &str) -> String {
     let mut joined = String::new();
     for (index, part) in parts.iter().enumerate() {
         if index > 0 {
             joined.push_str(separator);
         }
-        joined.push_str(part);
+        joined.push_str(part.as_ref());
     }
     joined
 }
@@ -94,6 +94,8 @@ mod tests {
             assert_eq!(char_count(haystack), haystack.chars().count());
             let parts: Vec<String> = haystack.split('a').map(String::from).collect();
             assert_eq!(join(&parts, ", "), parts.join(", "));
+            let borrowed: Vec<&str> = haystack.split('a').collect();
+            assert_eq!(join(&borrowed, " | "), borrowed.join(" | "));
         }
     }
 }
