@@ -628,10 +628,8 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
             format!("has more than {MAX_OPTIONS} options"),
         ));
     }
-    let mut seen: Vec<&str> = options.iter().map(|option| option.value.as_str()).collect();
-    crate::sort::sort_by_less(&mut seen, |a, b| a < b);
-    if let Some(pair) = seen.windows(2).find(|pair| pair.first() == pair.get(1)) {
-        let duplicate = pair.first().copied().unwrap_or_default();
+    let mut values: Vec<&str> = options.iter().map(|option| option.value.as_str()).collect();
+    if let Some(duplicate) = crate::sort::first_repeat(&mut values) {
         return Err(ElicitationError::invalid(
             path,
             format!("has the duplicate value {}", Value::from(duplicate)),

@@ -20,6 +20,16 @@ pub fn sort_by_less<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
     }
 }
 
+/// The first value, in sorted order, that `items` holds twice; sorts `items` to find it (a repeat
+/// then sits next to its twin, with no hash table).
+pub fn first_repeat<'a>(items: &mut [&'a str]) -> Option<&'a str> {
+    sort_by_less(items, |a, b| a < b);
+    items
+        .windows(2)
+        .find(|pair| pair.first() == pair.get(1))
+        .and_then(|pair| pair.first().copied())
+}
+
 /// Moves `items[node]` down the heap held in `items[..end]` until neither child is greater.
 fn sift_down<T>(
     items: &mut [T],
@@ -66,6 +76,9 @@ mod tests {
                 assert_eq!(ours, theirs, "len {len} spread {spread}");
             }
         }
+        assert_eq!(first_repeat(&mut ["b", "a", "c", "b", "a"]), Some("a"));
+        assert_eq!(first_repeat(&mut ["b", "a", "c"]), None);
+        assert_eq!(first_repeat(&mut []), None);
         let mut words = vec!["pear", "apple", "fig", "apple", ""];
         sort_by_less(&mut words, |a, b| a < b);
         assert_eq!(words, ["", "apple", "apple", "fig", "pear"]);

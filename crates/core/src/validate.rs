@@ -563,10 +563,7 @@ fn parse_required(value: &Value) -> Result<Vec<String>, &'static str> {
     };
     // The strings before the first non-string; a repeat among them is reported first.
     let leading: Vec<&str> = names.iter().map_while(Value::as_str).collect();
-    // Sorted, a repeat sits next to its twin (a HashSet would cost the wasm std's hash table).
-    let mut sorted = leading.clone();
-    crate::sort::sort_by_less(&mut sorted, |a, b| a < b);
-    if sorted.windows(2).any(|pair| pair.first() == pair.get(1)) {
+    if crate::sort::first_repeat(&mut leading.clone()).is_some() {
         return Err("must not list a property twice");
     }
     if leading.len() < names.len() {
