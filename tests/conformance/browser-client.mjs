@@ -138,7 +138,11 @@ async function main() {
   try {
     const page = await browser.newPage();
     page.on('pageerror', (error) => { failed = true; log(`page error: ${error.message}`); });
-    page.on('console', (m) => { if (m.type() === 'error') log(`console.error: ${m.text()}`); });
+    // Console errors, and the element's settlements the page logs below.
+    page.on('console', (m) => {
+      if (m.type() === 'error') log(`console.error: ${m.text()}`);
+      else if (m.text().startsWith('element event')) log(m.text());
+    });
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => window.conformanceClient !== undefined, null, { timeout: 20_000 });
 
@@ -147,12 +151,13 @@ async function main() {
     // is logged, so a failed run says what the element did.
     await page.evaluate(() => {
       window.acceptedDialogs = 0;
-      document.addEventListener('accept', () => { window.acceptedDialogs += 1; }, true);
       for (const type of ['accept', 'reject', 'cancel', 'timeout']) {
-        document.addEventListener(type, (event) => console.info(`element event ${type}: ${JSON.stringify(event.detail ?? null)}`), true);
+        document.addEventListener(type, (event) => {
+          if (type === 'accept') window.acceptedDialogs += 1;
+          console.info(`element event ${type}: ${JSON.stringify(event.detail ?? null)}`);
+        }, true);
       }
     });
-    page.on('console', (m) => { if (m.type() === 'info' && m.text().startsWith('element event')) log(m.text()); });
     let finished = false;
     const calls = page.evaluate(() => window.conformanceClient.run()).finally(() => { finished = true; });
     calls.catch(() => {});
