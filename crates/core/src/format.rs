@@ -127,26 +127,21 @@ fn is_ipv6(s: &str) -> bool {
         crate::strings::find(s, "::").and_then(|at| Some((s.get(..at)?, s.get(at + 2..)?)));
     match halves {
         // `::` stands for at least one zero group; the IPv4 tail may only end the address.
-        Some((head, tail)) => {
-            let head = if head.is_empty() {
-                Some(0)
-            } else {
-                ipv6_groups(head, false)
-            };
-            let tail = if tail.is_empty() {
-                Some(0)
-            } else {
-                ipv6_groups(tail, true)
-            };
-            matches!((head, tail), (Some(head), Some(tail)) if head + tail <= 7)
-        }
+        Some((head, tail)) => matches!(
+            (ipv6_groups(head, false), ipv6_groups(tail, true)),
+            (Some(head), Some(tail)) if head + tail <= 7
+        ),
         None => ipv6_groups(s, true) == Some(8),
     }
 }
 
 /// How many 16-bit groups a `:`-separated run of 1–4 hex digit groups makes (a dotted IPv4 as the
-/// last one, where allowed, counts two); `None` when a group is malformed.
+/// last one, where allowed, counts two; an empty run, beside a `::`, none); `None` when a group is
+/// malformed.
 fn ipv6_groups(run: &str, ipv4_last: bool) -> Option<usize> {
+    if run.is_empty() {
+        return Some(0);
+    }
     let mut groups = run.split(':').peekable();
     let mut count = 0;
     while let Some(group) = groups.next() {
