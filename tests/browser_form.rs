@@ -235,3 +235,37 @@ async fn a_malformed_request_rejects_with_32602_and_opens_nothing() {
     assert_eq!(recorder.detail(0)["result"], serde_json::Value::Null);
     element.remove();
 }
+
+#[wasm_bindgen_test]
+async fn opening_focuses_the_first_field_once_and_never_the_sentinel() {
+    let element = element(&[]);
+    let focused = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
+    let seen = focused.clone();
+    let listener = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
+        move |event: web_sys::Event| {
+            let target: web_sys::Element = event.target().unwrap().dyn_into().unwrap();
+            let name = if target.has_attribute("data-sentinel") {
+                "sentinel".to_string()
+            } else {
+                format!("{}#{}", target.local_name(), target.id())
+            };
+            seen.borrow_mut().push(name);
+        },
+    );
+    let root = element
+        .shadow_root()
+        .expect("the element has its shadow root");
+    root.add_event_listener_with_callback("focusin", listener.as_ref().unchecked_ref())
+        .unwrap();
+    let _pending = elicit(&element, WEATHER_ENVELOPE);
+    // Focus moved once, straight to the first field: a stop on the sentinel first would be read out
+    // by a screen reader and restyle the dialog a second time.
+    assert_eq!(*focused.borrow(), ["input#kme-f0"]);
+    let active = root.active_element().expect("something has focus");
+    assert_eq!(active.id(), "kme-f0");
+    assert!(
+        !active.has_attribute("autofocus"),
+        "autofocus is not left behind"
+    );
+    element.remove();
+}

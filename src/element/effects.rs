@@ -57,7 +57,17 @@ impl Effects {
             .and_then(|d| d.dyn_ref::<web_sys::HtmlDialogElement>())
         {
             if host.is_connected() && !dialog.open() {
+                // The dialog's own focusing steps pick the autofocus element, so showModal focuses
+                // the target once instead of the first sentinel (a second focus change would
+                // restyle and lay out the dialog again).
+                let delegate = self.focus.as_ref().filter(|e| dialog.contains(Some(e)));
+                if let Some(element) = delegate {
+                    dom::set_attr(element, "autofocus", "");
+                }
                 let _ = dialog.show_modal();
+                if let Some(element) = delegate {
+                    dom::remove_attr(element, "autofocus");
+                }
             }
         }
         if let Some(element) = self.focus {
