@@ -1,4 +1,4 @@
-//! An event listener owned as a value: it is removed when dropped, so a dialog's listeners go with
+//! Event listeners owned as values: they are removed when dropped, so a dialog's listeners go with
 //! the dialog (the gloo `EventListener` habit).
 
 use wasm_bindgen::closure::Closure;
@@ -40,5 +40,45 @@ impl Drop for Listener {
         let _ = self
             .target
             .remove_event_listener_with_callback(self.kind, self.callback.as_ref().unchecked_ref());
+    }
+}
+
+/// One callback registered for several events and targets (a dialog's listeners): one closure and
+/// one options object for all of them. Dropping it unregisters every registration.
+pub struct Listeners {
+    callback: Closure<dyn FnMut(Event)>,
+    options: AddEventListenerOptions,
+    registered: Vec<(EventTarget, &'static str)>,
+}
+
+impl Listeners {
+    /// A callback that tells the events apart by `Event::type_`. Non-passive, like `Listener`.
+    pub fn new(handler: impl FnMut(Event) + 'static) -> Listeners {
+        let options = AddEventListenerOptions::new();
+        options.set_passive(false);
+        Listeners {
+            callback: Closure::<dyn FnMut(Event)>::new(handler),
+            options,
+            registered: Vec::new(),
+        }
+    }
+
+    /// Also listens for `kind` on `target`.
+    pub fn on(&mut self, target: &EventTarget, kind: &'static str) {
+        let _ = target.add_event_listener_with_callback_and_add_event_listener_options(
+            kind,
+            self.callback.as_ref().unchecked_ref(),
+            &self.options,
+        );
+        self.registered.push((target.clone(), kind));
+    }
+}
+
+impl Drop for Listeners {
+    fn drop(&mut self) {
+        for (target, kind) in &self.registered {
+            let _ = target
+                .remove_event_listener_with_callback(kind, self.callback.as_ref().unchecked_ref());
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::calls::run_weak;
 use super::effects::Effects;
 use super::platform::local_offset_minutes;
 use super::{Body, Inner};
-use crate::dom::listener::Listener;
+use crate::dom::listener::Listeners;
 use crate::dom::render::{self, Chrome};
 use crate::dom::{append, document};
 use crate::form::Input;
@@ -20,28 +20,24 @@ use crate::schema::{FieldKind, TextFormat};
 use crate::session::Ticket;
 
 impl Inner {
-    pub(super) fn listen(&self, ticket: Ticket, chrome: &Chrome, body: &Body) -> Vec<Listener> {
+    pub(super) fn listen(&self, ticket: Ticket, chrome: &Chrome, body: &Body) -> Listeners {
         let dialog = &chrome.dialog;
-        let handler = |kind: &'static str| {
-            let shared = self.shared.clone();
-            move |event: Event| {
-                run_weak(&shared, move |inner, fx| {
-                    inner.on_event(fx, ticket, kind, &event)
-                });
-            }
-        };
-        let mut listeners = vec![
-            Listener::new(dialog, "input", handler("input")),
-            Listener::new(dialog, "change", handler("change")),
-            Listener::new(dialog, "focusout", handler("focusout")),
-            Listener::new(&chrome.sentinel, "focus", handler("sentinel")),
-            Listener::new(dialog, "click", handler("click")),
-            Listener::new(dialog, "keydown", handler("keydown")),
-            Listener::new(dialog, "cancel", handler("cancel")),
-            Listener::new(dialog, "close", handler("close")),
-        ];
+        let shared = self.shared.clone();
+        let mut listeners = Listeners::new(move |event: Event| {
+            let kind = event.type_();
+            run_weak(&shared, move |inner, fx| {
+                inner.on_event(fx, ticket, &kind, &event)
+            });
+        });
+        for kind in [
+            "input", "change", "focusout", "click", "keydown", "cancel", "close",
+        ] {
+            listeners.on(dialog, kind);
+        }
+        // `focus` does not bubble: only the sentinel's own reaches this callback.
+        listeners.on(&chrome.sentinel, "focus");
         if let Body::Form(view) = body {
-            listeners.push(Listener::new(&view.form, "submit", handler("submit")));
+            listeners.on(&view.form, "submit");
         }
         listeners
     }
@@ -59,7 +55,7 @@ impl Inner {
                     self.on_input(fx, ticket, &target, kind == "change");
                 }
             }
-            "sentinel" => self.on_start_sentinel(fx, event),
+            "focus" => self.on_start_sentinel(fx, event),
             "focusout" => {
                 if let Some(index) = target.as_ref().and_then(field_index) {
                     // Leaving one radio for another in the same group is not leaving the field.

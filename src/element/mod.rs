@@ -30,7 +30,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
 
-use crate::dom::listener::Listener;
+use crate::dom::listener::{Listener, Listeners};
 use crate::dom::render::{Chrome, FormView};
 use crate::error::ElicitationError;
 use crate::form::FormState;
@@ -145,7 +145,7 @@ struct View {
     chrome: Chrome,
     body: Body,
     url_href: Option<String>,
-    _listeners: Vec<Listener>,
+    _listeners: Listeners,
     /// A pending announcement, cancelled if the view goes first.
     _announce: Option<Timeout>,
 }
