@@ -4,6 +4,12 @@
 // node by node with plain DOM calls: header, title, message, one labelled control per field (the
 // same control ours picks for each kind, defaults filled in), an error slot, three buttons. No
 // validation, no localization, no focus trap, no queue: a lower bound for opening the same form.
+//
+// `open(request, { parts: true })` also builds the parts our contract has in every dialog, empty
+// or closed as ours has them at open (a focus sentinel, the queue line, the required-fields legend,
+// the reject-reason box with its textarea, the countdown, a live region, `aria-live` on the error
+// slots, `role`/`aria-modal`/`lang` on the dialog), still with no logic behind them: the same
+// lower bound for the DOM ours must build.
 
 const CSS = `
 :host { display: contents; }
@@ -42,6 +48,10 @@ input[type="checkbox"], input[type="radio"] { width: 1.125rem; height: 1.125rem;
 footer { display: flex; justify-content: flex-end; gap: 8px; padding-block: 12px 16px; border-top: 1px solid #8a94a0; }
 button { font: inherit; border-radius: 8px; padding: 8px 16px; border: 1px solid #8a94a0; background: #fff; color: inherit; }
 button.accept { background: #0b57d0; color: #fff; border-color: #0b57d0; font-weight: 600; }
+.legend { color: #4d5661; font-size: 0.875rem; margin: 0 0 8px; }
+details { margin: 8px 0 0; }
+summary { cursor: pointer; color: #4d5661; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
 let shared = null;
@@ -149,7 +159,7 @@ export class HandElicitation extends HTMLElement {
   }
 
   /** Shows the form for `request` ({ message, requestedSchema }); resolves with the action taken. */
-  open(request) {
+  open(request, { parts = false } = {}) {
     const schema = request.requestedSchema;
     const required = schema.required || [];
     const dialog = el('dialog', { 'aria-labelledby': 'h-title', 'aria-describedby': 'h-message' });
@@ -164,9 +174,25 @@ export class HandElicitation extends HTMLElement {
     const buttons = ['Cancel', 'Reject', 'Submit'].map((text) => el('button', { type: 'button', class: text === 'Submit' ? 'accept' : '' }, text));
     footer.append(...buttons);
     dialog.append(header, el('h2', { id: 'h-title' }, 'Input requested'), body, footer);
+    const first = form.querySelector('input, select, textarea');
+    if (parts) {
+      for (const [name, value] of [['role', 'dialog'], ['aria-modal', 'true'], ['lang', 'en-US']]) dialog.setAttribute(name, value);
+      header.append(el('p', { role: 'status', hidden: '' }));
+      form.prepend(el('p', { class: 'legend', 'aria-hidden': 'true' }, 'Fields marked * are required.'));
+      for (const slot of form.querySelectorAll('p.error')) slot.setAttribute('aria-live', 'polite');
+      const reason = el('details');
+      const label = 'Reason for rejecting (optional)';
+      reason.append(el('summary', null, label), el('textarea', { rows: '2', maxlength: '1000', 'aria-label': label }));
+      body.append(reason);
+      footer.before(el('p', { hidden: '' }), el('div', { class: 'visually-hidden', 'aria-live': 'polite', role: 'status' }));
+      dialog.prepend(el('span', { tabindex: '0' }));
+      // As ours: the dialog's own focusing steps go to the first field, not the sentinel.
+      first.setAttribute('autofocus', '');
+    }
     this.shadowRoot.append(dialog);
     dialog.showModal();
-    form.querySelector('input, select, textarea').focus();
+    first.removeAttribute('autofocus');
+    first.focus();
     return new Promise((resolve) => {
       const done = (action) => {
         dialog.close();
