@@ -46,18 +46,20 @@ impl Drop for Listener {
 /// One callback registered for several events and targets (a dialog's listeners): one closure and
 /// one options object for all of them. Dropping it unregisters every registration.
 pub struct Listeners {
-    callback: Closure<dyn FnMut(Event)>,
+    /// `Fn`, not `FnMut`: a handler that moves focus makes the browser fire `focusout` or `focus`
+    /// into this same callback while it runs, and a `FnMut` closure refuses to be re-entered.
+    callback: Closure<dyn Fn(Event)>,
     options: AddEventListenerOptions,
     registered: Vec<(EventTarget, &'static str)>,
 }
 
 impl Listeners {
     /// A callback that tells the events apart by `Event::type_`. Non-passive, like `Listener`.
-    pub fn new(handler: impl FnMut(Event) + 'static) -> Listeners {
+    pub fn new(handler: impl Fn(Event) + 'static) -> Listeners {
         let options = AddEventListenerOptions::new();
         options.set_passive(false);
         Listeners {
-            callback: Closure::<dyn FnMut(Event)>::new(handler),
+            callback: Closure::<dyn Fn(Event)>::new(handler),
             options,
             registered: Vec::new(),
         }
