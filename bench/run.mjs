@@ -2,8 +2,9 @@
 // `npm run bench` — our component beside a peer (@rjsf/core + @rjsf/validator-ajv8 + @rjsf/utils on
 // React 19, bundled and minified with esbuild), both measured in the same headless Chromium run on
 // the same schemas (bench/schemas.mjs). Opening is also timed for a hand-written element (a styled
-// <dialog>, one shared constructable stylesheet, DOM calls per node, no validation: bench/pages/hand.js). Prints a table and writes bench/out/results.json and
-// bench/out/RESULTS.md. Numbers only: nothing here asserts a timing.
+// <dialog>, one shared constructable stylesheet, DOM calls per node, no validation:
+// bench/pages/hand.js), alone and with the parts every one of our dialogs has. Prints a table and
+// writes bench/out/results.json and bench/out/RESULTS.md. Numbers only: nothing here asserts a timing.
 //
 //   node bench/run.mjs [--no-build] [--quick] [--soak N] [--runs N] [--no-second-pass] [--write-results]
 //
@@ -20,7 +21,7 @@
 //   2. cold start: import() of the entry -> element defined (ours); import() of the bundle -> evaluated (peer)
 //   3. open: elicit() -> dialog in the DOM with the first field focused, then a forced layout;
 //      split into build (our script + DOM calls), showModal+focus (browser style work) and layout;
-//      ours, the peer and the hand-written element take turns
+//      one open at a time, in a random order of ours, the peer and the two hand-written elements
 //   4. keystroke: input event -> aria-invalid and the accept button updated (peer: its error list)
 //   5. soak: N open -> fill -> accept cycles; wall time, JS heap and wasm memory after a forced GC,
 //      live timers, net listeners added, DOM counters and CDP DOMDebugger.getEventListeners
@@ -126,8 +127,9 @@ try {
   }
 
   // --- 3 + 4. open and keystroke latency ---------------------------------------------------------
-  // Both pages stay open and take turns in ROUNDS small batches, so a burst of load from anything
-  // else on the machine falls on both rather than on whichever ran at that moment.
+  // Every page stays open and they take turns (open: one at a time; keystroke: in ROUNDS small
+  // batches), so a burst of load from anything else on the machine falls on all rather than on
+  // whichever ran at that moment.
   const pages = {};
   for (const impl of OPENERS) {
     pages[impl] = await newPage(impl);
@@ -140,14 +142,20 @@ try {
   for (const key of Object.keys(SCHEMAS)) {
     const open = Object.fromEntries(OPENERS.map((impl) => [impl, { rows: [], nodes: 0 }]));
     const keys = { ours: { rows: [], microtasks: 0, macrotasks: 0 }, peer: { rows: [], microtasks: 0, macrotasks: 0 } };
-    for (let r = 0; r < ROUNDS; r++) {
-      // Rotate who goes first each round, so none always follows the same neighbour.
-      for (const impl of OPENERS.map((_, i) => OPENERS[(i + r) % OPENERS.length])) {
-        const { page } = pages[impl];
-        const o = await page.evaluate(([k, n, w]) => window.bench.openLatency(k, n, w), [key, share(RUNS, r), r === 0 ? WARMUP : 2]);
+    // Open: one open per implementation per round, in a new random order each round, so a burst of
+    // load from anything else on the machine falls on all of them alike.
+    for (const impl of OPENERS) await pages[impl].page.evaluate(([k, w]) => window.bench.openLatency(k, 0, w), [key, WARMUP]);
+    for (let r = 0; r < RUNS; r++) {
+      for (const impl of [...OPENERS].sort(() => Math.random() - 0.5)) {
+        const o = await pages[impl].page.evaluate((k) => window.bench.openLatency(k, 1, 0), key);
         open[impl].rows.push(...o.rows);
         open[impl].nodes = o.nodes;
-        if (!IMPLS.includes(impl)) continue;
+      }
+    }
+    for (let r = 0; r < ROUNDS; r++) {
+      // Rotate who goes first each round, so none always follows the same neighbour.
+      for (const impl of IMPLS.map((_, i) => IMPLS[(i + r) % IMPLS.length])) {
+        const { page } = pages[impl];
         const ks = await page.evaluate(([k, n, w]) => window.bench.keystroke(k, n, w), [key, share(KEY_RUNS, r), r === 0 ? WARMUP : 2]);
         keys[impl].rows.push(...ks.rows);
         keys[impl].microtasks = Math.max(keys[impl].microtasks, ks.microtasks);
@@ -290,7 +298,7 @@ for (const [target, met, value] of targets) tlines.push(`| ${target} | ${met ? '
 const files = (impl) => results[impl].transfer.files.map((f) => `\`${f.file}\` ${bytes(f.raw)} raw / ${bytes(f.gzip)} gzip / ${bytes(f.brotli)} brotli`).join('; ');
 const md = [
   `Run ${results.date.slice(0, 16).replace('T', ' ')} UTC · ${results.machine.cores} cores (${results.machine.cpu}), 1-min load average ${results.machine.loadStart.toFixed(1)} at the start and ${results.machine.loadEnd.toFixed(1)} at the end · Chromium ${chromium} headless · `
-    + `open ${RUNS} runs + warm-up, ours, peer and hand-written taking turns in rounds · keystroke ${KEY_RUNS} · cold start ${COLD_RUNS} fresh contexts · soak ${bytes(SOAK)} cycles · whole run ${Math.round((Date.now() - T0) / 1000)} s`,
+    + `open ${RUNS} runs + warm-up, one open at a time in a random order of ours, the peer and both hand-written elements · keystroke ${KEY_RUNS} · cold start ${COLD_RUNS} fresh contexts · soak ${bytes(SOAK)} cycles · whole run ${Math.round((Date.now() - T0) / 1000)} s`,
   '',
   ...lines,
   '',
