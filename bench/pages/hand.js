@@ -191,7 +191,7 @@ export class HandElicitation extends HTMLElement {
     }
     this.shadowRoot.append(dialog);
     dialog.showModal();
-    first.removeAttribute('autofocus');
+    if (parts) first.removeAttribute('autofocus');
     first.focus();
     return new Promise((resolve) => {
       const done = (action) => {
