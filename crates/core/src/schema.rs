@@ -805,7 +805,7 @@ pub fn looks_secret(text: &str) -> bool {
     let folded: String = text
         .chars()
         .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
+        .map(fold_for_markers)
         .collect();
     SECRET_MARKERS.iter().any(|marker| {
         // Short markers only count as whole words, so "spinner" or "shipping" stay plain.
@@ -818,10 +818,45 @@ pub fn looks_secret(text: &str) -> bool {
     })
 }
 
+/// Lower-cases `c` as far as matching the ASCII `SECRET_MARKERS` can tell: ASCII letters, and the two
+/// non-ASCII characters whose lower case starts with ASCII (KELVIN SIGN → `k`; `İ` → `i`, where std adds
+/// a combining dot that would let `PRİVATEKEY` slip past). Every other character stays non-ASCII, as its
+/// lower case would. This keeps std's full lower-case table out of the wasm.
+fn fold_for_markers(c: char) -> char {
+    match c {
+        '\u{212a}' => 'k',
+        '\u{130}' => 'i',
+        _ => c.to_ascii_lowercase(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn marker_fold_agrees_with_full_lower_case_on_every_ascii_outcome() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let full: String = c.to_lowercase().collect();
+            let ours = fold_for_markers(c);
+            if full.is_ascii() {
+                assert_eq!(full, ours.to_string(), "U+{:04X}", c as u32);
+            } else if c == '\u{130}' {
+                assert_eq!(full.chars().next(), Some('i'));
+                assert!(!full.chars().nth(1).is_some_and(|m| m.is_ascii()));
+            } else {
+                assert!(
+                    !ours.is_ascii(),
+                    "U+{:04X} folds to ASCII {ours:?}",
+                    c as u32
+                );
+                assert!(full.chars().all(|m| !m.is_ascii()), "U+{:04X}", c as u32);
+            }
+        }
+        assert!(looks_secret("api_to\u{212a}en"));
+        assert!(looks_secret("PR\u{130}VATEKEY"));
+    }
 
     fn compile(schema: Value) -> Result<FormSchema, ElicitationError> {
         compile_form_schema(&schema, "requestedSchema", false)
