@@ -8,6 +8,8 @@ pub use koder_mcp_elicitation_core::{
     scope, session, sort, strings, url, validate,
 };
 
+#[cfg(target_arch = "wasm32")]
+mod allocator;
 /// Compile-time CSS minification for the stylesheet.
 #[macro_use]
 pub mod css;
