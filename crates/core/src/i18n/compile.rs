@@ -1,11 +1,10 @@
 //! Build-time half of `i18n`: parses the Fluent files with the real Fluent parser, refuses what
-//! the runtime in `i18n.rs` does not implement, and writes each locale as a static Rust table.
+//! the runtime in `i18n.rs` does not implement, and writes each locale's text as it ships.
 //!
 //! `build.rs` includes this file with `#[path]`; `i18n.rs` includes it again under `cfg(test)` so
 //! the checks are unit-tested. It must not use anything from the crate.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use fluent_syntax::ast;
 
@@ -283,55 +282,32 @@ pub fn variables(pieces: &[Piece]) -> std::collections::BTreeSet<String> {
     found
 }
 
-/// `static NAME: Table = &[(id, &[Part…]), …];`, sorted by id (for a binary search).
-pub fn table(name: &str, messages: &Messages) -> String {
-    let mut out = format!("static {name}: Table = &[\n");
-    for (id, pieces) in messages {
-        let _ = write!(out, "    ({id:?}, ");
-        parts(&mut out, pieces);
-        out.push_str("),\n");
+/// A locale's Fluent text as it ships: its files joined, without comment and blank lines, and
+/// without the messages `keep` leaves out. `build.rs` compiles the result again and checks that it
+/// gives the same messages, so a pattern that needed one of the dropped lines fails the build.
+pub fn shipped_text(sources: &[String], keep: impl Fn(&str) -> bool) -> String {
+    let mut out = String::new();
+    let mut keeping = true;
+    for line in sources.iter().flat_map(|source| source.lines()) {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        // An entry starts at column 0; its further lines are indented or close a select (`}`).
+        if !line.starts_with([' ', '}']) {
+            let id = line.split(['=', ' ']).next().unwrap_or_default();
+            keeping = keep(id);
+        }
+        if keeping {
+            out.push_str(line);
+            out.push('\n');
+        }
     }
-    out.push_str("];\n");
     out
 }
 
-fn parts(out: &mut String, pieces: &[Piece]) {
-    out.push_str("&[");
-    for piece in pieces {
-        match piece {
-            Piece::Text(text) => {
-                let _ = write!(out, "Part::Text(Cow::Borrowed({text:?})), ");
-            }
-            Piece::Var(var) => {
-                let _ = write!(out, "Part::Var(Cow::Borrowed({var:?})), ");
-            }
-            Piece::Select {
-                var,
-                variants,
-                default,
-            } => {
-                let _ = write!(
-                    out,
-                    "Part::Select {{ var: Cow::Borrowed({var:?}), variants: Cow::Borrowed(&["
-                );
-                for (key, pieces) in variants {
-                    match key {
-                        VariantKey::Name(name) => {
-                            let _ = write!(out, "(Key::Name(Cow::Borrowed({name:?})), ");
-                        }
-                        VariantKey::Number(number) => {
-                            let _ = write!(out, "(Key::Number({number:?}), ");
-                        }
-                    }
-                    out.push_str("Cow::Borrowed(");
-                    parts(out, pieces);
-                    out.push_str(")), ");
-                }
-                let _ = write!(out, "]), default: {default} }}, ");
-            }
-        }
-    }
-    out.push(']');
+/// `static NAME: &str = "…";`
+pub fn constant(name: &str, text: &str) -> String {
+    format!("static {name}: &str = {text:?};\n")
 }
 
 #[cfg(test)]
@@ -470,17 +446,19 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_rust_sorted_by_id() {
-        let messages =
-            compile_one("z = \"q\" { $v }\na = { $n ->\n    [1] x\n   *[one] y\n}\n").expect("ok");
+    fn the_shipped_text_drops_comments_blank_lines_and_left_out_messages() {
+        let source = "# comment\n\nkeep = A\ndrop = { $n ->\n    [one] x\n   *[other] y\n}\n\n## Group\nsel = { $n ->\n    [one] x\n   *[other] y\n}\n".to_string();
+        let text = shipped_text(std::slice::from_ref(&source), |id| id != "drop");
         assert_eq!(
-            table("T", &messages),
-            "static T: Table = &[\n    \
-             (\"a\", &[Part::Select { var: Cow::Borrowed(\"n\"), variants: Cow::Borrowed(&[\
-             (Key::Number(1.0), Cow::Borrowed(&[Part::Text(Cow::Borrowed(\"x\")), ])), \
-             (Key::Name(Cow::Borrowed(\"one\")), Cow::Borrowed(&[Part::Text(Cow::Borrowed(\"y\")), ])), \
-             ]), default: 1 }, ]),\n    \
-             (\"z\", &[Part::Text(Cow::Borrowed(\"\\\"q\\\" \")), Part::Var(Cow::Borrowed(\"v\")), ]),\n];\n"
+            text,
+            "keep = A\nsel = { $n ->\n    [one] x\n   *[other] y\n}\n"
+        );
+        let mut all = compile_one(&source).expect("ok");
+        all.remove("drop");
+        assert_eq!(compile_one(&text), Ok(all));
+        assert_eq!(
+            constant("T", "a = \"q\"\n"),
+            "static T: &str = \"a = \\\"q\\\"\\n\";\n"
         );
     }
 }

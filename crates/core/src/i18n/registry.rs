@@ -4,18 +4,11 @@
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use super::{ftl, lookup, Key, Locale, Part, EN_US};
+use super::{en_us, ftl, lookup, Key, Locale, Part};
 use crate::limits::MAX_REGISTERED_LOCALES;
 
 /// A registered locale's messages, sorted by id (a plain sorted list: no map code in the wasm).
 pub(super) type Messages = Vec<(String, Vec<Part>)>;
-
-/// A registered message.
-pub(super) fn find(messages: &Messages, id: &str) -> Option<usize> {
-    messages
-        .binary_search_by(|(known, _)| known.as_str().cmp(id))
-        .ok()
-}
 
 struct Registered {
     /// Normalized (`es-MX`); leaked once per distinct tag, so `Locale::tag` stays `&'static`.
@@ -249,7 +242,7 @@ fn check(parsed: Vec<(String, Vec<Part>)>) -> Result<Messages, Vec<String>> {
     let mut problems = Vec::new();
     let mut messages = Messages::new();
     for (id, parts) in parsed {
-        let Some(english) = lookup(EN_US, &id) else {
+        let Some(english) = lookup(en_us(), &id) else {
             problems.push(format!("message `{id}`: not a message of this component"));
             continue;
         };

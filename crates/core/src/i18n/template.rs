@@ -1,7 +1,7 @@
 //! The template a translator starts from: every message id with its English text, as Fluent
 //! (`npm run i18n:template`, or `cargo run -p koder-mcp-elicitation-core --example i18n_template`).
 
-use super::{Key, Part, Table, EN_US};
+use super::{en_us, Key, Part, Table};
 
 /// Every message's id and en-US pattern, in the Fluent subset `register_translation` takes.
 pub fn template() -> String {
@@ -11,7 +11,7 @@ pub fn template() -> String {
          # variants follow the language's CLDR categories (zero, one, two, few, many, other).\n\
          # Register the result with registerTranslation(\"<lang>\", text).\n\n",
     );
-    write_table(&mut out, EN_US);
+    write_table(&mut out, en_us());
     out
 }
 
