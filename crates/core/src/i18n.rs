@@ -7,7 +7,6 @@
 //! A message missing in a locale falls back to the nearest locale that has it, then `en-US`,
 //! never to its id.
 
-use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use crate::form::Problem;
@@ -145,8 +144,8 @@ pub enum Arg<'a> {
     Number(f64),
 }
 
-/// Text in a pattern: borrowed in the shipped tables, owned in a registered translation.
-type Str = Cow<'static, str>;
+/// Text in a pattern.
+type Str = String;
 
 /// One piece of a compiled Fluent pattern.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,7 +156,7 @@ enum Part {
     /// `{ $var -> [key] … *[default] … }`: the first variant whose key matches, else `default`.
     Select {
         var: Str,
-        variants: Cow<'static, [(Key, Cow<'static, [Part]>)]>,
+        variants: Vec<(Key, Vec<Part>)>,
         default: usize,
     },
 }
@@ -626,8 +625,7 @@ mod tests {
 
     #[test]
     fn a_message_missing_in_a_locale_falls_back_to_english_not_to_its_id() {
-        let one =
-            |id: &str, text: &str| (id.to_string(), vec![Part::Text(text.to_string().into())]);
+        let one = |id: &str, text: &str| (id.to_string(), vec![Part::Text(text.to_string())]);
         let pt: Table = Vec::leak(vec![one("only-pt", "Só em português")]);
         let en: Table = Vec::leak(vec![
             one("only-en", "Only in English"),
@@ -726,26 +724,26 @@ mod tests {
 
     #[test]
     fn selects_take_the_first_matching_variant_else_the_default() {
-        const fn text(text: &'static str) -> Part {
-            Part::Text(Cow::Borrowed(text))
-        }
-        static ONE: &[Part] = &[text("one")];
-        static EXACT: &[Part] = &[text("exactly one")];
-        static ZERO: &[Part] = &[text("none")];
-        static OTHER: &[Part] = &[Part::Var(Cow::Borrowed("n")), text(" others")];
-        static SELECT: &[Part] = &[Part::Select {
-            var: Cow::Borrowed("n"),
-            variants: Cow::Borrowed(&[
-                (Key::Number(0.0), Cow::Borrowed(ZERO)),
-                (Key::Name(Cow::Borrowed("one")), Cow::Borrowed(ONE)),
-                (Key::Number(1.0), Cow::Borrowed(EXACT)),
-                (Key::Name(Cow::Borrowed("other")), Cow::Borrowed(OTHER)),
-            ]),
+        let text = |text: &str| vec![Part::Text(text.to_string())];
+        let select = [Part::Select {
+            var: "n".to_string(),
+            variants: vec![
+                (Key::Number(0.0), text("none")),
+                (Key::Name("one".to_string()), text("one")),
+                (Key::Number(1.0), text("exactly one")),
+                (
+                    Key::Name("other".to_string()),
+                    vec![
+                        Part::Var("n".to_string()),
+                        Part::Text(" others".to_string()),
+                    ],
+                ),
+            ],
             default: 3,
         }];
         let format = |locale, args: &[(&str, Arg)]| {
             let mut out = String::new();
-            let clean = write_parts(locale, SELECT, args, &mut out);
+            let clean = write_parts(locale, &select, args, &mut out);
             (out, clean)
         };
         let n = |n| [("n", Arg::Number(n))];

@@ -307,7 +307,7 @@ impl Cursor<'_> {
             let (variants, default) = self.variants()?;
             Part::Select {
                 var,
-                variants: Cow::Owned(variants),
+                variants,
                 default,
             }
         } else {
@@ -326,13 +326,11 @@ impl Cursor<'_> {
             Some(b'$') => {
                 self.pos += 1;
                 match self.identifier() {
-                    Some(name) => Ok(Part::Var(Cow::Owned(name.to_string()))),
+                    Some(name) => Ok(Part::Var(name.to_string())),
                     None => Err("a `$` must be followed by a variable name".into()),
                 }
             }
-            Some(b'"') => self
-                .string_literal()
-                .map(|text| Part::Text(Cow::Owned(text))),
+            Some(b'"') => self.string_literal().map(Part::Text),
             Some(b'{') => self.placeable(),
             Some(b'-') if self.peek_at(1).is_some_and(|b| b.is_ascii_alphabetic()) => {
                 self.pos += 1;
@@ -395,7 +393,7 @@ impl Cursor<'_> {
 
     /// The variants of a select and the index of the default one.
     #[allow(clippy::type_complexity)]
-    fn variants(&mut self) -> Result<(Vec<(Key, Cow<'static, [Part]>)>, usize), Why> {
+    fn variants(&mut self) -> Result<(Vec<(Key, Vec<Part>)>, usize), Why> {
         let mut variants = Vec::new();
         let mut default = None;
         loop {
@@ -427,7 +425,7 @@ impl Cursor<'_> {
                 }
                 default = Some(variants.len());
             }
-            variants.push((key, Cow::Owned(value)));
+            variants.push((key, value));
         }
         match default {
             Some(default) => Ok((variants, default)),
@@ -437,7 +435,7 @@ impl Cursor<'_> {
 
     fn variant_key(&mut self) -> Result<Key, Why> {
         if let Some(name) = self.identifier() {
-            return Ok(Key::Name(Cow::Owned(name.to_string())));
+            return Ok(Key::Name(name.to_string()));
         }
         let start = self.pos;
         while self
@@ -474,7 +472,7 @@ fn dedent(elements: Vec<Element>, common_indent: usize) -> Vec<Part> {
                 text.extend(std::iter::repeat_n(' ', kept));
                 (text, false)
             }
-            Element::Placeable(Part::Text(text)) => (text.into_owned(), true),
+            Element::Placeable(Part::Text(text)) => (text, true),
             Element::Placeable(part) => {
                 parts.push(part);
                 kept_len = 0;
@@ -485,10 +483,10 @@ fn dedent(elements: Vec<Element>, common_indent: usize) -> Vec<Part> {
             continue;
         }
         match parts.last_mut() {
-            Some(Part::Text(last)) => last.to_mut().push_str(&text),
+            Some(Part::Text(last)) => last.push_str(&text),
             _ => {
                 kept_len = 0;
-                parts.push(Part::Text(Cow::Owned(text)));
+                parts.push(Part::Text(text));
             }
         }
         if from_placeable {
@@ -500,7 +498,7 @@ fn dedent(elements: Vec<Element>, common_indent: usize) -> Vec<Part> {
     }
     if let Some(Part::Text(text)) = parts.last_mut() {
         let trimmed = text.trim_end_matches([' ', '\n']).len().max(kept_len);
-        text.to_mut().truncate(trimmed);
+        text.truncate(trimmed);
         if text.is_empty() {
             parts.pop();
         }
@@ -516,19 +514,19 @@ mod tests {
     /// The build-time compiler's view (the real Fluent parser) in the run-time representation.
     fn from_piece(piece: &Piece) -> Part {
         match piece {
-            Piece::Text(text) => Part::Text(Cow::Owned(text.clone())),
-            Piece::Var(name) => Part::Var(Cow::Owned(name.clone())),
+            Piece::Text(text) => Part::Text(text.clone()),
+            Piece::Var(name) => Part::Var(name.clone()),
             Piece::Select {
                 var,
                 variants,
                 default,
             } => Part::Select {
-                var: Cow::Owned(var.clone()),
+                var: var.clone(),
                 variants: variants
                     .iter()
                     .map(|(key, pieces)| {
                         let key = match key {
-                            VariantKey::Name(name) => Key::Name(Cow::Owned(name.clone())),
+                            VariantKey::Name(name) => Key::Name(name.clone()),
                             VariantKey::Number(number) => Key::Number(*number),
                         };
                         (key, pieces.iter().map(from_piece).collect())
