@@ -24,7 +24,7 @@ pub fn validate_content_json(
     locale: &str,
 ) -> Result<JsValue, JsValue> {
     let parse = |text: &str, path: &str| {
-        serde_json::from_str::<Value>(text).map_err(|err| {
+        koder_mcp_elicitation_core::json::parse(text).map_err(|err| {
             elicitation_error(&ElicitationError::invalid(
                 path,
                 format!("is not valid JSON: {err}"),

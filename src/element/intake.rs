@@ -146,7 +146,8 @@ impl Inner {
     }
 
     pub(super) fn invalid_detail(&self, text: Option<&str>, error: &ElicitationError) -> Value {
-        let raw: Option<Value> = text.and_then(|text| serde_json::from_str(text).ok());
+        let raw: Option<Value> =
+            text.and_then(|text| koder_mcp_elicitation_core::json::parse(text).ok());
         let id = raw
             .as_ref()
             .and_then(|raw| raw.get("id"))

@@ -415,7 +415,7 @@ pub fn read_decimal(text: &str) -> Option<f64> {
     }
     // Read as a `Value`, not straight into `f64`: a typed read drags in serde's type-mismatch
     // messages and with them core's float printing. The number parser is the same.
-    let value: Value = serde_json::from_str(&format!("{sign}{integer}{rest}")).ok()?;
+    let value = crate::json::parse(&format!("{sign}{integer}{rest}")).ok()?;
     let number = value.as_f64()?;
     number.is_finite().then_some(number)
 }

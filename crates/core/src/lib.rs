@@ -39,6 +39,8 @@ pub mod form;
 pub mod format;
 /// The messages compiled from `i18n/<locale>/*.ftl`, and locale negotiation.
 pub mod i18n;
+/// Reads JSON text into serde_json's `Value` without serde_json's generic reader.
+pub mod json;
 /// Every hostile-input limit, named in one place.
 pub mod limits;
 /// A linear-time ECMA-262 regular-expression engine for `pattern`.

@@ -19,11 +19,11 @@ pub fn parse_required_text(
     text: &str,
     options: &ParseOptions,
 ) -> Result<Vec<Request>, ElicitationError> {
-    let value: Value = serde_json::from_str(text)
+    let value: Value = crate::json::parse(text)
         .map_err(|err| ElicitationError::invalid("error", format!("is not valid JSON: {err}")))?;
     match value {
         Value::String(inner) => {
-            let nested: Value = serde_json::from_str(&inner).map_err(|err| {
+            let nested: Value = crate::json::parse(&inner).map_err(|err| {
                 ElicitationError::invalid("error", format!("is not valid JSON: {err}"))
             })?;
             parse_required(&nested, options)
