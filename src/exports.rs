@@ -1,7 +1,8 @@
 //! The functions the distributable's entry re-exports: `defineElement`, `validateContent`,
 //! `parseRequest` and `registerTranslation` (the `ElicitationError` class is the JS shim's own).
 
-use serde_json::{json, Value};
+use koder_mcp_elicitation_core::json::object;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::content::validate_content;
@@ -36,13 +37,18 @@ pub fn validate_content_json(
     let errors: Vec<Value> = validate_content(&schema, &content, Locale::negotiate([locale]))
         .map_err(|err| elicitation_error(&err))?
         .into_iter()
-        .map(
-            |error| json!({"path": error.path, "keyword": error.keyword, "message": error.message}),
-        )
+        .map(|error| {
+            object([
+                ("path", error.path.into()),
+                ("keyword", error.keyword.into()),
+                ("message", error.message.into()),
+            ])
+        })
         .collect();
-    Ok(to_js(
-        &json!({"valid": errors.is_empty(), "errors": errors}),
-    ))
+    Ok(to_js(&object([
+        ("valid", errors.is_empty().into()),
+        ("errors", errors.into()),
+    ])))
 }
 
 /// `registerTranslation(locale, messages)` with the messages as Fluent text: adds or replaces a
@@ -66,29 +72,34 @@ pub fn parse_request_json(text: &str) -> Result<JsValue, JsValue> {
         Protocol::Envelope => "envelope",
         Protocol::Bare => "params",
     };
-    let mut normalized = json!({
-        "protocol": protocol,
-        "id": request.id,
-        "mode": request.mode_name(),
-        "elicitationId": (!request.elicitation_id.is_empty()).then_some(&request.elicitation_id),
-        "title": request.title,
-        "message": request.message,
-        "timeoutMs": request.timeout_ms,
-    });
+    let mut normalized = object([
+        ("protocol", protocol.into()),
+        ("id", request.id.clone().into()),
+        ("mode", request.mode_name().into()),
+        (
+            "elicitationId",
+            (!request.elicitation_id.is_empty())
+                .then(|| request.elicitation_id.clone())
+                .into(),
+        ),
+        ("title", request.title.clone().into()),
+        ("message", request.message.clone().into()),
+        ("timeoutMs", request.timeout_ms.into()),
+    ]);
     match &request.mode {
         Mode::Form(schema) => {
             normalized["fields"] = schema
                 .fields
                 .iter()
                 .map(|field| {
-                    json!({
-                        "name": field.name,
-                        "path": field.path,
-                        "label": field.label,
-                        "required": field.required,
-                        "default": field.default,
-                        "secret": field.secret,
-                    })
+                    object([
+                        ("name", field.name.clone().into()),
+                        ("path", field.path.clone().into()),
+                        ("label", field.label.clone().into()),
+                        ("required", field.required.into()),
+                        ("default", field.default.clone().into()),
+                        ("secret", field.secret.into()),
+                    ])
                 })
                 .collect();
         }

@@ -2,7 +2,8 @@
 //! to the session (or refused with -32602 and an `invalid` event, opening nothing).
 
 use js_sys::Reflect;
-use serde_json::{json, Value};
+use koder_mcp_elicitation_core::json::object;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
@@ -163,7 +164,11 @@ impl Inner {
         });
         let is_json_rpc = raw.as_ref().is_some_and(|raw| raw.get("jsonrpc").is_some());
         let reply = if is_json_rpc {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": error.code, "message": error.message}})
+            object([
+                ("jsonrpc", "2.0".into()),
+                ("id", id.clone()),
+                ("error", error_object(error)),
+            ])
         } else {
             Value::Null
         };
@@ -171,13 +176,21 @@ impl Inner {
             tenant: self.tenant.clone(),
             elicitation_id: String::new(),
         };
-        json!({
-            "id": id,
-            "mode": if is_url { "url" } else { "form" },
-            "scope": scope.to_json(),
-            "result": null,
-            "reply": reply,
-            "error": {"code": error.code, "message": error.message},
-        })
+        object([
+            ("id", id),
+            ("mode", if is_url { "url" } else { "form" }.into()),
+            ("scope", scope.to_json()),
+            ("result", Value::Null),
+            ("reply", reply),
+            ("error", error_object(error)),
+        ])
     }
+}
+
+/// `{ code, message }` of an error, as events and JSON-RPC replies carry it.
+fn error_object(error: &ElicitationError) -> Value {
+    object([
+        ("code", error.code.into()),
+        ("message", error.message.clone().into()),
+    ])
 }

@@ -3,7 +3,8 @@
 //! change, rate limit, detach) all arrive as session changes, and `finish` applies them in one
 //! place.
 
-use serde_json::{json, Value};
+use koder_mcp_elicitation_core::json::object;
+use serde_json::Value;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlTextAreaElement;
 
@@ -226,11 +227,16 @@ fn detail(held: &Held, ending: Option<&Ending>) -> Value {
         Protocol::Bare => Value::String(request.elicitation_id.clone()),
         _ => request.id.clone().unwrap_or(Value::Null),
     };
-    json!({
-        "id": id,
-        "mode": request.mode_name(),
-        "scope": held.scope.to_json(),
-        "result": ending.and_then(Ending::result),
-        "reply": ending.and_then(|ending| ending.reply(&request.protocol, request.id.as_ref())),
-    })
+    object([
+        ("id", id),
+        ("mode", request.mode_name().into()),
+        ("scope", held.scope.to_json()),
+        ("result", ending.and_then(Ending::result).into()),
+        (
+            "reply",
+            ending
+                .and_then(|ending| ending.reply(&request.protocol, request.id.as_ref()))
+                .into(),
+        ),
+    ])
 }

@@ -146,7 +146,9 @@ impl FormState {
                 (FieldKind::Number { .. }, Value::Null) => {
                     self.set_number(index, String::new(), false)
                 }
-                (FieldKind::Number { .. }, _) => self.set_number(index, answer.to_string(), true),
+                (FieldKind::Number { .. }, _) => {
+                    self.set_number(index, crate::json::write(answer), true)
+                }
                 (FieldKind::Toggle, Value::Bool(on)) => self.set(index, Input::Toggle(*on)),
                 (FieldKind::Choice { .. }, Value::String(choice)) => {
                     self.set(index, Input::Choice(Some(choice.clone())))
@@ -168,7 +170,7 @@ impl FormState {
                 (_, Value::Null) => self.set(index, Input::Text(String::new())),
                 // A value of the wrong JSON type: kept as its JSON text so the field's own
                 // type rule reports it.
-                (_, other) => self.set(index, Input::Text(other.to_string())),
+                (_, other) => self.set(index, Input::Text(crate::json::write(other))),
             }
         }
         unknown
@@ -324,7 +326,9 @@ fn initial_input(field: &Field) -> Input {
                 .unwrap_or_default()
                 .to_string(),
         ),
-        FieldKind::Number { .. } => Input::Text(default.map(Value::to_string).unwrap_or_default()),
+        FieldKind::Number { .. } => {
+            Input::Text(default.map(crate::json::write).unwrap_or_default())
+        }
         FieldKind::Toggle => Input::Toggle(default.and_then(Value::as_bool).unwrap_or(false)),
         FieldKind::Choice { .. } => {
             Input::Choice(default.and_then(Value::as_str).map(str::to_string))

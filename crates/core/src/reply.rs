@@ -1,7 +1,9 @@
 //! How a settled elicitation is reported: the MCP `ElicitResult`, and the same result wrapped in the
 //! protocol the request came in (JSON-RPC response, Koder envelope reply, or the bare result).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::json::object;
 
 use crate::request::Protocol;
 
@@ -59,11 +61,14 @@ impl Ending {
     /// The `ElicitResult` to send back, or `None` when nothing must be sent.
     pub fn result(&self) -> Option<Value> {
         match self {
-            Ending::Accept(Some(content)) => Some(json!({"action": "accept", "content": content})),
-            Ending::Accept(None) => Some(json!({"action": "accept"})),
-            Ending::Decline { .. } => Some(json!({"action": "decline"})),
+            Ending::Accept(Some(content)) => Some(object([
+                ("action", "accept".into()),
+                ("content", content.clone()),
+            ])),
+            Ending::Accept(None) => Some(object([("action", "accept".into())])),
+            Ending::Decline { .. } => Some(object([("action", "decline".into())])),
             Ending::Cancel(CancelSource::Server) => None,
-            Ending::Cancel(_) | Ending::Timeout => Some(json!({"action": "cancel"})),
+            Ending::Cancel(_) | Ending::Timeout => Some(object([("action", "cancel".into())])),
         }
     }
 
@@ -71,9 +76,11 @@ impl Ending {
     pub fn reply(&self, protocol: &Protocol, id: Option<&Value>) -> Option<Value> {
         let result = self.result()?;
         Some(match protocol {
-            Protocol::JsonRpc => {
-                json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "result": result})
-            }
+            Protocol::JsonRpc => object([
+                ("jsonrpc", "2.0".into()),
+                ("id", id.cloned().unwrap_or(Value::Null)),
+                ("result", result),
+            ]),
             Protocol::Bare => result,
             Protocol::Envelope => {
                 let mut reply = Map::new();
@@ -108,6 +115,7 @@ impl Ending {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn results_follow_the_mcp_shape() {

@@ -156,7 +156,7 @@ fn request_id(id: Option<&Value>, path: &str) -> Result<Value, ElicitationError>
 fn id_text(id: &Value) -> String {
     match id {
         Value::String(text) => text.clone(),
-        other => other.to_string(),
+        other => crate::json::write(other),
     }
 }
 

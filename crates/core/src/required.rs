@@ -4,7 +4,9 @@
 //! `UrlElicitationRequiredError` as JSON, or the bare `data`), each elicitation with the same rules
 //! and limits as an `elicitation/create` in URL mode; and [`RequiredProgress`] says when to retry.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::json::object;
 
 use crate::error::{child_path, ElicitationError};
 use crate::limits::MAX_REQUIRED_ELICITATIONS;
@@ -161,11 +163,15 @@ impl Verdict {
     /// The value the host's promise resolves with; `None` when it rejects (withdrawn).
     pub fn result(&self) -> Option<Value> {
         match self {
-            Verdict::Retry => Some(json!({"retry": true})),
+            Verdict::Retry => Some(object([("retry", true.into())])),
             Verdict::Stop {
                 action,
                 elicitation_id,
-            } => Some(json!({"retry": false, "action": action, "elicitationId": elicitation_id})),
+            } => Some(object([
+                ("retry", false.into()),
+                ("action", (*action).into()),
+                ("elicitationId", elicitation_id.clone().into()),
+            ])),
             Verdict::Withdrawn => None,
         }
     }
@@ -244,6 +250,7 @@ impl RequiredProgress {
 mod tests {
     use super::*;
     use crate::request::Mode;
+    use serde_json::json;
 
     fn item(id: &str) -> Value {
         json!({

@@ -632,7 +632,10 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
     if let Some(duplicate) = crate::sort::first_repeat(&mut values) {
         return Err(ElicitationError::invalid(
             path,
-            format!("has the duplicate value {}", Value::from(duplicate)),
+            format!(
+                "has the duplicate value {}",
+                crate::json::write(&Value::from(duplicate))
+            ),
         ));
     }
     Ok(())
@@ -659,7 +662,10 @@ fn required_names(
         if !properties.contains_key(name) {
             return Err(ElicitationError::invalid(
                 &entry_path,
-                format!("names {} which is not a property", Value::from(name)),
+                format!(
+                    "names {} which is not a property",
+                    crate::json::write(&Value::from(name))
+                ),
             ));
         }
         names.push(name.to_string());

@@ -2,7 +2,9 @@
 //! can only be read back with exactly the same scope; nothing is ever written to storage.
 
 use crate::limits::MAX_DRAFTS;
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::json::object;
 
 /// Who the element currently works for (attributes `user-id`, `workspace-id`, `conversation-id`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -22,12 +24,12 @@ pub struct Scope {
 impl Scope {
     /// The `scope` object of event details.
     pub fn to_json(&self) -> Value {
-        json!({
-            "userId": self.tenant.user_id,
-            "workspaceId": self.tenant.workspace_id,
-            "conversationId": self.tenant.conversation_id,
-            "elicitationId": self.elicitation_id,
-        })
+        object([
+            ("userId", self.tenant.user_id.clone().into()),
+            ("workspaceId", self.tenant.workspace_id.clone().into()),
+            ("conversationId", self.tenant.conversation_id.clone().into()),
+            ("elicitationId", self.elicitation_id.clone().into()),
+        ])
     }
 }
 
