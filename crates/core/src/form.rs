@@ -400,8 +400,9 @@ pub fn parse_number(text: &str, integer: bool) -> Result<Option<Value>, Problem>
 }
 
 /// Reads an HTML "valid floating-point number" (what a number control reports: `-1`, `.5`, `007`,
-/// `1e3`) as a finite `f64`. It goes through serde_json's number reader, which the binary has
-/// anyway, instead of pulling in core's float parser; "inf", "NaN" and overflow are refused.
+/// `1e3`) as a finite `f64`. It goes through the JSON reader's numbers ([`crate::json`]), which
+/// the binary has anyway, instead of pulling in core's float parser; "inf", "NaN" and overflow
+/// are refused.
 pub fn read_decimal(text: &str) -> Option<f64> {
     let (sign, unsigned) = match text.strip_prefix('-') {
         Some(rest) => ("-", rest),
@@ -411,14 +412,12 @@ pub fn read_decimal(text: &str) -> Option<f64> {
     let integer_end = unsigned
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(unsigned.len());
-    let (integer, rest) = unsigned.split_at(integer_end);
+    let (integer, rest) = unsigned.split_at_checked(integer_end)?;
     let integer = integer.trim_start_matches('0');
     let integer = if integer.is_empty() { "0" } else { integer };
     if unsigned.is_empty() || rest.starts_with(['e', 'E']) && integer_end == 0 {
         return None;
     }
-    // Read as a `Value`, not straight into `f64`: a typed read drags in serde's type-mismatch
-    // messages and with them core's float printing. The number parser is the same.
     let value = crate::json::parse(&format!("{sign}{integer}{rest}")).ok()?;
     let number = value.as_f64()?;
     number.is_finite().then_some(number)
@@ -513,7 +512,7 @@ pub fn split_rfc3339(stamp: &str) -> Option<(String, i32)> {
         return Some((format!("{date}T{local}"), 0));
     }
     let sign_at = time.rfind(['+', '-'])?;
-    let (local, offset) = time.split_at(sign_at);
+    let (local, offset) = time.split_at_checked(sign_at)?;
     let sign = if offset.starts_with('-') { -1 } else { 1 };
     let (hours, minutes) = offset.get(1..)?.split_once(':')?;
     if hours.len() != 2 || minutes.len() != 2 {

@@ -192,10 +192,10 @@ fn is_scheme(scheme: &str) -> bool {
 fn is_hier_part(hier: &str) -> bool {
     match hier.strip_prefix("//") {
         Some(after) => {
-            let (authority, path) = match after.find('/') {
-                Some(slash) => after.split_at(slash),
-                None => (after, ""),
-            };
+            let (authority, path) = after
+                .find('/')
+                .and_then(|slash| after.split_at_checked(slash))
+                .unwrap_or((after, ""));
             is_authority(authority) && all_pchar_or(path, b"/")
         }
         // path-absolute cannot start with "//" (that was the authority branch); the others
@@ -218,7 +218,9 @@ fn is_authority(authority: &str) -> bool {
         let Some(close) = host_port.find(']') else {
             return false;
         };
-        let (literal, after) = host_port.split_at(close + 1);
+        let Some((literal, after)) = host_port.split_at_checked(close + 1) else {
+            return false;
+        };
         let port = match after {
             "" => None,
             _ => match after.strip_prefix(':') {

@@ -344,8 +344,7 @@ fn format_float(n: f64) -> String {
     } else if point as usize >= digits.len() {
         out.push_str(&digits);
         out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-    } else {
-        let (integer, decimals) = digits.split_at(point as usize);
+    } else if let Some((integer, decimals)) = digits.split_at_checked(point as usize) {
         out.push_str(integer);
         out.push('.');
         out.push_str(decimals);
