@@ -12,21 +12,10 @@ static ALLOCATOR: AssumeSingleThreaded<FreeListAllocator> =
 
 #[cfg(test)]
 mod tests {
+    use koder_mcp_elicitation_core::rng::Rng;
     use wasm_bindgen_test::*;
 
     wasm_bindgen_test_configure!(run_in_browser);
-
-    /// A fixed-seed xorshift, so a failure replays.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
 
     /// Allocates, grows and frees blocks of mixed sizes and alignments, each filled with its own
     /// byte, and checks every surviving block's bytes. Returns with everything freed.

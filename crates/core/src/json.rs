@@ -546,6 +546,7 @@ static POW10: [f64; 309] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
 
     /// Both readers agree: the same value (the same number kind and bits) or both refuse.
     fn agree(text: &str) {
@@ -678,23 +679,8 @@ mod tests {
         }
     }
 
-    /// A fixed-seed xorshift, so a failure replays.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items
-                .get(self.below(items.len()))
-                .copied()
-                .unwrap_or_default()
-        }
+    fn pick<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
+        rng.pick(items).copied().unwrap_or_default()
     }
 
     fn digits(rng: &mut Rng, out: &mut String, at_most: usize) {
@@ -720,41 +706,44 @@ mod tests {
             digits(rng, out, 24);
         }
         if rng.below(3) == 0 {
-            out.push_str(rng.pick(&["e", "E", "e+", "e-", "E-"]));
+            out.push_str(pick(rng, &["e", "E", "e+", "e-", "E-"]));
             digits(rng, out, 4);
         }
     }
 
     fn value(rng: &mut Rng, out: &mut String, depth: usize) {
         match rng.below(if depth > 4 { 5 } else { 8 }) {
-            0 => out.push_str(rng.pick(&["null", "true", "false"])),
+            0 => out.push_str(pick(rng, &["null", "true", "false"])),
             1 | 2 => number(rng, out),
             3 | 4 => {
                 out.push('"');
                 for _ in 0..rng.below(6) {
-                    out.push_str(rng.pick(&[
-                        "a",
-                        "é",
-                        "😀",
-                        "\\n",
-                        "\\\"",
-                        "\\\\",
-                        "\\u00e9",
-                        "\\ud83d\\ude00",
-                        "\\ud83d",
-                        "\\udc00",
-                        " ",
-                        "\\/",
-                        "\t",
-                        "\\u0001",
-                        "\\u001f",
-                        "\\b",
-                        "\\f",
-                        "\\r",
-                        "\\u007f",
-                        "/",
-                        "\u{7f}",
-                    ]));
+                    out.push_str(pick(
+                        rng,
+                        &[
+                            "a",
+                            "é",
+                            "😀",
+                            "\\n",
+                            "\\\"",
+                            "\\\\",
+                            "\\u00e9",
+                            "\\ud83d\\ude00",
+                            "\\ud83d",
+                            "\\udc00",
+                            " ",
+                            "\\/",
+                            "\t",
+                            "\\u0001",
+                            "\\u001f",
+                            "\\b",
+                            "\\f",
+                            "\\r",
+                            "\\u007f",
+                            "/",
+                            "\u{7f}",
+                        ],
+                    ));
                 }
                 out.push('"');
             }
@@ -762,7 +751,7 @@ mod tests {
                 out.push('[');
                 for index in 0..rng.below(4) {
                     if index > 0 {
-                        out.push_str(rng.pick(&[",", ", ", " ,\n"]));
+                        out.push_str(pick(rng, &[",", ", ", " ,\n"]));
                     }
                     value(rng, out, depth + 1);
                 }
@@ -774,7 +763,7 @@ mod tests {
                     if index > 0 {
                         out.push(',');
                     }
-                    out.push_str(rng.pick(&["\"a\"", "\"b\"", "\"a\" ", "\"\\u0061\""]));
+                    out.push_str(pick(rng, &["\"a\"", "\"b\"", "\"a\" ", "\"\\u0061\""]));
                     out.push(':');
                     value(rng, out, depth + 1);
                 }
@@ -806,7 +795,10 @@ mod tests {
                         mutant.remove(at);
                         mutant.insert_str(
                             at,
-                            rng.pick(&["}", "]", ",", ":", "\"", "\\", "-", "0", "e", ".", " "]),
+                            pick(
+                                &mut rng,
+                                &["}", "]", ",", ":", "\"", "\\", "-", "0", "e", ".", " "],
+                            ),
                         );
                     }
                 }

@@ -53,6 +53,8 @@ pub mod reply;
 pub mod request;
 /// URLElicitationRequiredError (-32042): its elicitations parsed, and whether to retry.
 pub mod required;
+/// A seeded random generator for tests and the fuzzer.
+pub mod rng;
 /// `requestedSchema` compiled into renderable fields.
 pub mod schema;
 /// Tenant scope and the in-memory draft store.

@@ -492,23 +492,9 @@ mod tests {
         );
     }
 
-    /// A tiny deterministic generator, so the property test needs no extra crate.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
-
     #[test]
     fn every_interleaving_settles_each_request_exactly_once() {
-        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::rng::Rng(0x9e37_79b9_7f4a_7c15);
         let runs = 10_000;
         for _ in 0..runs {
             let mut session = Session::default();
@@ -523,9 +509,9 @@ mod tests {
                 }
             };
             for _ in 0..(4 + rng.below(30)) {
-                let pick = |rng: &mut XorShift, tickets: &Vec<Ticket>| {
+                let pick = |rng: &mut crate::rng::Rng, tickets: &Vec<Ticket>| {
                     tickets
-                        .get(rng.below(tickets.len().max(1) as u64) as usize)
+                        .get(rng.below(tickets.len().max(1)))
                         .copied()
                         .unwrap_or(999)
                 };

@@ -44,45 +44,8 @@ use fixture_files::collect_json_files;
 // ---------------------------------------------------------------------------------------------
 // RNG
 
-/// SplitMix64: tiny, fast, and good enough to steer mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        let index = self.below(items.len());
-        items.get(index)
-    }
-
-    /// A small size, biased towards the low end, sometimes large.
-    fn size(&mut self, max: usize) -> usize {
-        match self.below(10) {
-            0..=5 => self.below(4.min(max + 1)),
-            6..=8 => self.below(max.min(32) + 1),
-            _ => self.below(max + 1),
-        }
-    }
-}
+// SplitMix64, shared with the core's property tests.
+use koder_mcp_elicitation_core::rng::Rng;
 
 // ---------------------------------------------------------------------------------------------
 // Seeds
@@ -384,7 +347,9 @@ fn random_number(rng: &mut Rng) -> Value {
         8 => Number::from_f64(1.5).unwrap_or_else(|| Number::from(0)),
         9 => Number::from(rng.below(10) as i64 - 3),
         10 => Number::from(4_294_967_296u64),
-        _ => Number::from_f64((rng.next() as f64) / 1e9 - 5e9).unwrap_or_else(|| Number::from(0)),
+        _ => {
+            Number::from_f64((rng.next_u64() as f64) / 1e9 - 5e9).unwrap_or_else(|| Number::from(0))
+        }
     };
     Value::Number(n)
 }
