@@ -125,54 +125,72 @@ impl Reader<'_> {
 
     fn array(&mut self) -> Result<Value, JsonError> {
         let mut items = Vec::new();
-        self.skip_whitespace();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
+        if self.empty(b']') {
             return Ok(Value::Array(items));
         }
         loop {
             items.push(self.value()?);
-            self.skip_whitespace();
-            match self.next() {
-                Some(b',') => {}
-                Some(b']') => return Ok(Value::Array(items)),
-                None => return Err(self.error("EOF while parsing a list")),
-                Some(_) => return Err(self.error("expected `,` or `]`")),
+            if self.after_item(b']', "EOF while parsing a list", "expected `,` or `]`")? {
+                return Ok(Value::Array(items));
             }
         }
     }
 
     fn object(&mut self) -> Result<Value, JsonError> {
+        const EOF: &str = "EOF while parsing an object";
         let mut map = Map::new();
-        self.skip_whitespace();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
+        if self.empty(b'}') {
             return Ok(Value::Object(map));
         }
         loop {
-            self.skip_whitespace();
-            match self.next() {
-                Some(b'"') => {}
-                None => return Err(self.error("EOF while parsing an object")),
-                Some(_) => return Err(self.error("key must be a string")),
-            }
+            self.expect(b'"', EOF, "key must be a string")?;
             let key = self.string()?;
-            self.skip_whitespace();
-            match self.next() {
-                Some(b':') => {}
-                None => return Err(self.error("EOF while parsing an object")),
-                Some(_) => return Err(self.error("expected `:`")),
-            }
+            self.expect(b':', EOF, "expected `:`")?;
             // A repeated key keeps its first place and takes the last value, as in serde_json.
             let value = self.value()?;
             map.insert(key, value);
-            self.skip_whitespace();
-            match self.next() {
-                Some(b',') => {}
-                Some(b'}') => return Ok(Value::Object(map)),
-                None => return Err(self.error("EOF while parsing an object")),
-                Some(_) => return Err(self.error("expected `,` or `}`")),
+            if self.after_item(b'}', EOF, "expected `,` or `}`")? {
+                return Ok(Value::Object(map));
             }
+        }
+    }
+
+    /// Whether the array or object just opened closes at once (`[]`, `{ }`), reading the close.
+    fn empty(&mut self, close: u8) -> bool {
+        self.skip_whitespace();
+        let empty = self.peek() == Some(close);
+        self.pos += usize::from(empty);
+        empty
+    }
+
+    /// Reads `wanted` after optional whitespace.
+    fn expect(
+        &mut self,
+        wanted: u8,
+        eof: &'static str,
+        other: &'static str,
+    ) -> Result<(), JsonError> {
+        self.skip_whitespace();
+        match self.next() {
+            Some(byte) if byte == wanted => Ok(()),
+            None => Err(self.error(eof)),
+            Some(_) => Err(self.error(other)),
+        }
+    }
+
+    /// After an item: `,` (more follow: false) or `close` (done: true).
+    fn after_item(
+        &mut self,
+        close: u8,
+        eof: &'static str,
+        other: &'static str,
+    ) -> Result<bool, JsonError> {
+        self.skip_whitespace();
+        match self.next() {
+            Some(b',') => Ok(false),
+            Some(byte) if byte == close => Ok(true),
+            None => Err(self.error(eof)),
+            Some(_) => Err(self.error(other)),
         }
     }
 
