@@ -12,7 +12,7 @@ static ALLOCATOR: AssumeSingleThreaded<FreeListAllocator> =
 
 #[cfg(test)]
 mod tests {
-    use koder_mcp_elicitation_core::rng::Rng;
+    use crate::rng::Rng;
     use wasm_bindgen_test::*;
 
     wasm_bindgen_test_configure!(run_in_browser);

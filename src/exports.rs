@@ -1,7 +1,6 @@
 //! The functions the distributable's entry re-exports: `defineElement`, `validateContent`,
 //! `parseRequest` and `registerTranslation` (the `ElicitationError` class is the JS shim's own).
 
-use koder_mcp_elicitation_core::json::object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -9,6 +8,7 @@ use crate::content::validate_content;
 use crate::element::{elicitation_error, to_js};
 use crate::error::ElicitationError;
 use crate::i18n::Locale;
+use crate::json::object;
 use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
 
 /// Defines `<koder-mcp-elicitation>` (once per page).

@@ -4,8 +4,8 @@
 //! the controller (`element`), the DOM it renders (`dom`) and the module exports (`exports`).
 
 pub use koder_mcp_elicitation_core::{
-    content, error, form, format, i18n, limits, pattern, policy, reply, request, required, schema,
-    scope, session, sort, strings, url, validate,
+    content, error, form, format, i18n, json, limits, pattern, policy, reply, request, required,
+    rng, schema, scope, session, sort, strings, url, validate,
 };
 
 #[cfg(target_arch = "wasm32")]

@@ -2,7 +2,6 @@
 //! to the session (or refused with -32602 and an `invalid` event, opening nothing).
 
 use js_sys::Reflect;
-use koder_mcp_elicitation_core::json::object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -16,6 +15,7 @@ use super::{abort_error, elicitation_error, Answer, ElementSession, Held, Inner,
 use crate::dom::listener::Listener;
 use crate::error::ElicitationError;
 use crate::form::FormState;
+use crate::json::object;
 use crate::policy::{self, PollBackoff};
 use crate::request::{parse_request_text, Mode, ParseOptions, Request};
 use crate::scope::Scope;
@@ -147,8 +147,7 @@ impl Inner {
     }
 
     pub(super) fn invalid_detail(&self, text: Option<&str>, error: &ElicitationError) -> Value {
-        let raw: Option<Value> =
-            text.and_then(|text| koder_mcp_elicitation_core::json::parse(text).ok());
+        let raw: Option<Value> = text.and_then(|text| crate::json::parse(text).ok());
         let id = raw
             .as_ref()
             .and_then(|raw| raw.get("id"))

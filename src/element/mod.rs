@@ -101,7 +101,7 @@ pub(crate) fn elicitation_error(error: &ElicitationError) -> JsValue {
 
 /// Turns our JSON into a JS value (through `JSON.parse`, so property names stay plain data).
 pub(crate) fn to_js(value: &Value) -> JsValue {
-    js_sys::JSON::parse(&koder_mcp_elicitation_core::json::write(value)).unwrap_or(JsValue::NULL)
+    js_sys::JSON::parse(&crate::json::write(value)).unwrap_or(JsValue::NULL)
 }
 
 /// The promise of one `elicit()` or `elicitRequired()` call.

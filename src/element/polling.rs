@@ -76,7 +76,6 @@ async fn fetch_status(url: &str) -> Result<bool, ()> {
     let body = wasm_bindgen_futures::JsFuture::from(response.text().map_err(|_| ())?)
         .await
         .map_err(|_| ())?;
-    let body = koder_mcp_elicitation_core::json::parse(&body.as_string().unwrap_or_default())
-        .map_err(|_| ())?;
+    let body = crate::json::parse(&body.as_string().unwrap_or_default()).map_err(|_| ())?;
     Ok(body.get("status").and_then(Value::as_str) == Some("complete"))
 }

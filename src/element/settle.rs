@@ -3,7 +3,6 @@
 //! change, rate limit, detach) all arrive as session changes, and `finish` applies them in one
 //! place.
 
-use koder_mcp_elicitation_core::json::object;
 use serde_json::Value;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlTextAreaElement;
@@ -11,6 +10,7 @@ use web_sys::HtmlTextAreaElement;
 use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
 use super::{abort_error, to_js, Answer, Body, Held, Inner};
+use crate::json::object;
 use crate::policy::keeps_draft;
 use crate::reply::{CancelSource, Ending};
 use crate::request::{Mode, Protocol};
