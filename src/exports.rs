@@ -6,7 +6,6 @@ use wasm_bindgen::prelude::*;
 
 use crate::content::validate_content;
 use crate::element::{elicitation_error, to_js};
-use crate::error::ElicitationError;
 use crate::i18n::Locale;
 use crate::json::object;
 use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
@@ -25,12 +24,7 @@ pub fn validate_content_json(
     locale: &str,
 ) -> Result<JsValue, JsValue> {
     let parse = |text: &str, path: &str| {
-        koder_mcp_elicitation_core::json::parse(text).map_err(|err| {
-            elicitation_error(&ElicitationError::invalid(
-                path,
-                format!("is not valid JSON: {err}"),
-            ))
-        })
+        crate::json::parse_argument(text, path).map_err(|err| elicitation_error(&err))
     };
     let schema = parse(schema, "requestedSchema")?;
     let content = parse(content, "content")?;

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Number, Value};
 
+use crate::error::ElicitationError;
+
 /// Why a text is not JSON, and where (1-based line and column, as serde_json reports them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonError {
@@ -42,6 +44,20 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
         return Err(reader.error("trailing characters"));
     }
     Ok(value)
+}
+
+/// `text` as JSON for the argument `path` names, or the -32602 `{path} is not valid JSON: …`.
+pub fn parse_argument(text: &str, path: &str) -> Result<Value, ElicitationError> {
+    parse(text).map_err(|err| ElicitationError::invalid(path, format!("is not valid JSON: {err}")))
+}
+
+/// Like [`parse_argument`], and a JSON string holding JSON text is read once more: a request or
+/// an error may arrive serialized twice (contract §3, item 4).
+pub fn parse_argument_unwrapped(text: &str, path: &str) -> Result<Value, ElicitationError> {
+    match parse_argument(text, path)? {
+        Value::String(inner) => parse_argument(&inner, path),
+        other => Ok(other),
+    }
 }
 
 /// serde_json refuses to nest deeper than this (its `remaining_depth` of 128 reaching zero).

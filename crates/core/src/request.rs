@@ -74,18 +74,11 @@ pub struct ParseOptions {
 
 /// Parses a JSON text holding any request shape.
 pub fn parse_request_text(text: &str, options: &ParseOptions) -> Result<Request, ElicitationError> {
-    let value: Value = crate::json::parse(text)
-        .map_err(|err| ElicitationError::invalid("request", format!("is not valid JSON: {err}")))?;
     // A JSON string holding a request is itself a valid shape (contract §3, item 4).
-    match value {
-        Value::String(inner) => {
-            let nested: Value = crate::json::parse(&inner).map_err(|err| {
-                ElicitationError::invalid("request", format!("is not valid JSON: {err}"))
-            })?;
-            parse_request(&nested, options)
-        }
-        other => parse_request(&other, options),
-    }
+    parse_request(
+        &crate::json::parse_argument_unwrapped(text, "request")?,
+        options,
+    )
 }
 
 /// Parses an already decoded request of any shape.

@@ -21,17 +21,10 @@ pub fn parse_required_text(
     text: &str,
     options: &ParseOptions,
 ) -> Result<Vec<Request>, ElicitationError> {
-    let value: Value = crate::json::parse(text)
-        .map_err(|err| ElicitationError::invalid("error", format!("is not valid JSON: {err}")))?;
-    match value {
-        Value::String(inner) => {
-            let nested: Value = crate::json::parse(&inner).map_err(|err| {
-                ElicitationError::invalid("error", format!("is not valid JSON: {err}"))
-            })?;
-            parse_required(&nested, options)
-        }
-        other => parse_required(&other, options),
-    }
+    parse_required(
+        &crate::json::parse_argument_unwrapped(text, "error")?,
+        options,
+    )
 }
 
 /// The elicitations of a -32042 error, in order, each a URL-mode request with its `elicitationId`.
