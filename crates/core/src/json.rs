@@ -1,7 +1,7 @@
 //! Reads JSON text into serde_json's [`Value`] and writes it back, without serde's generic
 //! `Deserializer` and `Serializer` machinery, which cost kilobytes of the gzipped wasm. The reader
-//! gives the same values for the same texts as serde_json's, and refuses the same texts: numbers are read
-//! with serde_json's own algorithm (a `u64` significand scaled by an exact power of ten, so `5`,
+//! gives the same values for the same texts as serde_json's, and refuses the same texts: numbers
+//! are read with serde_json's own algorithm (a `u64` significand scaled by an exact power of ten, so `5`,
 //! `-5` and `5.0` stay unsigned, signed and float), strings must be well formed (paired
 //! surrogates, no raw control characters), and nesting stops at serde_json's depth of 128.
 //! The writer writes what `serde_json::to_string` writes. Tests compare both ways on generated texts.
@@ -325,10 +325,7 @@ impl Reader<'_> {
         let mut overflowed = false;
         while let Some(digit) = self.digit() {
             self.pos += 1;
-            match significand
-                .checked_mul(10)
-                .and_then(|s| s.checked_add(digit))
-            {
+            match with_digit(significand, digit) {
                 Some(next) if !overflowed => significand = next,
                 _ => {
                     overflowed = true;
@@ -350,10 +347,7 @@ impl Reader<'_> {
                 self.pos += 1;
                 fraction_digits += 1;
                 if !fraction_full {
-                    match significand
-                        .checked_mul(10)
-                        .and_then(|s| s.checked_add(digit))
-                    {
+                    match with_digit(significand, digit) {
                         Some(next) => {
                             significand = next;
                             exponent = exponent.saturating_sub(1);
@@ -527,6 +521,11 @@ fn write_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
+/// `significand` with `digit` appended in base 10, while it fits in a `u64`.
+fn with_digit(significand: u64, digit: u64) -> Option<u64> {
+    significand.checked_mul(10)?.checked_add(digit)
+}
+
 /// A whole number without a point or exponent: unsigned, or signed when negative; `-0` and what
 /// is below `i64::MIN` become floats, as in serde_json.
 fn integer(positive: bool, significand: u64) -> Number {
@@ -589,12 +588,12 @@ fn nearest(limbs: &[u32], scale: i32) -> f64 {
     };
     let leading_zeros = limbs.get(top).map_or(32, |l| l.leading_zeros()) as i32;
     let bits = 32 * limbs.len() as i32 - leading_zeros;
-    // The top three limbs hold the top 54 bits and more; what is below them only decides a tie.
-    let window = (limb(0) << 64) | (limb(1) << 32) | limb(2);
     let (mut mantissa, mut exponent) = if bits <= 53 {
         let low = |i: usize| u64::from(limbs.get(i).copied().unwrap_or(0));
         (low(0) | low(1) << 32, scale)
     } else {
+        // The top three limbs hold the top 54 bits and more; what is below them only decides a tie.
+        let window = (limb(0) << 64) | (limb(1) << 32) | limb(2);
         let shift = 42 - leading_zeros;
         let top54 = (window >> shift) as u64;
         let below = window & ((1u128 << shift) - 1) != 0

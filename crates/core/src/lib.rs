@@ -39,7 +39,7 @@ pub mod form;
 pub mod format;
 /// The messages compiled from `i18n/<locale>/*.ftl`, and locale negotiation.
 pub mod i18n;
-/// Reads JSON text into serde_json's `Value` without serde_json's generic reader.
+/// Reads and writes JSON text as serde_json's `Value`, without serde's generic machinery.
 pub mod json;
 /// Every hostile-input limit, named in one place.
 pub mod limits;
