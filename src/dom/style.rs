@@ -168,8 +168,12 @@ fieldset[aria-invalid="true"] .segmented label { border-color: var(--kme-danger)
 [part~="url"] { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; user-select: all; }
 [part~="url-host"] { font-weight: 700; font-size: 1.1rem; overflow-wrap: anywhere; }
 .note { color: var(--kme-muted); font-size: 0.875rem; }
-details { margin: 8px 0 0; }
-summary { cursor: pointer; color: var(--kme-muted); }
+[part~="reason"] { margin: 8px 0 0; }
+#kme-reason-toggle { border: 0; background: none; padding: 2px 0; color: var(--kme-muted); }
+#kme-reason-toggle::before { content: "\25B8\00A0"; content: "\25B8\00A0" / ""; }
+#kme-reason-toggle[aria-expanded="true"]::before { content: "\25BE\00A0"; content: "\25BE\00A0" / ""; }
+#kme-reason-toggle:hover { text-decoration: underline; }
+#kme-reason { margin-top: 4px; }
 [part~="countdown"] { margin: 0 var(--kme-space); font-weight: 600; color: var(--kme-danger); }
 footer { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 8px; padding-block: 12px var(--kme-space); border-top: 1px solid var(--kme-border); }
 @media (max-width: 30rem) {

@@ -78,6 +78,12 @@ impl Inner {
                 if button.has_attribute("disabled") {
                     return;
                 }
+                if button.id() == "kme-reason-toggle" {
+                    if let Some(view) = &self.view {
+                        render::set_reason_open(&view.chrome, !render::reason_open(&view.chrome));
+                    }
+                    return;
+                }
                 let part = button.get_attribute("part").unwrap_or_default();
                 if let Some(tag) = button.get_attribute("data-remove-tag") {
                     if let Some(index) = field_index(&button) {
@@ -275,16 +281,18 @@ impl Inner {
         input.set_value("");
         let (draft, scope) = (state.clone(), held.scope.clone());
         self.drafts.put(scope, draft);
-        if let Some(Body::Form(view)) = self.view.as_ref().map(|view| &view.body) {
-            if let Some(list) = view
-                .fields
-                .get(index)
-                .and_then(|field| field.tag_list.as_ref())
-            {
-                append(
-                    list,
-                    &render::tag_item(&document(), self.locale(), index, &tag),
-                );
+        if let Some(view) = &self.view {
+            if let Body::Form(form_view) = &view.body {
+                if let Some(list) = form_view
+                    .fields
+                    .get(index)
+                    .and_then(|field| field.tag_list.as_ref())
+                {
+                    append(
+                        list,
+                        &render::tag_item(&document(), view.locale, index, &tag),
+                    );
+                }
             }
         }
         self.refresh_field_view(ticket, index);
@@ -326,6 +334,13 @@ impl Inner {
     }
 }
 
-fn field_index(element: &Element) -> Option<usize> {
-    element.get_attribute("data-index")?.parse().ok()
+/// The field an element belongs to: its own `data-index`, or its group's (radios and checkboxes
+/// carry none of their own).
+pub(super) fn field_index(element: &Element) -> Option<usize> {
+    element
+        .closest("[data-index]")
+        .ok()??
+        .get_attribute("data-index")?
+        .parse()
+        .ok()
 }

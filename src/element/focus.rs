@@ -77,7 +77,7 @@ pub(super) fn field_focus_target(field: &FieldView) -> Element {
 
 /// The elements Tab stops at, in order (a radio group is one stop).
 fn tab_stops(dialog: &Element) -> Vec<Element> {
-    let selector = "button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1']):not([data-sentinel])";
+    let selector = "button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1']):not([data-sentinel])";
     let Ok(list) = dialog.query_selector_all(selector) else {
         return Vec::new();
     };

@@ -142,6 +142,9 @@ enum Body {
 struct View {
     ticket: Ticket,
     waiting: bool,
+    /// The language the dialog was built in; its later texts (queue, countdown, errors) keep it
+    /// until a rebuild, so one dialog never mixes two languages.
+    locale: crate::i18n::Locale,
     chrome: Chrome,
     body: Body,
     url_href: Option<String>,

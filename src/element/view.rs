@@ -79,7 +79,7 @@ impl Inner {
 
     fn focused_field_index(&self) -> Option<usize> {
         let active = self.shadow.active_element()?;
-        active.get_attribute("data-index")?.parse().ok()
+        super::events::field_index(&active)
     }
 
     /// The queue position and the countdown, with its announcements.
@@ -90,7 +90,7 @@ impl Inner {
             self.announcements.on_countdown(None);
             return;
         };
-        let locale = self.locale();
+        let locale = view.locale;
         if total > 1 {
             let args = [
                 ("position", Arg::Number((done + 1) as f64)),
@@ -243,6 +243,7 @@ impl Inner {
         Some(View {
             ticket,
             waiting,
+            locale,
             chrome,
             body,
             url_href,
@@ -259,7 +260,7 @@ impl Inner {
         if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
             (&view.body, &entry.data.request.mode, &entry.data.form)
         {
-            render::refresh_form(form_view, schema, state, self.locale());
+            render::refresh_form(form_view, schema, state, view.locale);
         }
     }
 
@@ -286,7 +287,7 @@ impl Inner {
                                 .is_some_and(|field| field.path.starts_with(parent))
                     })
             };
-            render::refresh_fields(form_view, schema, state, self.locale(), related);
+            render::refresh_fields(form_view, schema, state, view.locale, related);
         }
     }
 }

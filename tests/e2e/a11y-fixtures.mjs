@@ -169,6 +169,11 @@ export const STATES = {
     await elicit(page, SECRET);
   },
   'url': (page) => elicit(page, URL_OK),
+  'reason-open': async (page) => {
+    await elicit(page, URL_OK);
+    await page.locator(`${HOST} #kme-reason-toggle`).click();
+    await page.locator(`${HOST} textarea#kme-reason`).fill('Not this site');
+  },
   'url-blocked': (page) => elicit(page, URL_BLOCKED),
   'url-development': (page) => elicit(page, URL_DEV),
   'url-international': (page) => elicit(page, URL_INTERNATIONAL),

@@ -33,11 +33,10 @@ const ALL = PAYLOADS.join(' | ');
 // What the renderer creates (src/dom/render.rs, src/element.rs); anything else came from a payload.
 const ALLOWED_TAGS = new Set([
   'STYLE', 'DIALOG', 'HEADER', 'H2', 'P', 'DIV', 'SPAN', 'STRONG', 'FORM', 'FIELDSET', 'LEGEND',
-  'LABEL', 'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'UL', 'LI', 'FOOTER', 'DETAILS',
-  'SUMMARY',
+  'LABEL', 'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'UL', 'LI', 'FOOTER',
 ]);
 const ALLOWED_ATTRIBUTES = new Set([
-  'aria-describedby', 'aria-hidden', 'aria-invalid', 'aria-label', 'aria-labelledby', 'aria-live',
+  'aria-controls', 'aria-describedby', 'aria-expanded', 'aria-hidden', 'aria-invalid', 'aria-label', 'aria-labelledby', 'aria-live',
   'aria-modal', 'aria-required', 'aria-checked', 'aria-disabled', 'autocomplete', 'class', 'data-field',
   'data-group', 'data-index', 'data-remove-tag', 'data-sentinel', 'data-tags', 'disabled', 'for', 'form', 'hidden', 'id',
   'lang', 'max', 'maxlength', 'min', 'minlength', 'name', 'novalidate', 'open', 'part', 'role', 'rows',

@@ -204,15 +204,52 @@ test('URL mode: focus lands on Cancel (not on consent), Tab wraps, Esc cancels',
   await elicit(page, URL_OK);
   assert.equal(await activeDescription(page), 'button[part=cancel]');
   const stops = await cycle(page, 'Tab');
-  assert.deepEqual(stops, ['button[part=cancel]', 'button[part=reject]', 'button[part=open]', 'summary']);
+  assert.deepEqual(stops, ['button[part=cancel]', 'button[part=reject]', 'button[part=open]', 'button#kme-reason-toggle']);
   await page.keyboard.press('Shift+Tab');
-  assert.equal(await activeDescription(page), 'summary', 'Shift+Tab on the first stop wraps to the last');
+  assert.equal(await activeDescription(page), 'button#kme-reason-toggle', 'Shift+Tab on the first stop wraps to the last');
   await page.keyboard.press('Tab');
   assert.equal(await activeDescription(page), 'button[part=cancel]');
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => window.__results.length === 1);
   assert.deepEqual(await results(page), [{ action: 'cancel' }]);
   assert.equal(await activeDescription(page), 'button#opener');
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('reject reason: Enter on its toggle shows the box, Tab reaches it, Space hides it, Reject sends it', { timeout: 60_000 }, async () => {
+  const page = await openA11yPage(browser, server.url);
+  await page.evaluate(() => {
+    document.querySelector('koder-mcp-elicitation').addEventListener('reject', (event) => {
+      window.__reason = event.detail.reason;
+    });
+  });
+  await elicit(page, URL_OK);
+  const toggle = page.locator(`${HOST} #kme-reason-toggle`);
+  const box = page.locator(`${HOST} textarea#kme-reason`);
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await activeDescription(page), 'button#kme-reason-toggle');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await box.isVisible(), false, 'the reason box starts closed');
+  await page.keyboard.press('Enter');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  assert.ok(await box.isVisible(), 'Enter on the toggle shows the reason box');
+  assert.equal(await activeDescription(page), 'button#kme-reason-toggle', 'focus stays on the toggle');
+  await page.keyboard.press('Tab');
+  assert.equal(await activeDescription(page), 'textarea#kme-reason');
+  await page.keyboard.type('Not this site');
+  await page.keyboard.press('Tab');
+  assert.equal(await activeDescription(page), 'button[part=cancel]', 'Tab from the box wraps to the first stop');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await activeDescription(page), 'button#kme-reason-toggle');
+  await page.keyboard.press('Space');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await box.isVisible(), false, 'Space on the toggle hides the box again');
+  await page.locator(`${HOST} button[part~=reject]`).click();
+  await page.waitForFunction(() => window.__results.length === 1);
+  assert.deepEqual(await results(page), [{ action: 'decline' }]);
+  assert.equal(await page.evaluate(() => window.__reason), 'Not this site', 'a hidden box still sends what was typed');
   page.assertNoErrors();
   await page.close();
 });
@@ -275,7 +312,7 @@ test('changing lang while open re-renders the text and keeps what the user typed
   const page = await openA11yPage(browser, server.url);
   await elicit(page, SIMPLE);
   await page.keyboard.type('Lisboa');
-  await page.locator(`${HOST} summary`).click();
+  await page.locator(`${HOST} #kme-reason-toggle`).click();
   await page.locator(`${HOST} textarea#kme-reason`).fill('Não agora');
   await page.locator(`${HOST} [data-field="days"] input`).focus();
   await page.keyboard.type('4');
@@ -284,6 +321,8 @@ test('changing lang while open re-renders the text and keeps what the user typed
   assert.equal(await page.locator(`${HOST} [data-field="city"] input`).inputValue(), 'Lisboa');
   assert.equal(await page.locator(`${HOST} [data-field="days"] input`).inputValue(), '4');
   assert.equal(await page.locator(`${HOST} textarea#kme-reason`).inputValue(), 'Não agora');
+  assert.ok(await page.locator(`${HOST} textarea#kme-reason`).isVisible(), 'the reason box stays open');
+  assert.equal(await page.locator(`${HOST} #kme-reason-toggle`).getAttribute('aria-expanded'), 'true');
   assert.equal(await activeDescription(page), 'input#kme-f2[type=number]@days');
   assert.equal(await page.locator(`${HOST} button[part~=cancel]`).textContent(), 'Cancelar');
   // Typing goes on where it was.
