@@ -291,8 +291,8 @@ impl FormBuilder<'_> {
         let id = format!("kme-f{index}");
         let wrapper = create_part(document, "div", "field", None);
         set_attr(&wrapper, "data-field", &field.key());
+        // Its id is given when it first shows a message, the only time anything points at it.
         let error = create_part(document, "p", "error", None);
-        set_attr(&error, "id", &format!("{id}-e"));
         set_attr(&error, "aria-live", "polite");
         let mut described_by = Vec::new();
         let description = field.description.as_ref().map(|text| {
@@ -387,7 +387,6 @@ impl FormBuilder<'_> {
         } else {
             let label = create_part(document, "label", "label", Some(&field.label));
             set_attr(&label, "for", &id);
-            set_attr(&label, "class", "name");
             if field.required {
                 append(&label, &self.asterisk());
             }
@@ -615,10 +614,11 @@ pub fn show_problem(view: &FieldView, message: Option<&str>) {
         return;
     }
     *view.shown.borrow_mut() = message.map(str::to_string);
-    let error_id = view.error.id();
     view.error.set_text_content(message);
     let mut described = view.described_by.clone();
     if message.is_some() {
+        let error_id = format!("kme-f{}-e", view.index);
+        set_attr(&view.error, "id", &error_id);
         set_attr(&view.control, "aria-invalid", "true");
         if !described.is_empty() {
             described.push(' ');

@@ -121,7 +121,7 @@ form { display: grid; gap: 14px; margin: 0; }
 [part~="field"], fieldset { display: grid; gap: 4px; min-width: 0; }
 fieldset { border: 1px solid var(--kme-border); border-radius: 8px; margin: 0; padding: 8px 12px 12px; }
 fieldset.choices { border: 0; padding: 0; }
-legend, label.name { font-weight: 600; padding: 0; overflow-wrap: anywhere; }
+legend, label[part~="label"] { font-weight: 600; padding: 0; overflow-wrap: anywhere; }
 .required { color: var(--kme-danger); }
 .description { color: var(--kme-muted); font-size: 0.875rem; margin: 0; overflow-wrap: anywhere; }
 input, select, textarea {
