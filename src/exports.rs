@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use crate::content::validate_content;
 use crate::element::{elicitation_error, to_js};
 use crate::i18n::Locale;
-use crate::json::object;
+use crate::json::{self, object};
 use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
 
 /// Defines `<koder-mcp-elicitation>` (once per page).
@@ -82,22 +82,26 @@ pub fn parse_request_json(text: &str) -> Result<JsValue, JsValue> {
     ]);
     match &request.mode {
         Mode::Form(schema) => {
-            normalized["fields"] = schema
-                .fields
-                .iter()
-                .map(|field| {
-                    object([
-                        ("name", field.name.clone().into()),
-                        ("path", field.path.clone().into()),
-                        ("label", field.label.clone().into()),
-                        ("required", field.required.into()),
-                        ("default", field.default.clone().into()),
-                        ("secret", field.secret.into()),
-                    ])
-                })
-                .collect();
+            json::set(
+                &mut normalized,
+                "fields",
+                schema
+                    .fields
+                    .iter()
+                    .map(|field| {
+                        object([
+                            ("name", field.name.clone().into()),
+                            ("path", field.path.clone().into()),
+                            ("label", field.label.clone().into()),
+                            ("required", field.required.into()),
+                            ("default", field.default.clone().into()),
+                            ("secret", field.secret.into()),
+                        ])
+                    })
+                    .collect(),
+            );
         }
-        Mode::Url(url) => normalized["url"] = Value::String(url.url.clone()),
+        Mode::Url(url) => json::set(&mut normalized, "url", Value::String(url.url.clone())),
     }
     Ok(to_js(&normalized))
 }

@@ -13,6 +13,7 @@ use super::effects::Effects;
 use super::intake::ElicitOptions;
 use super::{abort_error, elicitation_error, to_js, Answer, Controller, Inner, Resolver};
 use crate::dom::listener::Listener;
+use crate::json;
 use crate::reply::{CancelSource, Ending};
 use crate::required::{parse_required_text, RequiredProgress, Verdict};
 use crate::session::Ticket;
@@ -67,8 +68,8 @@ impl Inner {
             Err(error) => {
                 let mut detail = self.invalid_detail(text.as_deref(), &error);
                 // An error response is not answered: there is nothing to reply to.
-                detail["mode"] = Value::from("url");
-                detail["reply"] = Value::Null;
+                json::set(&mut detail, "mode", Value::from("url"));
+                json::set(&mut detail, "reply", Value::Null);
                 fx.event("invalid", detail);
                 fx.settle.push((resolver.reject, elicitation_error(&error)));
                 return;

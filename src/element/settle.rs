@@ -10,7 +10,7 @@ use web_sys::HtmlTextAreaElement;
 use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
 use super::{abort_error, to_js, Answer, Body, Held, Inner};
-use crate::json::object;
+use crate::json::{self, object};
 use crate::policy::keeps_draft;
 use crate::reply::{CancelSource, Ending};
 use crate::request::{Mode, Protocol};
@@ -43,12 +43,16 @@ impl Inner {
         }
         let elicitation_id = data.request.elicitation_id.clone();
         let mut event = detail(&data, None);
-        event["elicitationId"] = Value::String(elicitation_id.clone());
+        json::set(
+            &mut event,
+            "elicitationId",
+            Value::String(elicitation_id.clone()),
+        );
         match end {
             WaitEnd::Completed => fx.event("complete", event),
             WaitEnd::Closed(ending) => {
                 if let Ending::Cancel(source) = ending {
-                    event["source"] = Value::from(source.name());
+                    json::set(&mut event, "source", Value::from(source.name()));
                 }
                 fx.event(ending.event_name(), event);
             }
@@ -86,10 +90,12 @@ impl Inner {
         };
         let mut event = detail(held, Some(ending));
         match ending {
-            Ending::Cancel(source) => event["source"] = Value::from(source.name()),
-            Ending::Decline { reason } => {
-                event["reason"] = reason.clone().map(Value::String).unwrap_or(Value::Null)
-            }
+            Ending::Cancel(source) => json::set(&mut event, "source", Value::from(source.name())),
+            Ending::Decline { reason } => json::set(
+                &mut event,
+                "reason",
+                reason.clone().map(Value::String).unwrap_or(Value::Null),
+            ),
             _ => {}
         }
         if !keeps_draft(ending) {
@@ -107,8 +113,12 @@ impl Inner {
             _ => None,
         };
         if let Some(url) = &opens {
-            event["url"] = Value::String(url.clone());
-            event["elicitationId"] = Value::String(elicitation_id.clone());
+            json::set(&mut event, "url", Value::String(url.clone()));
+            json::set(
+                &mut event,
+                "elicitationId",
+                Value::String(elicitation_id.clone()),
+            );
         }
         fx.events.push(Dispatch {
             name: ending.event_name(),

@@ -457,6 +457,15 @@ pub fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     )
 }
 
+/// Sets `key` on an object (anything else is left as it is). Unlike `value[key] = …`, whose
+/// panic message formats the key with `{:?}`, it keeps std's escaping and Debug tables out of
+/// the wasm.
+pub fn set(target: &mut Value, key: &str, value: Value) {
+    if let Some(map) = target.as_object_mut() {
+        map.insert(key.to_string(), value);
+    }
+}
+
 /// The compact JSON text of `value`, exactly as `serde_json::to_string` writes it.
 pub fn write(value: &Value) -> String {
     let mut out = String::new();
@@ -617,6 +626,17 @@ fn nearest(limbs: &[u32], scale: i32) -> f64 {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    #[test]
+    fn set_replaces_or_appends_a_key_in_order_and_leaves_non_objects_alone() {
+        let mut event = object([("type", "cancel".into()), ("id", 1.into())]);
+        set(&mut event, "source", "user".into());
+        set(&mut event, "type", "reject".into());
+        assert_eq!(write(&event), r#"{"type":"reject","id":1,"source":"user"}"#);
+        let mut not_an_object = Value::from("text");
+        set(&mut not_an_object, "key", Value::Null);
+        assert_eq!(not_an_object, Value::from("text"));
+    }
 
     /// Both readers agree: the same value (the same number kind and bits) or both refuse.
     fn agree(text: &str) {
