@@ -77,6 +77,15 @@ async fn t2_missing_required_disables_accept_and_marks_the_field_invalid_after_l
     type_into(&city, "Lisbon");
     assert!(!accept.has_attribute("disabled"));
     assert_eq!(city.get_attribute("aria-invalid"), None);
+    assert_eq!(error.text_content().as_deref(), Some(""));
+    // And back: the view writes only what changed, so each change must still reach the DOM.
+    type_into(&city, "");
+    assert!(
+        accept.has_attribute("disabled"),
+        "empty again: accept is disabled again"
+    );
+    assert_eq!(city.get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert_eq!(error.text_content().as_deref(), Some("Required"));
     element.remove();
 }
 
