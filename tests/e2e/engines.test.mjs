@@ -110,12 +110,15 @@ async function contractSmoke(s) {
   ]);
   assert.equal(outcome.after.open, false, 'the dialog closed');
 
-  // T4: reject.
+  // T4: reject, with a reason typed into the box its button shows.
   await s.call('elicit', envelope('t4'));
+  const reasonBox = await s.call('openReason');
+  assert.deepEqual(reasonBox, { before: false, after: true, expanded: 'true' }, 'the reason box starts hidden and its button shows it');
+  await s.type('Not now');
   await s.call('click', 'reject');
   outcome = await s.call('settle');
   assert.deepEqual(outcome.result, { action: 'decline' });
-  assert.deepEqual(outcome.events.map((e) => [e.type, e.detail.reply.type, e.detail.reply.id]), [['reject', 'elicitation/reject', 't4']]);
+  assert.deepEqual(outcome.events.map((e) => [e.type, e.detail.reply.type, e.detail.reply.id, e.detail.reason]), [['reject', 'elicitation/reject', 't4', 'Not now']]);
 
   // T5: Esc cancels.
   state = await s.call('elicit', envelope('t5'));

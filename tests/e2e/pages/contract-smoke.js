@@ -89,6 +89,18 @@ window.smoke = {
     await new Promise((ok) => setTimeout(ok, 0));
     return state();
   },
+  /** Opens the optional reject reason by its button, then focuses its textarea for typing. */
+  async openReason() {
+    const box = root().querySelector('[part~=reason]');
+    const toggle = box.querySelector('button');
+    const area = box.querySelector('textarea');
+    const before = area.getClientRects().length > 0;
+    toggle.click();
+    await new Promise((ok) => setTimeout(ok, 0));
+    const after = area.getClientRects().length > 0;
+    area.focus();
+    return { before, after, expanded: toggle.getAttribute('aria-expanded') };
+  },
   /** The outcome of the last elicit(): its promise and every event the element fired for it. */
   async settle() {
     const timeout = new Promise((ok) => setTimeout(() => ok({ error: { name: 'SmokeTimeout', message: 'elicit() did not settle in 5 s' } }), 5000));
