@@ -143,6 +143,12 @@ fn button(document: &Document, part: &str, label: &str) -> Element {
     element
 }
 
+/// A field's control id. Its other nodes add a suffix: `-e` the error, `-d` the description,
+/// `-h` a hint, `-l` a group's legend, `-o{n}` an option.
+fn field_id(index: usize) -> String {
+    format!("kme-f{index}")
+}
+
 /// One rendered field: where its value lives and where its error shows.
 pub struct FieldView {
     pub index: usize,
@@ -288,7 +294,7 @@ impl FormBuilder<'_> {
 
     fn field(&mut self, index: usize, field: &Field, input: &Input, dirty: bool) -> Element {
         let document = self.document;
-        let id = format!("kme-f{index}");
+        let id = field_id(index);
         let wrapper = create_part(document, "div", "field", None);
         set_attr(&wrapper, "data-field", &field.key());
         // Its id is given when it first shows a message, the only time anything points at it.
@@ -617,7 +623,7 @@ pub fn show_problem(view: &FieldView, message: Option<&str>) {
     view.error.set_text_content(message);
     let mut described = view.described_by.clone();
     if message.is_some() {
-        let error_id = format!("kme-f{}-e", view.index);
+        let error_id = format!("{}-e", field_id(view.index));
         set_attr(&view.error, "id", &error_id);
         set_attr(&view.control, "aria-invalid", "true");
         if !described.is_empty() {

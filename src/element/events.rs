@@ -78,10 +78,12 @@ impl Inner {
                 if button.has_attribute("disabled") {
                     return;
                 }
-                if button.id() == "kme-reason-toggle" {
-                    if let Some(view) = &self.view {
-                        render::set_reason_open(&view.chrome, !render::reason_open(&view.chrome));
-                    }
+                if let Some(view) = self
+                    .view
+                    .as_ref()
+                    .filter(|view| view.chrome.reason_toggle == button)
+                {
+                    render::set_reason_open(&view.chrome, !render::reason_open(&view.chrome));
                     return;
                 }
                 let part = button.get_attribute("part").unwrap_or_default();
