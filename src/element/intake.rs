@@ -1,10 +1,7 @@
 //! A new `elicit()`: the request parsed by the core, its options read, and the elicitation admitted
 //! to the session (or refused with -32602 and an `invalid` event, opening nothing).
 
-use js_sys::Reflect;
 use serde_json::Value;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use super::calls::run_weak;
@@ -21,28 +18,11 @@ use crate::request::{parse_request_text, Mode, ParseOptions, Request};
 use crate::scope::Scope;
 use crate::session::{Admit, Change, Ticket};
 
-/// The second argument of `elicit()`, read once before the call runs.
+/// The second argument of `elicit()`, read by the shim before the call runs.
 pub(super) struct ElicitOptions {
     pub signal: Option<AbortSignal>,
     pub timeout_ms: Option<f64>,
     pub server_name: Option<String>,
-}
-
-impl ElicitOptions {
-    pub fn read(options: &JsValue) -> ElicitOptions {
-        let get = |name: &str| {
-            if options.is_object() {
-                Reflect::get(options, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
-            } else {
-                JsValue::UNDEFINED
-            }
-        };
-        ElicitOptions {
-            signal: get("signal").dyn_into::<AbortSignal>().ok(),
-            timeout_ms: get("timeoutMs").as_f64(),
-            server_name: get("serverName").as_string(),
-        }
-    }
 }
 
 impl Inner {

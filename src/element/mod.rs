@@ -24,11 +24,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo_timers::callback::Timeout;
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
+use web_sys::{AbortSignal, HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
 
 use crate::dom::listener::{Listener, Listeners};
 use crate::dom::render::{Chrome, FormView};
@@ -57,6 +56,8 @@ extern "C" {
     fn abort_error() -> JsValue;
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
+    #[wasm_bindgen(js_name = languageCandidates)]
+    fn language_candidates(element: &HtmlElement) -> String;
 }
 
 thread_local! {
@@ -246,17 +247,25 @@ impl Controller {
     }
 
     /// `elicit(request, options)`; `text` is the request as JSON (`null` when it was not JSON).
-    pub fn elicit(&self, text: Option<String>, options: JsValue) -> Promise {
-        let mut resolvers: Option<(Function, Function)> = None;
-        let promise = Promise::new(&mut |resolve, reject| resolvers = Some((resolve, reject)));
-        if let Some((resolve, reject)) = resolvers {
-            // The options are read now, outside the state borrow: their getters are page code.
-            let options = intake::ElicitOptions::read(&options);
-            let resolver = Resolver { resolve, reject };
-            self.shared
-                .run(move |inner, fx| inner.elicit(fx, text, options, resolver));
-        }
-        promise
+    /// The shim's promise settles through `resolve` / `reject`; the options come read and typed
+    /// (`readOptions` in src/js/define.js).
+    pub fn elicit(
+        &self,
+        text: Option<String>,
+        resolve: Function,
+        reject: Function,
+        signal: Option<AbortSignal>,
+        timeout_ms: Option<f64>,
+        server_name: Option<String>,
+    ) {
+        let options = intake::ElicitOptions {
+            signal,
+            timeout_ms,
+            server_name,
+        };
+        let resolver = Resolver { resolve, reject };
+        self.shared
+            .run(move |inner, fx| inner.elicit(fx, text, options, resolver));
     }
 
     /// `complete(elicitationId)`: the server finished a URL-mode elicitation. Whether it was
@@ -328,26 +337,9 @@ impl Inner {
 
 impl Inner {
     /// `lang` on the element, else the nearest ancestor's, else `navigator.languages`, else en-US.
+    /// The shim reads them in one call (`languageCandidates`), one per line.
     fn locale(&self) -> crate::i18n::Locale {
-        let mut candidates: Vec<String> = Vec::new();
-        if let Ok(Some(nearest)) = self.host.closest("[lang]") {
-            if let Some(lang) = nearest
-                .get_attribute("lang")
-                .filter(|lang| !lang.is_empty())
-            {
-                candidates.push(lang);
-            }
-        }
-        // Read through Reflect: a page may replace the getter, and an exception thrown here
-        // would leave the state borrowed forever.
-        let languages = web_sys::window()
-            .and_then(|window| js_sys::Reflect::get(&window.navigator(), &"languages".into()).ok())
-            .and_then(|languages| languages.dyn_into::<js_sys::Array>().ok());
-        for language in languages.iter().flat_map(js_sys::Array::iter) {
-            if let Some(language) = language.as_string() {
-                candidates.push(language);
-            }
-        }
-        crate::i18n::Locale::negotiate(candidates.iter().map(String::as_str))
+        let candidates = language_candidates(&self.host);
+        crate::i18n::Locale::negotiate(candidates.lines().filter(|tag| !tag.is_empty()))
     }
 }

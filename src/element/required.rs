@@ -3,7 +3,7 @@
 //! another, each with the full URL-mode consent and policy; the promise resolves `{ retry: true }`
 //! once all completed, or `{ retry: false, action, elicitationId }` as soon as one ends otherwise.
 
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
@@ -32,18 +32,25 @@ pub(super) struct Flow {
 #[wasm_bindgen]
 impl Controller {
     /// `elicitRequired(error, options)`; `text` is the error as JSON (`null` when it was not JSON).
+    /// Settles and takes its options like `elicit`.
     #[wasm_bindgen(js_name = elicitRequired)]
-    pub fn elicit_required(&self, text: Option<String>, options: JsValue) -> Promise {
-        let mut resolvers: Option<(Function, Function)> = None;
-        let promise = Promise::new(&mut |resolve, reject| resolvers = Some((resolve, reject)));
-        if let Some((resolve, reject)) = resolvers {
-            // Read now, outside the state borrow: the options' getters are page code.
-            let options = ElicitOptions::read(&options);
-            let resolver = Resolver { resolve, reject };
-            self.shared
-                .run(move |inner, fx| inner.elicit_required(fx, text, options, resolver));
-        }
-        promise
+    pub fn elicit_required(
+        &self,
+        text: Option<String>,
+        resolve: Function,
+        reject: Function,
+        signal: Option<AbortSignal>,
+        timeout_ms: Option<f64>,
+        server_name: Option<String>,
+    ) {
+        let options = ElicitOptions {
+            signal,
+            timeout_ms,
+            server_name,
+        };
+        let resolver = Resolver { resolve, reject };
+        self.shared
+            .run(move |inner, fx| inner.elicit_required(fx, text, options, resolver));
     }
 }
 

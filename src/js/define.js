@@ -31,6 +31,46 @@ function requestText(request) {
   }
 }
 
+/**
+ * The element's language tags, best first, one per line: the nearest `lang` (the element's own or
+ * an ancestor's), then `navigator.languages`. The core picks the locale; this only reads the page,
+ * in one call. A page that replaced the getter with one that throws gets the rest.
+ */
+export function languageCandidates(element) {
+  const tags = [];
+  const nearest = element.closest("[lang]")?.getAttribute("lang");
+  if (nearest) tags.push(nearest);
+  try {
+    const languages = navigator.languages;
+    if (Array.isArray(languages)) for (const tag of languages) if (typeof tag === "string") tags.push(tag);
+  } catch {}
+  return tags.join("\n");
+}
+
+/**
+ * The options of `elicit()` / `elicitRequired()` as the core takes them: `[signal, timeoutMs,
+ * serverName]`, each `undefined` unless it has the right type. Read here, in one step, because the
+ * getters are page code: one that throws counts as absent.
+ */
+function readOptions(options) {
+  if (options === null || typeof options !== "object") return [undefined, undefined, undefined];
+  const read = (name) => {
+    try {
+      return options[name];
+    } catch {
+      return undefined;
+    }
+  };
+  const signal = read("signal");
+  const timeoutMs = read("timeoutMs");
+  const serverName = read("serverName");
+  return [
+    signal instanceof AbortSignal ? signal : undefined,
+    typeof timeoutMs === "number" ? timeoutMs : undefined,
+    typeof serverName === "string" ? serverName : undefined,
+  ];
+}
+
 // Panic containment. The core is built with panic=abort: a panic runs the Rust panic hook, which
 // calls reportPanic() below, and then the wasm traps (a WebAssembly.RuntimeError thrown out of
 // whatever call was running). After that the core's memory cannot be trusted, so the shim stops
@@ -146,12 +186,14 @@ export function defineElement(tag, createController) {
       if (old !== value) guarded(() => this.#core.attributeChanged(name), () => {});
     }
     elicit(request, options = {}) {
-      return this.#call((text) => this.#core.elicit(text, options ?? {}), request, null);
+      return this.#call((text, done, failed) => this.#core.elicit(text, done, failed, ...readOptions(options)), request, null);
     }
     /** URLElicitationRequiredError (-32042): the error response, its error object, the SDK's error, or its data. */
     elicitRequired(error, options = {}) {
-      return this.#call((text) => this.#core.elicitRequired(text, options ?? {}), error, NO_RETRY);
+      return this.#call((text, done, failed) => this.#core.elicitRequired(text, done, failed, ...readOptions(options)), error, NO_RETRY);
     }
+    // The core settles the call through `done` / `failed`, exactly once; a trap settles it through
+    // contain() instead (both go through `outstanding`, so only the first counts).
     #call(run, input, crashedResult) {
       if (crashed !== null || this.#core === null) return Promise.reject(crashError());
       const text = requestText(input);
@@ -160,12 +202,11 @@ export function defineElement(tag, createController) {
         record = { element: this, text, resolve, reject, crashed: crashedResult };
       });
       outstanding.add(record);
-      const inner = guarded(() => run(text), () => null);
-      if (inner === null) return settled; // the core failed inside this call: already cancelled
-      inner.then(
+      guarded(() => run(
+        text,
         (result) => { if (outstanding.delete(record)) record.resolve(result); },
         (error) => { if (outstanding.delete(record)) record.reject(error); },
-      );
+      ), () => null);
       return settled;
     }
     complete(elicitationId) { return guarded(() => this.#core.complete(String(elicitationId)), () => false); }
