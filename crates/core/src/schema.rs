@@ -587,16 +587,17 @@ fn select_options(
             .ok_or_else(|| ElicitationError::invalid(&list_path, "must be an array"))?;
         let mut options = Vec::with_capacity(list.len());
         for (index, entry) in list.iter().enumerate() {
-            let entry_path = format!("{list_path}[{index}]");
+            // Paths are built only for an error: a valid list needs none.
+            let entry_path = |key| child_path(&format!("{list_path}[{index}]"), key);
             let value = entry.get("const").and_then(Value::as_str).ok_or_else(|| {
-                ElicitationError::invalid(&child_path(&entry_path, "const"), "must be a string")
+                ElicitationError::invalid(&entry_path("const"), "must be a string")
             })?;
             let label = match entry.get("title") {
                 None => value.to_string(),
                 Some(Value::String(title)) => title.clone(),
                 Some(_) => {
                     return Err(ElicitationError::invalid(
-                        &child_path(&entry_path, "title"),
+                        &entry_path("title"),
                         "must be a string",
                     ))
                 }
@@ -619,8 +620,11 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
         return Err(ElicitationError::invalid(path, "must not be empty"));
     }
     for (index, option) in options.iter().enumerate() {
-        check_text(&option.value, &format!("{path}[{index}]"))?;
-        check_text(&option.label, &format!("{path}[{index}]"))?;
+        for text in [&option.value, &option.label] {
+            if exceeds_text_limit(text) {
+                check_text(text, &format!("{path}[{index}]"))?;
+            }
+        }
     }
     if options.len() > MAX_OPTIONS {
         return Err(ElicitationError::invalid(
@@ -655,13 +659,13 @@ fn required_names(
         .ok_or_else(|| ElicitationError::invalid(&required_path, "must be an array of strings"))?;
     let mut names = Vec::with_capacity(list.len());
     for (index, name) in list.iter().enumerate() {
-        let entry_path = format!("{required_path}[{index}]");
+        let entry_path = || format!("{required_path}[{index}]");
         let name = name
             .as_str()
-            .ok_or_else(|| ElicitationError::invalid(&entry_path, "must be a string"))?;
+            .ok_or_else(|| ElicitationError::invalid(&entry_path(), "must be a string"))?;
         if !properties.contains_key(name) {
             return Err(ElicitationError::invalid(
-                &entry_path,
+                &entry_path(),
                 format!(
                     "names {} which is not a property",
                     crate::json::write(&Value::from(name))
@@ -749,7 +753,7 @@ fn field_default(
         }
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                if let Value::String(text) = item {
+                if let Some(text) = item.as_str().filter(|text| exceeds_text_limit(text)) {
                     check_text(text, &format!("{default_path}[{index}]"))?;
                 }
             }
