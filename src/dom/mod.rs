@@ -8,14 +8,19 @@ pub mod style;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement};
 
-/// The page's document. The element only runs in a window, where one always exists.
-pub fn document() -> Document {
-    web_sys::window()
+thread_local! {
+    /// A page's document never changes, so it is looked up once, not on every open.
+    static DOCUMENT: Document = web_sys::window()
         .and_then(|window| window.document())
         // Only reachable outside a window (a worker), where the element cannot exist anyway.
         .unwrap_or_else(|| {
             wasm_bindgen::throw_str("koder-mcp-elicitation needs a browser document")
-        })
+        });
+}
+
+/// The page's document. The element only runs in a window, where one always exists.
+pub fn document() -> Document {
+    DOCUMENT.with(Document::clone)
 }
 
 /// Creates an element; element names here are our own constants, so creation cannot fail in a

@@ -29,11 +29,7 @@ impl Inner {
                 inner.on_event(fx, ticket, &kind, &event)
             });
         });
-        for kind in [
-            "input", "change", "focusout", "click", "keydown", "cancel", "close",
-        ] {
-            listeners.on(dialog, kind);
-        }
+        listeners.on(dialog, "input change focusout click keydown cancel close");
         // `focus` does not bubble: only the sentinel's own reaches this callback.
         listeners.on(&chrome.sentinel, "focus");
         if let Body::Form(view) = body {

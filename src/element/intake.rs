@@ -68,7 +68,7 @@ impl Inner {
     pub(super) fn parse_options(&mut self) -> ParseOptions {
         self.local_ids += 1;
         ParseOptions {
-            strict: self.host.has_attribute("strict"),
+            strict: self.attr("strict").is_some(),
             local_id: format!("local-{}", self.local_ids),
         }
     }

@@ -9,6 +9,7 @@
 //! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
 //! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
+mod attributes;
 mod calls;
 mod effects;
 mod events;
@@ -157,6 +158,8 @@ struct View {
 /// The element's state. Only ever touched under the borrow `calls` takes.
 struct Inner {
     host: HtmlElement,
+    /// The host's attributes, shared with the `Controller` that records their changes.
+    attributes: Rc<attributes::HostAttributes>,
     shadow: ShadowRoot,
     shared: std::rc::Weak<Shared>,
     session: ElementSession,
@@ -177,6 +180,7 @@ struct Inner {
 #[wasm_bindgen]
 pub struct Controller {
     shared: Rc<Shared>,
+    attributes: Rc<attributes::HostAttributes>,
 }
 
 #[wasm_bindgen]
@@ -188,9 +192,11 @@ impl Controller {
             .or_else(|_| host.shadow_root().ok_or(JsValue::NULL))
             .unwrap_or_else(|_| wasm_bindgen::throw_str("cannot attach a shadow root"));
         crate::dom::style::adopt(&shadow);
+        let attributes = Rc::new(attributes::HostAttributes::default());
         let shared = Rc::new_cyclic(|weak| {
             Shared::new(Inner {
                 host,
+                attributes: attributes.clone(),
                 shadow,
                 shared: weak.clone(),
                 session: Session::default(),
@@ -207,7 +213,7 @@ impl Controller {
             })
         });
         platform::register_live(&shared);
-        Controller { shared }
+        Controller { shared, attributes }
     }
 
     /// `connectedCallback`.
@@ -229,9 +235,10 @@ impl Controller {
         })
     }
 
-    /// `attributeChangedCallback`.
+    /// `attributeChangedCallback`, with the attribute's new value (`null`: removed).
     #[wasm_bindgen(js_name = attributeChanged)]
-    pub fn attribute_changed(&self, name: String) {
+    pub fn attribute_changed(&self, name: String, value: Option<String>) {
+        self.attributes.set(&name, value);
         self.shared.run(move |inner, fx| match name.as_str() {
             "user-id" | "workspace-id" | "conversation-id" => {
                 let tenant = inner.read_tenant();
@@ -317,7 +324,7 @@ impl Inner {
     }
 
     fn attr(&self, name: &str) -> Option<String> {
-        self.host.get_attribute(name)
+        self.attributes.get(name)
     }
 
     fn read_tenant(&self) -> Tenant {

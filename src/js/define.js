@@ -183,7 +183,7 @@ export function defineElement(tag, createController) {
     connectedCallback() { guarded(() => this.#core.connected(), () => {}); }
     disconnectedCallback() { guarded(() => this.#core.disconnected(), () => {}); }
     attributeChangedCallback(name, old, value) {
-      if (old !== value) guarded(() => this.#core.attributeChanged(name), () => {});
+      if (old !== value) guarded(() => this.#core.attributeChanged(name, value), () => {});
     }
     elicit(request, options = {}) {
       return this.#call((text, done, failed) => this.#core.elicit(text, done, failed, ...readOptions(options)), request, null);
