@@ -41,11 +41,6 @@ pub fn child_path(parent: &str, key: &str) -> String {
     if parent.is_empty() {
         key.to_string()
     } else {
-        // Built by hand: this runs for every schema keyword, and `format!` is slower.
-        let mut path = String::with_capacity(parent.len() + 1 + key.len());
-        path.push_str(parent);
-        path.push('.');
-        path.push_str(key);
-        path
+        format!("{parent}.{key}")
     }
 }
