@@ -137,6 +137,38 @@ impl Drop for LanguagesGetter {
     }
 }
 
+/// `EventTarget.prototype.addEventListener` and `removeEventListener` replaced by methods that
+/// throw, as a buggy page's might; restored on drop.
+struct ThrowingListenerMethods {
+    prototype: Object,
+    saved: Vec<(&'static str, JsValue)>,
+}
+
+impl ThrowingListenerMethods {
+    fn install() -> ThrowingListenerMethods {
+        let global = js_sys::global();
+        let target = Reflect::get(&global, &"EventTarget".into()).unwrap();
+        let prototype: Object = Reflect::get(&target, &"prototype".into())
+            .unwrap()
+            .unchecked_into();
+        let mut saved = Vec::new();
+        for name in ["addEventListener", "removeEventListener"] {
+            saved.push((name, Reflect::get(&prototype, &name.into()).unwrap()));
+            let throwing = js_sys::Function::new_no_args("throw new Error('page bug')");
+            Reflect::set(&prototype, &name.into(), &throwing).unwrap();
+        }
+        ThrowingListenerMethods { prototype, saved }
+    }
+}
+
+impl Drop for ThrowingListenerMethods {
+    fn drop(&mut self) {
+        for (name, method) in &self.saved {
+            Reflect::set(&self.prototype, &(*name).into(), method).unwrap();
+        }
+    }
+}
+
 /// Awaits a promise, failing the test if it does not settle within a second.
 async fn settled(promise: Promise) -> Result<Value, Value> {
     let timeout = Promise::new(&mut |_, reject| {
@@ -448,6 +480,28 @@ async fn a_page_getter_that_throws_while_the_element_is_busy_breaks_nothing() {
     assert_eq!(property(&element, "open"), JsValue::TRUE);
     call(&element, "cancel", &[]);
     assert_eq!(settled(next).await, Err(json!("AbortError")));
+    element.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_page_whose_add_event_listener_throws_still_gets_dialogs_that_open_and_settle() {
+    let element = element(&[]);
+    let methods = ThrowingListenerMethods::install();
+    let pending = elicit(&element, WEATHER_ENVELOPE);
+    tick(0).await;
+    assert_eq!(property(&element, "open"), JsValue::TRUE);
+    // Closing drops the dialog's listeners: removeEventListener throws too.
+    call(&element, "cancel", &[]);
+    let first = settled(pending).await;
+    let next = elicit(&element, WEATHER_PARAMS);
+    tick(0).await;
+    let next_open = property(&element, "open");
+    call(&element, "cancel", &[]);
+    let second = settled(next).await;
+    drop(methods);
+    assert_eq!(first, Err(json!("AbortError")));
+    assert_eq!(next_open, JsValue::TRUE);
+    assert_eq!(second, Err(json!("AbortError")));
     element.remove();
 }
 
