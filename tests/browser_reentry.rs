@@ -465,21 +465,32 @@ async fn removing_the_element_while_it_is_busy_settles_everything() {
     assert_eq!(property(&element, "open"), JsValue::FALSE);
 }
 
+/// Opens an envelope and cancels it, then bare params the same way: whether each dialog was open
+/// and how each call settled. A test checks them after undoing its page patch.
+async fn open_and_cancel_twice(element: &HtmlElement) -> Vec<(JsValue, Result<Value, Value>)> {
+    let mut seen = Vec::new();
+    for request in [WEATHER_ENVELOPE, WEATHER_PARAMS] {
+        let pending = elicit(element, request);
+        tick(0).await;
+        let open = property(element, "open");
+        call(element, "cancel", &[]);
+        seen.push((open, settled(pending).await));
+    }
+    seen
+}
+
+/// What `open_and_cancel_twice` sees from an element that works.
+fn opened_and_cancelled_twice() -> Vec<(JsValue, Result<Value, Value>)> {
+    vec![(JsValue::TRUE, Err(json!("AbortError"))); 2]
+}
+
 #[wasm_bindgen_test]
 async fn a_page_getter_that_throws_while_the_element_is_busy_breaks_nothing() {
     let element = element(&[]);
-    let _languages = LanguagesGetter::throwing();
-    let pending = elicit(&element, WEATHER_ENVELOPE);
-    tick(0).await;
-    assert_eq!(property(&element, "open"), JsValue::TRUE);
-    call(&element, "cancel", &[]);
-    assert_eq!(settled(pending).await, Err(json!("AbortError")));
-    // The element still answers afterwards.
-    let next = elicit(&element, WEATHER_PARAMS);
-    tick(0).await;
-    assert_eq!(property(&element, "open"), JsValue::TRUE);
-    call(&element, "cancel", &[]);
-    assert_eq!(settled(next).await, Err(json!("AbortError")));
+    let languages = LanguagesGetter::throwing();
+    let seen = open_and_cancel_twice(&element).await;
+    drop(languages);
+    assert_eq!(seen, opened_and_cancelled_twice());
     element.remove();
 }
 
@@ -487,21 +498,10 @@ async fn a_page_getter_that_throws_while_the_element_is_busy_breaks_nothing() {
 async fn a_page_whose_add_event_listener_throws_still_gets_dialogs_that_open_and_settle() {
     let element = element(&[]);
     let methods = ThrowingListenerMethods::install();
-    let pending = elicit(&element, WEATHER_ENVELOPE);
-    tick(0).await;
-    assert_eq!(property(&element, "open"), JsValue::TRUE);
-    // Closing drops the dialog's listeners: removeEventListener throws too.
-    call(&element, "cancel", &[]);
-    let first = settled(pending).await;
-    let next = elicit(&element, WEATHER_PARAMS);
-    tick(0).await;
-    let next_open = property(&element, "open");
-    call(&element, "cancel", &[]);
-    let second = settled(next).await;
+    // Closing drops each dialog's listeners, so removeEventListener throws too.
+    let seen = open_and_cancel_twice(&element).await;
     drop(methods);
-    assert_eq!(first, Err(json!("AbortError")));
-    assert_eq!(next_open, JsValue::TRUE);
-    assert_eq!(second, Err(json!("AbortError")));
+    assert_eq!(seen, opened_and_cancelled_twice());
     element.remove();
 }
 
