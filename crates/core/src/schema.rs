@@ -193,11 +193,12 @@ struct Compiler {
     defaults_work: usize,
 }
 
-/// A server string shown as text: refused past [`MAX_TEXT_CHARS`].
-fn check_text(text: &str, path: &str) -> Result<(), ElicitationError> {
+/// A server string shown as text: refused past [`MAX_TEXT_CHARS`]. `path` is built only for
+/// the error, since a valid schema needs none.
+fn check_text(text: &str, path: &dyn Fn() -> String) -> Result<(), ElicitationError> {
     if exceeds_text_limit(text) {
         return Err(ElicitationError::invalid(
-            path,
+            &path(),
             format!("is longer than {MAX_TEXT_CHARS} characters"),
         ));
     }
@@ -621,9 +622,7 @@ fn check_options(options: &[Choice], path: &str) -> Result<(), ElicitationError>
     }
     for (index, option) in options.iter().enumerate() {
         for text in [&option.value, &option.label] {
-            if exceeds_text_limit(text) {
-                check_text(text, &format!("{path}[{index}]"))?;
-            }
+            check_text(text, &|| format!("{path}[{index}]"))?;
         }
     }
     if options.len() > MAX_OPTIONS {
@@ -685,7 +684,7 @@ fn optional_string(
     match object.get(key) {
         None => Ok(None),
         Some(Value::String(text)) => {
-            check_text(text, &child_path(path, key))?;
+            check_text(text, &|| child_path(path, key))?;
             Ok(Some(text.clone()))
         }
         Some(_) => Err(ElicitationError::invalid(
@@ -744,7 +743,7 @@ fn field_default(
         ));
     }
     match &coerced {
-        Value::String(text) => check_text(text, &default_path)?,
+        Value::String(text) => check_text(text, &|| default_path.clone())?,
         Value::Array(items) if items.len() > MAX_OPTIONS => {
             return Err(ElicitationError::invalid(
                 &default_path,
@@ -753,8 +752,8 @@ fn field_default(
         }
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                if let Some(text) = item.as_str().filter(|text| exceeds_text_limit(text)) {
-                    check_text(text, &format!("{default_path}[{index}]"))?;
+                if let Value::String(text) = item {
+                    check_text(text, &|| format!("{default_path}[{index}]"))?;
                 }
             }
         }
