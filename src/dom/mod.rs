@@ -1,9 +1,11 @@
 //! The thin browser layer: builds DOM from the pure state and forwards user actions. No business
 //! rule lives here.
 
+pub mod form_view;
+pub mod frame;
 pub mod listener;
-pub mod render;
 pub mod style;
+pub mod url_view;
 
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement};
@@ -70,5 +72,15 @@ pub fn append(parent: &Element, child: &Element) {
 pub fn focus(element: &Element) {
     if let Some(element) = element.dyn_ref::<HtmlElement>() {
         let _ = element.focus();
+    }
+}
+
+/// Fills a new textarea; one left empty needs no call.
+pub fn set_textarea_value(element: &Element, value: &str) {
+    if value.is_empty() {
+        return;
+    }
+    if let Some(area) = element.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        area.set_value(value);
     }
 }

@@ -10,8 +10,9 @@ use super::calls::run_weak;
 use super::effects::Effects;
 use super::platform::local_offset_minutes;
 use super::{Body, Inner};
+use crate::dom::form_view;
+use crate::dom::frame::{self, Chrome};
 use crate::dom::listener::Listeners;
-use crate::dom::render::{self, Chrome};
 use crate::dom::{append, document};
 use crate::form::Input;
 use crate::reply::{CancelSource, Ending};
@@ -79,7 +80,7 @@ impl Inner {
                     .as_ref()
                     .filter(|view| view.chrome.reason_toggle == button)
                 {
-                    render::set_reason_open(&view.chrome, !render::reason_open(&view.chrome));
+                    frame::set_reason_open(&view.chrome, !frame::reason_open(&view.chrome));
                     return;
                 }
                 let part = button.get_attribute("part").unwrap_or_default();
@@ -288,7 +289,7 @@ impl Inner {
                 {
                     append(
                         list,
-                        &render::tag_item(&document(), view.locale, index, &tag),
+                        &form_view::tag_item(&document(), view.locale, index, &tag),
                     );
                 }
             }

@@ -7,7 +7,7 @@ use web_sys::{Element, HtmlElement, HtmlInputElement, KeyboardEvent};
 use super::effects::Effects;
 use super::Inner;
 use crate::dom::document;
-use crate::dom::render::FieldView;
+use crate::dom::form_view::FieldView;
 
 impl Inner {
     /// Tab and Shift+Tab wrap inside the dialog.

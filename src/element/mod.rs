@@ -30,8 +30,9 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
 
+use crate::dom::form_view::FormView;
+use crate::dom::frame::Chrome;
 use crate::dom::listener::{Listener, Listeners};
-use crate::dom::render::{Chrome, FormView};
 use crate::error::ElicitationError;
 use crate::form::FormState;
 use crate::policy::{Announcements, PollBackoff};

@@ -8,8 +8,9 @@ use super::effects::Effects;
 use super::focus::{deep_active_element, field_focus_target};
 use super::platform::{browser_url_parts, local_date_time, now};
 use super::{Body, Inner, View};
-use crate::dom::render::{self, Heading};
+use crate::dom::frame::{self, Heading};
 use crate::dom::{self, append, create, document, set_attr, set_hidden};
+use crate::dom::{form_view, url_view};
 use crate::i18n::{plain, text, Arg};
 use crate::policy::next_wake;
 use crate::request::Mode;
@@ -51,7 +52,7 @@ impl Inner {
             let mut kept_reason = None;
             if let Some(old) = self.view.take() {
                 if showing.is_some_and(|(ticket, _)| ticket == old.ticket) {
-                    kept_reason = Some(render::reason_state(&old.chrome));
+                    kept_reason = Some(frame::reason_state(&old.chrome));
                 }
                 fx.close.push(old.chrome.dialog.clone());
             }
@@ -62,7 +63,7 @@ impl Inner {
                     }
                     if let Some(view) = self.render(fx, ticket, waiting, focused_index) {
                         if let Some(kept) = &kept_reason {
-                            render::restore_reason(&view.chrome, kept);
+                            frame::restore_reason(&view.chrome, kept);
                         }
                         fx.show = Some(view.chrome.dialog.clone());
                         self.view = Some(view);
@@ -175,7 +176,7 @@ impl Inner {
             title: request.title.as_deref().unwrap_or(&default_title),
             message: &request.message,
         };
-        let chrome = render::chrome(&document, locale, &heading);
+        let chrome = frame::chrome(&document, locale, &heading);
         let mut url_href = None;
         let mut announce_later = None;
         let body = match (&request.mode, waiting) {
@@ -216,7 +217,7 @@ impl Inner {
                     .as_ref()
                     .map_or(url.url.as_str(), |parts| parts.href.as_str())
                     .to_string();
-                render::url(&document, locale, &chrome, &shown, &verdict);
+                url_view::url(&document, locale, &chrome, &shown, &verdict);
                 if verdict.may_open() {
                     url_href = parts.map(|parts| parts.href);
                 }
@@ -227,8 +228,8 @@ impl Inner {
             (Mode::Form(schema), _) => {
                 let state = entry.data.form.as_ref()?;
                 let view =
-                    render::form(&document, locale, &chrome, schema, state, &local_date_time);
-                render::refresh_form(&view, schema, state, locale);
+                    form_view::form(&document, locale, &chrome, schema, state, &local_date_time);
+                form_view::refresh_form(&view, schema, state, locale);
                 let target = focus_index
                     .and_then(|index| view.fields.get(index))
                     .or_else(|| view.fields.first())
@@ -260,7 +261,7 @@ impl Inner {
         if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
             (&view.body, &entry.data.request.mode, &entry.data.form)
         {
-            render::refresh_form(form_view, schema, state, view.locale);
+            form_view::refresh_form(form_view, schema, state, view.locale);
         }
     }
 
@@ -287,7 +288,7 @@ impl Inner {
                                 .is_some_and(|field| field.path.starts_with(parent))
                     })
             };
-            render::refresh_fields(form_view, schema, state, view.locale, related);
+            form_view::refresh_fields(form_view, schema, state, view.locale, related);
         }
     }
 }

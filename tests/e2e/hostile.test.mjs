@@ -30,7 +30,7 @@ const PAYLOADS = [
 ];
 const ALL = PAYLOADS.join(' | ');
 
-// What the renderer creates (src/dom/render.rs, src/element.rs); anything else came from a payload.
+// What the renderer creates (src/dom/frame.rs, form_view.rs, url_view.rs and src/element/); anything else came from a payload.
 const ALLOWED_TAGS = new Set([
   'STYLE', 'DIALOG', 'HEADER', 'H2', 'P', 'DIV', 'SPAN', 'STRONG', 'FORM', 'FIELDSET', 'LEGEND',
   'LABEL', 'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'UL', 'LI', 'FOOTER',

@@ -1,0 +1,185 @@
+//! The frame every dialog has (header, queue line, body, reason box, actions, countdown, live
+//! region, focus sentinel), built from resolved texts. Server strings go in through `textContent`
+//! or a plain attribute value; nothing here parses markup.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element};
+
+use super::{append, create, create_part, set_attr, set_hidden, set_textarea_value};
+use crate::i18n::{plain, text, Arg, Locale};
+
+/// The parts every dialog has.
+pub struct Chrome {
+    pub dialog: Element,
+    pub queue: Element,
+    pub body: Element,
+    pub countdown: Element,
+    /// Polite live region for announcements (countdown, queue, opening).
+    pub live: Element,
+    pub actions: Element,
+    pub cancel: Element,
+    pub reject: Element,
+    /// The optional reason sent with a reject, inside `reason_box`, shown by `reason_toggle`.
+    pub reason: Element,
+    pub reason_toggle: Element,
+    pub reason_box: Element,
+    /// The first focusable element, before the header: catches a native Shift+Tab out of the
+    /// first stop so the controller can wrap it.
+    pub sentinel: Element,
+}
+
+/// The dialog's static texts, resolved by the caller.
+pub struct Heading<'a> {
+    pub server: &'a str,
+    pub title: &'a str,
+    pub message: &'a str,
+}
+
+/// Builds the frame shared by form and URL mode.
+pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome {
+    let dialog = create_part(document, "dialog", "dialog", None);
+    set_attr(&dialog, "role", "dialog");
+    set_attr(&dialog, "aria-modal", "true");
+    set_attr(&dialog, "aria-labelledby", "kme-title");
+    set_attr(&dialog, "aria-describedby", "kme-message");
+    set_attr(&dialog, "lang", locale.tag());
+
+    let header = create_part(document, "header", "header", None);
+    let from = text(
+        locale,
+        "mcp-elicitation-server-from",
+        &[("server", Arg::Text(heading.server))],
+    );
+    let server = create_part(document, "p", "server", Some(&from));
+    let queue = create_part(document, "p", "queue", None);
+    // A polite live region: a request queued while this one is open is announced ("1 of 3").
+    set_attr(&queue, "role", "status");
+    set_hidden(&queue, true);
+    append(&header, &server);
+    append(&header, &queue);
+
+    let title = create_part(document, "h2", "title", Some(heading.title));
+    set_attr(&title, "id", "kme-title");
+
+    let body = create(document, "div");
+    set_attr(&body, "class", "body");
+    let message = create_part(document, "p", "message", Some(heading.message));
+    set_attr(&message, "id", "kme-message");
+    append(&body, &message);
+
+    let countdown = create_part(document, "p", "countdown", None);
+    set_hidden(&countdown, true);
+    let live = create(document, "div");
+    set_attr(&live, "class", "visually-hidden");
+    set_attr(&live, "aria-live", "polite");
+    set_attr(&live, "role", "status");
+
+    let actions = create_part(document, "footer", "actions", None);
+    let cancel = button(
+        document,
+        "cancel",
+        &plain(locale, "mcp-elicitation-action-cancel"),
+    );
+    let reject = button(
+        document,
+        "reject",
+        &plain(locale, "mcp-elicitation-action-reject"),
+    );
+    append(&actions, &cancel);
+    append(&actions, &reject);
+
+    // A disclosure button over a hidden textarea rather than a `<details>`: the same keyboard and
+    // screen-reader behaviour (a button with `aria-expanded`), and 0.2–0.35 ms less per open, which
+    // a closed `<details>` spends on its own shadow tree and marker.
+    let reason_label = plain(locale, "mcp-elicitation-reason-label");
+    let reason_box = create_part(document, "div", "reason", None);
+    let reason_toggle = create(document, "button");
+    reason_toggle.set_text_content(Some(&reason_label));
+    set_attr(&reason_toggle, "type", "button");
+    set_attr(&reason_toggle, "id", "kme-reason-toggle");
+    set_attr(&reason_toggle, "aria-expanded", "false");
+    set_attr(&reason_toggle, "aria-controls", "kme-reason");
+    let reason = create(document, "textarea");
+    set_attr(&reason, "id", "kme-reason");
+    set_attr(&reason, "rows", "2");
+    set_attr(&reason, "maxlength", "1000");
+    set_attr(&reason, "aria-label", &reason_label);
+    set_hidden(&reason, true);
+    append(&reason_box, &reason_toggle);
+    append(&reason_box, &reason);
+
+    let sentinel = create(document, "span");
+    set_attr(&sentinel, "tabindex", "0");
+    set_attr(&sentinel, "data-sentinel", "");
+    append(&dialog, &sentinel);
+    append(&dialog, &header);
+    append(&dialog, &title);
+    append(&dialog, &body);
+    append(&dialog, &countdown);
+    append(&dialog, &live);
+    append(&dialog, &actions);
+    // The reason box is placed by the mode's body builder, after the form or the URL.
+    Chrome {
+        dialog,
+        queue,
+        body,
+        countdown,
+        live,
+        actions,
+        cancel,
+        reject,
+        reason,
+        reason_toggle,
+        reason_box,
+        sentinel,
+    }
+}
+
+fn button(document: &Document, part: &str, label: &str) -> Element {
+    let element = create_part(document, "button", part, Some(label));
+    set_attr(&element, "type", "button");
+    element
+}
+
+/// What the user did in the reject-reason box: the text typed and whether it is expanded.
+pub struct ReasonState {
+    text: String,
+    open: bool,
+}
+
+/// Reads the reject-reason box, so a rebuilt dialog (language change) can keep it.
+pub fn reason_state(chrome: &Chrome) -> ReasonState {
+    ReasonState {
+        text: chrome
+            .reason
+            .dyn_ref::<web_sys::HtmlTextAreaElement>()
+            .map(web_sys::HtmlTextAreaElement::value)
+            .unwrap_or_default(),
+        open: reason_open(chrome),
+    }
+}
+
+/// Puts back what `reason_state` read.
+pub fn restore_reason(chrome: &Chrome, state: &ReasonState) {
+    set_textarea_value(&chrome.reason, &state.text);
+    set_reason_open(chrome, state.open);
+}
+
+/// Whether the reject-reason textarea is shown.
+pub fn reason_open(chrome: &Chrome) -> bool {
+    chrome
+        .reason_toggle
+        .get_attribute("aria-expanded")
+        .as_deref()
+        == Some("true")
+}
+
+/// Shows or hides the reject-reason textarea, keeping the toggle's `aria-expanded` in step.
+pub fn set_reason_open(chrome: &Chrome, open: bool) {
+    set_attr(
+        &chrome.reason_toggle,
+        "aria-expanded",
+        if open { "true" } else { "false" },
+    );
+    set_hidden(&chrome.reason, !open);
+}

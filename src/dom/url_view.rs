@@ -1,0 +1,86 @@
+//! Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state.
+//! The URL and host go in through `textContent` only.
+
+use web_sys::Document;
+
+use super::frame::Chrome;
+use super::{append, create, create_part, set_attr};
+use crate::i18n::{plain, Locale};
+use crate::url::{BlockReason, UrlVerdict, UrlWarning};
+
+/// Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state.
+pub fn url(
+    document: &Document,
+    locale: Locale,
+    chrome: &Chrome,
+    shown_url: &str,
+    verdict: &UrlVerdict,
+) {
+    let tr = |id: &str| plain(locale, id);
+    let url_box = create(document, "div");
+    set_attr(&url_box, "class", "url-box");
+    let address_label = create(document, "p");
+    set_attr(&address_label, "class", "note");
+    address_label.set_text_content(Some(&tr("mcp-elicitation-url_mode-address")));
+    let address = create_part(document, "p", "url", Some(shown_url));
+    append(&url_box, &address_label);
+    append(&url_box, &address);
+    let host = match verdict {
+        UrlVerdict::Open { host, .. } => Some(host.as_str()),
+        UrlVerdict::Blocked { host, .. } => host.as_deref(),
+    };
+    if let Some(host) = host {
+        let site = create(document, "p");
+        let site_label = create(document, "span");
+        set_attr(&site_label, "class", "note");
+        site_label.set_text_content(Some(&format!("{}: ", tr("mcp-elicitation-url_mode-site"))));
+        let host_text = create_part(document, "strong", "url-host", Some(host));
+        append(&site, &site_label);
+        append(&site, &host_text);
+        append(&url_box, &site);
+    }
+    append(&chrome.body, &url_box);
+
+    let warnings: Vec<String> = match verdict {
+        UrlVerdict::Open { warnings, .. } => warnings
+            .iter()
+            .map(|warning| match warning {
+                UrlWarning::Development => tr("mcp-elicitation-url_mode-warning-development"),
+                UrlWarning::InternationalHost => {
+                    tr("mcp-elicitation-url_mode-warning-international")
+                }
+            })
+            .collect(),
+        UrlVerdict::Blocked { reason, .. } => vec![tr(match reason {
+            BlockReason::Unparsable => "mcp-elicitation-url_mode-blocked-unparsable",
+            BlockReason::Scheme => "mcp-elicitation-url_mode-blocked-scheme",
+            BlockReason::Insecure => "mcp-elicitation-url_mode-blocked-insecure",
+            BlockReason::Credentials => "mcp-elicitation-url_mode-blocked-credentials",
+        })],
+    };
+    for warning in warnings {
+        let paragraph = create_part(document, "p", "warning", Some(&warning));
+        set_attr(&paragraph, "role", "note");
+        append(&chrome.body, &paragraph);
+    }
+    if verdict.may_open() {
+        // "Nothing is loaded until you choose Open page" would be untrue of a blocked address.
+        let status = create(document, "p");
+        set_attr(&status, "class", "note");
+        status.set_text_content(Some(&tr("mcp-elicitation-url_mode-note")));
+        append(&chrome.body, &status);
+    }
+    append(&chrome.body, &chrome.reason_box);
+
+    let open = create_part(
+        document,
+        "button",
+        "open",
+        Some(&tr("mcp-elicitation-url_mode-open")),
+    );
+    set_attr(&open, "type", "button");
+    if !verdict.may_open() {
+        set_attr(&open, "disabled", "");
+    }
+    append(&chrome.actions, &open);
+}
