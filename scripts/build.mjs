@@ -21,6 +21,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { homedir } from 'node:os';
+import { releaseRustEnv, wasmOptArgs } from './release-wasm.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = join(ROOT, 'pkg');
@@ -33,19 +34,6 @@ const NODE_ENTRY_SRC = join(ROOT, 'src', 'element.node.js');
 const NODE_ENTRY_OUT = 'koder-mcp-elicitation.node.js';
 const FRAMEWORK_DTS_DIR = join(ROOT, 'src', 'frameworks');
 
-// Features rustc's wasm32-unknown-unknown target turns on by default (Rust >= 1.82 / LLVM 19+).
-// wasm-opt reads the module's target_features section when present, but wasm-bindgen may drop
-// it, so name them: without these binaryen rejects the module ("Bulk memory operations require
-// bulk memory [--enable-bulk-memory]", nontrapping fptoint, ...).
-const WASM_OPT_FEATURES = [
-  '--enable-bulk-memory',
-  '--enable-bulk-memory-opt',
-  '--enable-nontrapping-float-to-int',
-  '--enable-sign-ext',
-  '--enable-mutable-globals',
-  '--enable-multivalue',
-  '--enable-reference-types',
-];
 
 const args = process.argv.slice(2);
 const dev = args.includes('--dev');
@@ -65,7 +53,7 @@ const fail = (msg) => {
 
 // cargo-installed tools live in ~/.cargo/bin, which a fresh CI shell may not have on PATH.
 const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
-const env = { ...process.env };
+let env = { ...process.env };
 if (!env.PATH.split(':').includes(cargoBin)) env.PATH = `${cargoBin}:${env.PATH}`;
 
 function run(cmd, argv, opts = {}) {
@@ -88,16 +76,8 @@ if (help.includes('--no-pack')) wpArgs.push('--no-pack');
 // We run wasm-opt ourselves (Cargo.toml also sets wasm-opt = false); --no-opt makes sure
 // wasm-pack never tries to download binaryen.
 if (help.includes('--no-opt')) wpArgs.push('--no-opt');
-// Panic messages carry source paths; remap them so the shipped wasm names no build machine's folders.
-if (!dev) {
-  const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
-  const inherited = env.CARGO_ENCODED_RUSTFLAGS
-    ? env.CARGO_ENCODED_RUSTFLAGS.split('\x1f')
-    : (env.RUSTFLAGS || '').split(' ').filter(Boolean);
-  const remap = [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${ROOT}=.`];
-  env.CARGO_ENCODED_RUSTFLAGS = [...inherited, ...remap].join('\x1f');
-  delete env.RUSTFLAGS;
-}
+// Panic messages carry source paths; release builds remap them (scripts/release-wasm.mjs).
+if (!dev) env = releaseRustEnv(env, ROOT);
 rmSync(PKG, { recursive: true, force: true });
 run('wasm-pack', wpArgs);
 
@@ -111,13 +91,8 @@ if (!dev) {
   if (!existsSync(wasmOpt)) fail(`${rel(wasmOpt)} missing: run scripts/bootstrap.sh (npm ci)`);
   const before = statSync(wasm).size;
   const tmp = `${wasm}.opt`;
-  // The npm binaryen ships wasm-opt as a Node script; run it with this Node. --converge repeats
-  // -Oz until it stops shrinking the module (~0.6 KB gzip for a few seconds; -Os and -O3 are larger).
-  // --low-memory-unused lets wasm-opt fold constant offsets into loads and stores (−0.7 KB gzip).
-  // It assumes nothing lives in the first 1 KiB of memory: there rustc puts the bottom of the
-  // 1 MiB shadow stack, which our bounded recursion (JSON 127 levels, schemas and patterns by
-  // limits.rs) stays far above.
-  run(process.execPath, [wasmOpt, wasm, '-o', tmp, '-Oz', '--converge', '--low-memory-unused', ...WASM_OPT_FEATURES, '--strip-debug', '--strip-producers', '--strip-target-features']);
+  // The npm binaryen ships wasm-opt as a Node script; run it with this Node.
+  run(process.execPath, [wasmOpt, ...wasmOptArgs(wasm, tmp)]);
   renameSync(tmp, wasm);
   console.log(`build: wasm-opt -Oz ${before} -> ${statSync(wasm).size} bytes`);
   // Short import names in the wasm and the glue (see shortenImports, 5. below).

@@ -1,0 +1,41 @@
+// How a release wasm module is built, shared by the element's build (scripts/build.mjs) and the
+// size floor (scripts/size-floor.mjs), so the two are measured alike.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// Features rustc's wasm32-unknown-unknown target turns on by default (Rust >= 1.82 / LLVM 19+).
+// wasm-opt reads the module's target_features section when present, but wasm-bindgen may drop
+// it, so name them: without these binaryen rejects the module ("Bulk memory operations require
+// bulk memory [--enable-bulk-memory]", nontrapping fptoint, ...).
+const WASM_OPT_FEATURES = [
+  '--enable-bulk-memory',
+  '--enable-bulk-memory-opt',
+  '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-multivalue',
+  '--enable-reference-types',
+];
+
+// --converge repeats -Oz until it stops shrinking the module (~0.6 KB gzip for a few seconds; -Os
+// and -O3 are larger). --low-memory-unused lets wasm-opt fold constant offsets into loads and stores
+// (−0.7 KB gzip). It assumes nothing lives in the first 1 KiB of memory: there rustc puts the bottom
+// of the 1 MiB shadow stack, which our bounded recursion (JSON 127 levels, schemas and patterns by
+// limits.rs) stays far above.
+export const wasmOptArgs = (input, output) => [
+  input, '-o', output, '-Oz', '--converge', '--low-memory-unused', ...WASM_OPT_FEATURES,
+  '--strip-debug', '--strip-producers', '--strip-target-features',
+];
+
+// Panic messages carry source paths; remap them so the shipped wasm names no build machine's
+// folders. Returns `env` with the remapping added to whatever rustflags it already had.
+export function releaseRustEnv(env, root) {
+  const cargoHome = env.CARGO_HOME || join(homedir(), '.cargo');
+  const inherited = env.CARGO_ENCODED_RUSTFLAGS
+    ? env.CARGO_ENCODED_RUSTFLAGS.split('\x1f')
+    : (env.RUSTFLAGS || '').split(' ').filter(Boolean);
+  const remap = [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${root}=.`];
+  const out = { ...env, CARGO_ENCODED_RUSTFLAGS: [...inherited, ...remap].join('\x1f') };
+  delete out.RUSTFLAGS;
+  return out;
+}
