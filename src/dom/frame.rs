@@ -135,7 +135,8 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     }
 }
 
-fn button(document: &Document, part: &str, label: &str) -> Element {
+/// A `type="button"` button (not a submit) with its part name and label.
+pub fn button(document: &Document, part: &str, label: &str) -> Element {
     let element = create_part(document, "button", part, Some(label));
     set_attr(&element, "type", "button");
     element

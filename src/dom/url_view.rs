@@ -3,7 +3,7 @@
 
 use web_sys::Document;
 
-use super::frame::Chrome;
+use super::frame::{button, Chrome};
 use super::{append, create, create_part, set_attr};
 use crate::i18n::{plain, Locale};
 use crate::url::{BlockReason, UrlVerdict, UrlWarning};
@@ -72,13 +72,7 @@ pub fn url(
     }
     append(&chrome.body, &chrome.reason_box);
 
-    let open = create_part(
-        document,
-        "button",
-        "open",
-        Some(&tr("mcp-elicitation-url_mode-open")),
-    );
-    set_attr(&open, "type", "button");
+    let open = button(document, "open", &tr("mcp-elicitation-url_mode-open"));
     if !verdict.may_open() {
         set_attr(&open, "disabled", "");
     }
