@@ -31,8 +31,8 @@ use crate::limits::{
     MAX_MATCH_STEPS, MAX_PATTERN_CHARS, MAX_PATTERN_NESTING, MAX_PATTERN_PROGRAM,
     MAX_PATTERN_PROPERTY_NAME,
 };
-use std::cell::RefCell;
 use std::fmt;
+use std::sync::Mutex;
 
 /// Matches cheaper than this many steps are not worth remembering.
 const MEMO_MIN_STEPS: usize = 20_000;
@@ -60,15 +60,16 @@ impl fmt::Display for PatternError {
 impl std::error::Error for PatternError {}
 
 /// A compiled pattern; cheap to match against any text in linear time.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Pattern {
     source: String,
     program: Vec<Inst>,
     classes: Vec<Class>,
     /// Every match must start at the beginning of the input (the program opens with `^`).
     anchored: bool,
-    /// The last expensive text matched and its verdict.
-    memo: RefCell<Option<(String, bool)>>,
+    /// The last expensive text matched and its verdict. A `Mutex` (never waited on: `try_lock`)
+    /// so that compiled rules can be shared across threads.
+    memo: Mutex<Option<(String, bool)>>,
 }
 
 impl Pattern {
@@ -111,14 +112,14 @@ impl Pattern {
             program: compiler.program,
             classes: parser.classes,
             anchored,
-            memo: RefCell::new(None),
+            memo: Mutex::new(None),
         })
     }
 
     /// Whether the pattern matches anywhere in `text` (JSON Schema: unanchored search). A match
     /// that would take more than [`MAX_MATCH_STEPS`] steps counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
-        if let Ok(memo) = self.memo.try_borrow() {
+        if let Ok(memo) = self.memo.try_lock() {
             if let Some((memo_text, verdict)) = memo.as_ref() {
                 if memo_text == text {
                     return *verdict;
@@ -127,7 +128,7 @@ impl Pattern {
         }
         let (verdict, steps) = self.run(text);
         if steps >= MEMO_MIN_STEPS {
-            if let Ok(mut memo) = self.memo.try_borrow_mut() {
+            if let Ok(mut memo) = self.memo.try_lock() {
                 *memo = Some((text.to_string(), verdict));
             }
         }

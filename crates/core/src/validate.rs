@@ -18,6 +18,7 @@ use serde_json::{Map, Number, Value};
 use crate::error::{child_path, ElicitationError};
 use crate::format;
 use crate::pattern::Pattern;
+use std::sync::Arc;
 
 /// Keywords this validator understands; the last five are annotations with no effect.
 pub const SUPPORTED_KEYWORDS: &[&str] = &[
@@ -57,11 +58,12 @@ enum Schema {
     Always,
     /// `false`: nothing is valid.
     Never,
-    Keywords(Box<Keywords>),
+    /// Shared: a form's fields keep their property's rules, and cloning them is a count.
+    Keywords(Arc<Keywords>),
 }
 
 /// The keywords of one schema object, already checked.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 struct Keywords {
     types: Option<Vec<JsonType>>,
     properties: Vec<(String, Rules)>,
@@ -426,7 +428,7 @@ fn compile_schema(
         Value::Bool(true) => Schema::Always,
         Value::Bool(false) => Schema::Never,
         Value::Object(map) => {
-            Schema::Keywords(Box::new(compile_keywords(map, path, depth, program)?))
+            Schema::Keywords(Arc::new(compile_keywords(map, path, depth, program)?))
         }
         _ => {
             return Err(ElicitationError::invalid(
