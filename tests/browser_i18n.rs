@@ -432,3 +432,28 @@ async fn registering_the_language_of_an_open_dialog_re_renders_it_keeping_the_ty
     );
     element.remove();
 }
+
+// The parts built ahead while idle are in the language of that moment; a dialog opened after the
+// language changed must be in the new one throughout.
+#[wasm_bindgen_test]
+async fn a_dialog_opened_after_the_language_changed_is_in_the_new_language() {
+    let element = element(&[("lang", "en-US")]);
+    let pending = elicit(&element, WEATHER_PARAMS);
+    assert_eq!(text_of(&element, "button[part~=accept]"), "Submit");
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
+    tick(20).await;
+    element.set_attribute("lang", "pt-BR").unwrap();
+    let pending = elicit(&element, WEATHER_PARAMS);
+    let dialog = find(&element, "dialog").unwrap();
+    assert_eq!(dialog.get_attribute("lang").as_deref(), Some("pt-BR"));
+    assert_eq!(text_of(&element, "button[part~=accept]"), "Enviar");
+    assert_eq!(text_of(&element, "button[part~=cancel]"), "Cancelar");
+    assert_eq!(
+        text_of(&element, ".legend"),
+        "Campos marcados com * são obrigatórios."
+    );
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
+    element.remove();
+}

@@ -521,3 +521,93 @@ async fn t6_polling_backs_off_on_errors_and_still_completes() {
     assert!(times[1] - times[0] >= 180.0, "backs off: {times:?}");
     element.remove();
 }
+
+fn shown_text(element: &web_sys::HtmlElement, selector: &str) -> Option<String> {
+    find(element, selector).and_then(|node| node.text_content())
+}
+
+/// Opens `request` with `server` as the server's name, checks what the dialog shows, and cancels.
+async fn open_check_and_cancel(
+    element: &web_sys::HtmlElement,
+    request: serde_json::Value,
+    server: &str,
+    check: impl FnOnce(&web_sys::HtmlElement),
+) {
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"serverName".into(), &server.into()).unwrap();
+    let pending = elicit_with(element, &request.to_string(), &options);
+    assert_eq!(find_all(element, "dialog").len(), 1, "one dialog at a time");
+    assert_eq!(
+        shown_text(element, "[part~=server]").as_deref(),
+        Some(format!("From {server}").as_str())
+    );
+    check(element);
+    click(&find(element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
+}
+
+// Once no dialog shows, the element builds the next one's request-independent parts in a task of
+// its own. Each later dialog must still show only its own request: its texts, the legend only
+// when a field is required, and only its mode's buttons.
+#[wasm_bindgen_test]
+async fn dialogs_opened_after_an_idle_moment_show_only_their_own_request() {
+    let element = element(&[("lang", "en-US")]);
+    let required = json!({"message": "one", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string"}}, "required": ["name"]}});
+    let optional = json!({"message": "two", "requestedSchema": {"type": "object",
+        "properties": {"note": {"type": "string"}}}});
+    let url = json!({"mode": "url", "message": "three", "elicitationId": "idle-url",
+        "url": "https://example.com/connect"});
+    open_check_and_cancel(&element, required.clone(), "alpha", |element| {
+        assert_eq!(
+            shown_text(element, "[part~=message]").as_deref(),
+            Some("one")
+        );
+        assert!(find(element, ".legend").is_some());
+    })
+    .await;
+    tick(20).await;
+    open_check_and_cancel(&element, optional, "beta", |element| {
+        assert_eq!(
+            shown_text(element, "[part~=message]").as_deref(),
+            Some("two")
+        );
+        assert!(
+            find(element, ".legend").is_none(),
+            "no required field, no legend"
+        );
+        assert_eq!(find_all(element, "button[part~=accept]").len(), 1);
+    })
+    .await;
+    tick(20).await;
+    open_check_and_cancel(&element, url, "gamma", |element| {
+        assert_eq!(
+            shown_text(element, "[part~=message]").as_deref(),
+            Some("three")
+        );
+        assert_eq!(
+            shown_text(element, "h2").as_deref(),
+            Some("Open an external page?")
+        );
+        assert!(find(element, "button[part~=accept]").is_none());
+        assert!(find(element, "button[part~=open]").is_some());
+        assert!(find(element, "form").is_none());
+    })
+    .await;
+    // Removed while the next parts are due, then put back: it still opens, and shows this request.
+    element.remove();
+    tick(20).await;
+    document().body().unwrap().append_child(&element).unwrap();
+    open_check_and_cancel(&element, required, "delta", |element| {
+        assert_eq!(
+            shown_text(element, "h2").as_deref(),
+            Some("Input requested")
+        );
+        assert_eq!(
+            shown_text(element, "[part~=message]").as_deref(),
+            Some("one")
+        );
+    })
+    .await;
+    element.remove();
+}

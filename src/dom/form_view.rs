@@ -42,11 +42,44 @@ pub struct FormView {
     accept_disabled: std::cell::Cell<bool>,
 }
 
-/// Builds the form for `schema` with the values of `state`.
+/// Form mode's parts that no schema changes: the `<form>`, the required-fields legend and the
+/// accept button. Built with a frame, ahead of a request (see `frame::blank`).
+pub struct FormShell {
+    form: Element,
+    legend: Element,
+    accept: Element,
+}
+
+/// Builds the parts of a form that do not depend on its schema, in `locale`.
+pub fn shell(document: &Document, locale: Locale) -> FormShell {
+    let form = create_part(document, "form", "form", None);
+    set_attr(&form, "id", "kme-form");
+    set_attr(&form, "novalidate", "");
+    let legend = create(document, "p");
+    set_attr(&legend, "class", "legend");
+    set_attr(&legend, "aria-hidden", "true");
+    legend.set_text_content(Some(&plain(locale, "mcp-elicitation-required-legend")));
+    let accept = create_part(
+        document,
+        "button",
+        "accept",
+        Some(&plain(locale, "mcp-elicitation-action-accept")),
+    );
+    set_attr(&accept, "type", "submit");
+    set_attr(&accept, "form", "kme-form");
+    FormShell {
+        form,
+        legend,
+        accept,
+    }
+}
+
+/// Builds the form for `schema` with the values of `state`, into a `shell` built in `locale`.
 pub fn form(
     document: &Document,
     locale: Locale,
     chrome: &Chrome,
+    shell: FormShell,
     schema: &FormSchema,
     state: &FormState,
     local_date_time: &dyn Fn(&str) -> String,
@@ -61,14 +94,12 @@ pub fn form(
         set_attr(&warning, "role", "note");
         append(&chrome.body, &warning);
     }
-    let form = create_part(document, "form", "form", None);
-    set_attr(&form, "id", "kme-form");
-    set_attr(&form, "novalidate", "");
+    let FormShell {
+        form,
+        legend,
+        accept,
+    } = shell;
     if schema.fields.iter().any(|field| field.required) {
-        let legend = create(document, "p");
-        set_attr(&legend, "class", "legend");
-        set_attr(&legend, "aria-hidden", "true");
-        legend.set_text_content(Some(&plain(locale, "mcp-elicitation-required-legend")));
         append(&form, &legend);
     }
     let mut builder = FormBuilder {
@@ -84,15 +115,6 @@ pub fn form(
     crate::sort::sort_by_less(&mut views, |a, b| a.index < b.index);
     append(&chrome.body, &form);
     append(&chrome.body, &chrome.reason_box);
-
-    let accept = create_part(
-        document,
-        "button",
-        "accept",
-        Some(&plain(locale, "mcp-elicitation-action-accept")),
-    );
-    set_attr(&accept, "type", "submit");
-    set_attr(&accept, "form", "kme-form");
     append(&chrome.actions, &accept);
     FormView {
         form,

@@ -11,6 +11,10 @@ use crate::i18n::{plain, text, Arg, Locale};
 /// The parts every dialog has.
 pub struct Chrome {
     pub dialog: Element,
+    /// "From {server}", the title and the message: the request's own texts, set by [`fill`].
+    pub server: Element,
+    pub title: Element,
+    pub message: Element,
     pub queue: Element,
     pub body: Element,
     pub countdown: Element,
@@ -35,8 +39,9 @@ pub struct Heading<'a> {
     pub message: &'a str,
 }
 
-/// Builds the frame shared by form and URL mode.
-pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome {
+/// Builds the frame shared by form and URL mode, in `locale`, with the request's texts still
+/// empty: [`fill`] sets them. Nothing in it depends on a request, so it can be built before one.
+pub fn blank(document: &Document, locale: Locale) -> Chrome {
     let dialog = create_part(document, "dialog", "dialog", None);
     set_attr(&dialog, "role", "dialog");
     set_attr(&dialog, "aria-modal", "true");
@@ -45,12 +50,7 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     set_attr(&dialog, "lang", locale.tag());
 
     let header = create_part(document, "header", "header", None);
-    let from = text(
-        locale,
-        "mcp-elicitation-server-from",
-        &[("server", Arg::Text(heading.server))],
-    );
-    let server = create_part(document, "p", "server", Some(&from));
+    let server = create_part(document, "p", "server", None);
     let queue = create_part(document, "p", "queue", None);
     // A polite live region: a request queued while this one is open is announced ("1 of 3").
     set_attr(&queue, "role", "status");
@@ -58,12 +58,12 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     append(&header, &server);
     append(&header, &queue);
 
-    let title = create_part(document, "h2", "title", Some(heading.title));
+    let title = create_part(document, "h2", "title", None);
     set_attr(&title, "id", "kme-title");
 
     let body = create(document, "div");
     set_attr(&body, "class", "body");
-    let message = create_part(document, "p", "message", Some(heading.message));
+    let message = create_part(document, "p", "message", None);
     set_attr(&message, "id", "kme-message");
     append(&body, &message);
 
@@ -121,6 +121,9 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
     // The reason box is placed by the mode's body builder, after the form or the URL.
     Chrome {
         dialog,
+        server,
+        title,
+        message,
         queue,
         body,
         countdown,
@@ -133,6 +136,18 @@ pub fn chrome(document: &Document, locale: Locale, heading: &Heading) -> Chrome 
         reason_box,
         sentinel,
     }
+}
+
+/// Sets the request's texts in a frame from [`blank`] built in the same `locale`.
+pub fn fill(chrome: &Chrome, locale: Locale, heading: &Heading) {
+    let from = text(
+        locale,
+        "mcp-elicitation-server-from",
+        &[("server", Arg::Text(heading.server))],
+    );
+    chrome.server.set_text_content(Some(&from));
+    chrome.title.set_text_content(Some(heading.title));
+    chrome.message.set_text_content(Some(heading.message));
 }
 
 /// A `type="button"` button (not a submit) with its part name and label.

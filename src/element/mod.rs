@@ -167,6 +167,10 @@ struct Inner {
     drafts: DraftStore<FormState>,
     tenant: Tenant,
     view: Option<View>,
+    /// The next dialog's request-independent parts, built while no dialog shows.
+    spare: Option<view::Spare>,
+    /// Builds `spare` in a task of its own once no dialog shows, so a close settles first.
+    spare_timer: Option<Timeout>,
     timer: Option<Timeout>,
     opener: Option<HtmlElement>,
     local_ids: u64,
@@ -204,6 +208,8 @@ impl Controller {
                 drafts: DraftStore::default(),
                 tenant: Tenant::default(),
                 view: None,
+                spare: None,
+                spare_timer: None,
                 timer: None,
                 opener: None,
                 local_ids: 0,
@@ -233,6 +239,8 @@ impl Controller {
             let changes = inner.session.detach();
             inner.finish(fx, changes);
             inner.timer = None;
+            inner.spare_timer = None;
+            inner.spare = None;
         })
     }
 

@@ -1,17 +1,19 @@
 //! The dialog on screen: which elicitation shows, rendering it, the queue position, the countdown
-//! and its announcements, and the one timer that wakes the element.
+//! and its announcements, and the one timer that wakes the element, and the next dialog's parts built ahead.
 
 use gloo_timers::callback::Timeout;
+use web_sys::Document;
 
 use super::calls::run_weak;
 use super::effects::Effects;
 use super::focus::{deep_active_element, field_focus_target};
 use super::platform::{browser_url_parts, local_date_time, now};
 use super::{Body, Inner, View};
-use crate::dom::frame::{self, Heading};
+use crate::dom::form_view::FormShell;
+use crate::dom::frame::{self, Chrome, Heading};
 use crate::dom::{self, append, create, document, set_attr, set_hidden};
 use crate::dom::{form_view, url_view};
-use crate::i18n::{plain, text, Arg};
+use crate::i18n::{plain, text, Arg, Locale};
 use crate::policy::next_wake;
 use crate::request::Mode;
 use crate::session::Ticket;
@@ -25,6 +27,26 @@ const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 /// A delay for `setTimeout`, from milliseconds that may be huge or negative.
 pub(super) fn timer_delay(ms: f64) -> u32 {
     ms.clamp(0.0, MAX_TIMER_MS).ceil() as u32
+}
+
+/// A dialog's parts that no request changes, built ahead while no dialog shows, so an open only
+/// fills in the request's texts and builds its fields (≈ 90 fewer DOM calls). Detached and
+/// without listeners: dropping it leaves nothing behind.
+pub(super) struct Spare {
+    /// The language its texts are in; an open in another one builds afresh.
+    locale: Locale,
+    chrome: Chrome,
+    form_shell: FormShell,
+}
+
+impl Spare {
+    fn build(document: &Document, locale: Locale) -> Spare {
+        Spare {
+            locale,
+            chrome: frame::blank(document, locale),
+            form_shell: form_view::shell(document, locale),
+        }
+    }
 }
 
 impl Inner {
@@ -76,6 +98,28 @@ impl Inner {
         }
         self.refresh_status(fx);
         self.schedule();
+        self.schedule_spare();
+    }
+
+    /// While no dialog shows, builds the next one's frame in a task of its own: an open then
+    /// only fills in the request's texts (≈ 75 fewer DOM calls), and the close that made the
+    /// element idle has settled and dispatched before the work starts.
+    fn schedule_spare(&mut self) {
+        let idle = self.view.is_none() && self.connected;
+        if !idle || self.spare.is_some() || self.spare_timer.is_some() {
+            return;
+        }
+        let shared = self.shared.clone();
+        self.spare_timer = Some(Timeout::new(0, move || {
+            run_weak(&shared, |inner, _| inner.build_spare());
+        }));
+    }
+
+    fn build_spare(&mut self) {
+        self.spare_timer = None;
+        if self.connected && self.spare.is_none() {
+            self.spare = Some(Spare::build(&document(), self.locale()));
+        }
     }
 
     fn focused_field_index(&self) -> Option<usize> {
@@ -176,7 +220,14 @@ impl Inner {
             title: request.title.as_deref().unwrap_or(&default_title),
             message: &request.message,
         };
-        let chrome = frame::chrome(&document, locale, &heading);
+        let Spare {
+            chrome, form_shell, ..
+        } = self
+            .spare
+            .take()
+            .filter(|spare| spare.locale == locale)
+            .unwrap_or_else(|| Spare::build(&document, locale));
+        frame::fill(&chrome, locale, &heading);
         let mut url_href = None;
         let mut announce_later = None;
         let body = match (&request.mode, waiting) {
@@ -227,8 +278,15 @@ impl Inner {
             }
             (Mode::Form(schema), _) => {
                 let state = entry.data.form.as_ref()?;
-                let view =
-                    form_view::form(&document, locale, &chrome, schema, state, &local_date_time);
+                let view = form_view::form(
+                    &document,
+                    locale,
+                    &chrome,
+                    form_shell,
+                    schema,
+                    state,
+                    &local_date_time,
+                );
                 form_view::refresh_form(&view, schema, state, locale);
                 let target = focus_index
                     .and_then(|index| view.fields.get(index))
