@@ -110,10 +110,10 @@ header p { margin: 0; }
 [part~="queue"] { flex: none; align-self: flex-start; border: 1px solid var(--kme-border); border-radius: 999px; padding: 0 10px; white-space: nowrap; }
 [part~="server"] { font-weight: 600; overflow-wrap: anywhere; }
 h2 { margin: 4px var(--kme-space) 8px; font-size: 1.25rem; line-height: 1.3; overflow-wrap: anywhere; }
-.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-bottom: 4px; container-type: scroll-state; }
-/* A hairline under the title once the body has scrolled, so cut-off text reads as scrolled. */
-.body::before { content: ""; display: block; position: sticky; top: 0; z-index: 3; height: 1px; margin-inline: calc(-1 * var(--kme-space)); }
-@container scroll-state(scrollable: top) { .body::before { background: var(--kme-border); } }
+/* A divider under the title, as over the actions, so text scrolled under it reads as cut off. Always
+   shown: a line shown only once scrolled (a scroll-state container query, or scroll-attached
+   backgrounds) cost about 0.05 ms more style work per open. */
+.body { overflow: auto; flex: 1 1 auto; min-height: 0; padding-block: 12px 4px; border-top: 1px solid var(--kme-border); }
 [part~="message"] { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 12px; }
 [part~="warning"] { background: var(--kme-warning-bg); color: var(--kme-warning-fg); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
 .legend { color: var(--kme-muted); font-size: 0.875rem; margin: 0 0 8px; }
