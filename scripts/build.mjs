@@ -20,8 +20,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, cpSync, copyFile
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { homedir } from 'node:os';
-import { releaseRustEnv, wasmOptArgs } from './release-wasm.mjs';
+import { releaseRustEnv, wasmOptArgs, withCargoBin } from './release-wasm.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = join(ROOT, 'pkg');
@@ -33,7 +32,6 @@ const ENTRY_OUT = 'koder-mcp-elicitation.js';
 const NODE_ENTRY_SRC = join(ROOT, 'src', 'element.node.js');
 const NODE_ENTRY_OUT = 'koder-mcp-elicitation.node.js';
 const FRAMEWORK_DTS_DIR = join(ROOT, 'src', 'frameworks');
-
 
 const args = process.argv.slice(2);
 const dev = args.includes('--dev');
@@ -51,10 +49,7 @@ const fail = (msg) => {
   process.exit(1);
 };
 
-// cargo-installed tools live in ~/.cargo/bin, which a fresh CI shell may not have on PATH.
-const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
-let env = { ...process.env };
-if (!env.PATH.split(':').includes(cargoBin)) env.PATH = `${cargoBin}:${env.PATH}`;
+let env = withCargoBin(process.env);
 
 function run(cmd, argv, opts = {}) {
   console.log(`build: $ ${[cmd, ...argv].join(' ')}`);

@@ -1,4 +1,4 @@
-// How a release wasm module is built, shared by the element's build (scripts/build.mjs) and the
+// How a release wasm module is built (and where cargo's tools are found), shared by the element's build (scripts/build.mjs) and the
 // size floor (scripts/size-floor.mjs), so the two are measured alike.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,13 @@ export const wasmOptArgs = (input, output) => [
   input, '-o', output, '-Oz', '--converge', '--low-memory-unused', ...WASM_OPT_FEATURES,
   '--strip-debug', '--strip-producers', '--strip-target-features',
 ];
+
+// `env` with ~/.cargo/bin on PATH: cargo-installed tools live there, and a fresh CI shell may not
+// have it.
+export function withCargoBin(env) {
+  const cargoBin = join(env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
+  return env.PATH.split(':').includes(cargoBin) ? { ...env } : { ...env, PATH: `${cargoBin}:${env.PATH}` };
+}
 
 // Panic messages carry source paths; remap them so the shipped wasm names no build machine's
 // folders. Returns `env` with the remapping added to whatever rustflags it already had.

@@ -7,10 +7,9 @@
 //   node scripts/size-floor.mjs
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { releaseRustEnv, wasmOptArgs } from './release-wasm.mjs';
+import { releaseRustEnv, wasmOptArgs, withCargoBin } from './release-wasm.mjs';
 import { transferSize } from './transfer-size.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,8 +22,7 @@ function run(cmd, argv, env) {
 }
 
 export function measureSizeFloor() {
-  const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
-  const env = releaseRustEnv({ ...process.env, PATH: `${cargoBin}:${process.env.PATH}` }, ROOT);
+  const env = releaseRustEnv(withCargoBin(process.env), ROOT);
   run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown', '-p', 'koder-size-floor'], env);
   const built = join(ROOT, 'target', 'wasm32-unknown-unknown', 'release', 'koder_size_floor.wasm');
   const outDir = join(ROOT, 'target', 'size-floor');
