@@ -121,8 +121,7 @@ h2 { margin: 4px var(--kme-space) 8px; font-size: 1.25rem; line-height: 1.3; ove
    work per open (100 fields: 12.3 → 10.2 ms, a prebuilt dialog shown 60 times each way). */
 form { display: flex; flex-direction: column; gap: 14px; margin: 0; }
 [part~="field"] { display: flex; flex-direction: column; gap: 4px; min-width: 0; }
-fieldset { display: grid; gap: 4px; min-width: 0; }
-fieldset { border: 1px solid var(--kme-border); border-radius: 8px; margin: 0; padding: 8px 12px 12px; }
+fieldset { display: grid; gap: 4px; min-width: 0; border: 1px solid var(--kme-border); border-radius: 8px; margin: 0; padding: 8px 12px 12px; }
 fieldset.choices { border: 0; padding: 0; }
 legend, label[part~="label"] { font-weight: 600; padding: 0; overflow-wrap: anywhere; }
 .required { color: var(--kme-danger); }

@@ -1,5 +1,6 @@
 //! The dialog on screen: which elicitation shows, rendering it, the queue position, the countdown
-//! and its announcements, and the one timer that wakes the element, and the next dialog's parts built ahead.
+//! and its announcements, the one timer that wakes the element, and the next dialog's parts built
+//! while it is idle.
 
 use gloo_timers::callback::Timeout;
 use web_sys::Document;
@@ -101,9 +102,8 @@ impl Inner {
         self.schedule_spare();
     }
 
-    /// While no dialog shows, builds the next one's frame in a task of its own: an open then
-    /// only fills in the request's texts (≈ 75 fewer DOM calls), and the close that made the
-    /// element idle has settled and dispatched before the work starts.
+    /// While no dialog shows, builds the next one's [`Spare`] in a task of its own, so the close
+    /// that made the element idle has settled and dispatched before the work starts.
     fn schedule_spare(&mut self) {
         let idle = self.view.is_none() && self.connected;
         if !idle || self.spare.is_some() || self.spare_timer.is_some() {
@@ -220,13 +220,11 @@ impl Inner {
             title: request.title.as_deref().unwrap_or(&default_title),
             message: &request.message,
         };
-        let Spare {
-            chrome, form_shell, ..
-        } = self
-            .spare
-            .take()
-            .filter(|spare| spare.locale == locale)
-            .unwrap_or_else(|| Spare::build(&document, locale));
+        // Without a spare in this language, only what this mode uses is built now.
+        let (chrome, form_shell) = match self.spare.take().filter(|spare| spare.locale == locale) {
+            Some(spare) => (spare.chrome, Some(spare.form_shell)),
+            None => (frame::blank(&document, locale), None),
+        };
         frame::fill(&chrome, locale, &heading);
         let mut url_href = None;
         let mut announce_later = None;
@@ -282,7 +280,7 @@ impl Inner {
                     &document,
                     locale,
                     &chrome,
-                    form_shell,
+                    form_shell.unwrap_or_else(|| form_view::shell(&document, locale)),
                     schema,
                     state,
                     &local_date_time,
