@@ -39,6 +39,9 @@ pub mod form;
 pub mod format;
 /// The messages compiled from `i18n/<locale>/*.ftl`, and locale negotiation.
 pub mod i18n;
+/// MCP 2026-07-28 multi round-trip: an `InputRequiredResult`'s elicitations by key, and the
+/// `inputResponses` of the retry.
+pub mod input_required;
 /// Reads and writes JSON text as serde_json's `Value`, without serde's generic machinery.
 pub mod json;
 /// Every hostile-input limit, named in one place.
@@ -67,5 +70,7 @@ pub mod sort;
 pub mod strings;
 /// URL-mode verdict: open, open with a warning, or blocked.
 pub mod url;
+/// URL mode across 2026-07-28 rounds: consent without a wait, and repeated URLs not asked again.
+pub mod url_rounds;
 /// The JSON-Schema keyword subset shared by the form and `validateContent`.
 pub mod validate;

@@ -18,6 +18,14 @@ pub const MAX_URL_CHARS: usize = 8_192;
 /// Most URL-mode elicitations one URLElicitationRequiredError (-32042) may list.
 pub const MAX_REQUIRED_ELICITATIONS: usize = 20;
 
+/// Most entries one `InputRequiredResult`'s `inputRequests` may hold (MCP 2026-07-28), every
+/// kind counted: elicitations, sampling, roots and unknown methods alike.
+pub const MAX_INPUT_REQUESTS: usize = 20;
+
+/// Longest `inputRequests` key, in code points: the key is echoed in errors and kept as the
+/// elicitation's identity.
+pub const MAX_INPUT_KEY_CHARS: usize = 256;
+
 /// Longest request id or `elicitationId`, in code points.
 pub const MAX_ID_CHARS: usize = 1024;
 
@@ -65,6 +73,10 @@ pub const MAX_PATTERN_PROPERTY_NAME: usize = 64;
 
 /// Most drafts kept at once; the oldest goes first, so a busy page cannot grow memory forever.
 pub const MAX_DRAFTS: usize = 64;
+
+/// Most URL-mode consents one surface remembers (MCP 2026-07-28: a repeated URL is not asked
+/// again); the least recently used goes first.
+pub const MAX_URL_CONSENTS: usize = 32;
 
 /// Most languages a host may register (`i18n::register_translation`); registering one again
 /// replaces it and does not count twice.

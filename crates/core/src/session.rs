@@ -22,7 +22,8 @@ pub struct Entry<R, D> {
     pub server: String,
     pub tenant: Tenant,
     pub elicitation_id: String,
-    pub is_url: bool,
+    /// Consent leaves it waiting for completion (see [`Admit::is_url`]).
+    pub awaits_completion: bool,
     pub deadline: f64,
     /// URL mode after consent: the result was sent; the dialog waits for completion.
     pub waiting: bool,
@@ -96,6 +97,9 @@ pub struct Admit {
     pub server: String,
     pub tenant: Tenant,
     pub elicitation_id: String,
+    /// URL mode whose consent waits for completion: a 2025-11-25 request (it has an
+    /// `elicitationId`) or a Koder envelope, as [`crate::url_rounds::waits_for_completion`] says.
+    /// A 2026-07-28 URL request passes `false`: its consent settles it for good, like a form.
     pub is_url: bool,
     pub timeout_ms: f64,
     /// Most elicitations shown per server per rolling minute.
@@ -128,7 +132,7 @@ impl<R, D> Session<R, D> {
             server: admit.server,
             tenant: admit.tenant,
             elicitation_id: admit.elicitation_id,
-            is_url: admit.is_url,
+            awaits_completion: admit.is_url,
             deadline: now + admit.timeout_ms.max(0.0),
             waiting: false,
             reply_to: Some(reply_to),
@@ -168,7 +172,8 @@ impl<R, D> Session<R, D> {
         true
     }
 
-    /// Settles a pending elicitation. URL-mode accept keeps the entry, now waiting for completion.
+    /// Settles a pending elicitation. An accept of URL mode that awaits completion keeps the entry,
+    /// now waiting.
     /// Unknown, already settled or waiting tickets give `None`: a ticket settles once.
     pub fn settle(&mut self, ticket: Ticket, ending: Ending) -> Option<Change<R, D>> {
         let index = self.index_of(ticket)?;
@@ -176,7 +181,7 @@ impl<R, D> Session<R, D> {
         if entry.waiting {
             return None;
         }
-        if entry.is_url && matches!(ending, Ending::Accept(_)) {
+        if entry.awaits_completion && matches!(ending, Ending::Accept(_)) {
             let reply_to = entry.reply_to.take()?;
             entry.waiting = true;
             return Some(Change::Settled {
@@ -425,6 +430,20 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_consent_that_awaits_no_completion_settles_for_good() {
+        let mut session = Session::default();
+        // A 2026-07-28 URL request: `is_url` is false (url_rounds::waits_for_completion).
+        let (a, _) = session.admit(0.0, admit("s", false, 1000.0), (), ());
+        assert_eq!(
+            session.settle(a, Ending::Accept(None)),
+            Some(settled(a, Ending::Accept(None))),
+            "the entry goes with its data: nothing waits"
+        );
+        assert!(session.is_empty());
+        assert_eq!(session.complete("id-s"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Stable-Rust fuzzer for everything that reads server input: request parsing, form-schema
-//! compilation (strict and lenient), `validateContent` (`Rules::compile` + `validate`), the
-//! regular-expression engine and the format checks.
+//! Stable-Rust fuzzer for everything that reads server input: request parsing (as a request, a
+//! -32042 error and an MCP 2026-07-28 round), form-schema compilation (strict and lenient),
+//! `validateContent` (`Rules::compile` + `validate`), the regular-expression engine and the
+//! format checks.
 //!
 //! No nightly, so no libFuzzer: this is a coverage-free mutation + generation fuzzer driven by a
 //! seeded RNG. Seeds are every fixture the project has (the JSON-Schema-Test-Suite, the request
@@ -29,7 +30,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use koder_mcp_elicitation_core::error::INVALID_PARAMS;
 use koder_mcp_elicitation_core::form::{FormState, Input};
 use koder_mcp_elicitation_core::format;
-use koder_mcp_elicitation_core::limits::MAX_PROPERTIES;
+use koder_mcp_elicitation_core::input_required::parse_input_round_text;
+use koder_mcp_elicitation_core::limits::{MAX_INPUT_KEY_CHARS, MAX_INPUT_REQUESTS, MAX_PROPERTIES};
 use koder_mcp_elicitation_core::pattern::Pattern;
 use koder_mcp_elicitation_core::request::{parse_request_text, Mode, ParseOptions};
 use koder_mcp_elicitation_core::required::parse_required_text;
@@ -912,8 +914,45 @@ fn required_target(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The same input as an MCP 2026-07-28 round, as is and as the elicitation entry of a result
+/// beside a sampling entry: refused with -32602, or within the limits, keyed by the map's keys.
+fn input_round_target(text: &str) -> Result<(), String> {
+    let mut candidates = vec![text.to_string()];
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let params = value.get("params").cloned().unwrap_or(value);
+        candidates.push(
+            json!({"resultType": "input_required", "requestState": "s", "inputRequests": {
+                "sample": {"method": "sampling/createMessage", "params": {}},
+                "k": {"method": "elicitation/create", "params": params}
+            }})
+            .to_string(),
+        );
+    }
+    for candidate in &candidates {
+        match parse_input_round_text(candidate, &ParseOptions::default()) {
+            Err(err) => check_error(err.code, &err.message).map(|_| ())?,
+            Ok(round) => {
+                let entries = round.elicitations.len() + round.others.len();
+                if entries > MAX_INPUT_REQUESTS {
+                    return Err(format!("{entries} input requests accepted"));
+                }
+                for entry in &round.elicitations {
+                    if entry.request.elicitation_id != entry.key || entry.key.is_empty() {
+                        return Err(format!("entry {:?} is not keyed by its key", entry.key));
+                    }
+                    if entry.key.chars().count() > MAX_INPUT_KEY_CHARS {
+                        return Err("an input request key over the limit was accepted".into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn request_target(text: &str) -> Result<bool, String> {
     required_target(text)?;
+    input_round_target(text)?;
     let mut accepted = false;
     for strict in [true, false] {
         let options = ParseOptions {
