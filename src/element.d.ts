@@ -148,6 +148,43 @@ export type ElicitRequiredResult =
   | { retry: true }
   | { retry: false; action: "decline" | "cancel"; elicitationId: string };
 
+/** One entry of an MCP 2026-07-28 `inputRequests` map: `elicitation/create`, sampling, roots, or newer. */
+export type InputRequest =
+  | { method: "elicitation/create"; params: ElicitParams }
+  | { method: string; params?: unknown; [key: string]: unknown };
+
+/** MCP 2026-07-28: server-chosen key → request the client must fulfil before it retries. */
+export interface InputRequests {
+  [key: string]: InputRequest;
+}
+
+/** MCP 2026-07-28: what a `tools/call`, `prompts/get` or `resources/read` answers when it needs input. */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests?: InputRequests;
+  /** Opaque: the retry echoes it exactly. */
+  requestState?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * What `elicitInputs()` accepts: the `InputRequiredResult`, the JSON-RPC response holding it, the
+ * bare `inputRequests` map, or a JSON string of any of them.
+ */
+export type InputRequiredInput =
+  | InputRequiredResult
+  | { jsonrpc: "2.0"; id: string | number | null; result: InputRequiredResult }
+  | InputRequests
+  | string;
+
+/**
+ * The retry's `inputResponses` for a round's elicitations: each key the server chose → the
+ * person's `ElicitResult`. Keys are kept as sent (a JS object lists integer-like keys first).
+ */
+export interface InputResponses {
+  [key: string]: ElicitResult;
+}
+
 /** Thrown (or rejected with) for a malformed request: `code` is -32602 and `message` names the path. */
 export declare class ElicitationError extends Error {
   constructor(message: string, code?: number);
@@ -269,14 +306,27 @@ export interface KoderMcpElicitation extends HTMLElement {
   /** Shows the request and settles with the user's `ElicitResult`. */
   elicit(request: ElicitRequestInput, options?: ElicitOptions): Promise<ElicitResult>;
   /**
-   * URLElicitationRequiredError (-32042): shows its elicitations one after another ("1 of N"),
+   * URLElicitationRequiredError (-32042, MCP 2025-11-25): shows its elicitations one after another ("1 of N"),
    * each with the URL-mode consent, and resolves once all completed (by `complete()`, status
    * polling, or the user's "I've finished") or as soon as one is declined, cancelled or times out.
    * Malformed data rejects with `ElicitationError` (-32602) and opens nothing; aborting `signal`
    * closes them and rejects with `AbortError`.
    */
   elicitRequired(error: UrlElicitationRequiredInput | object, options?: ElicitOptions): Promise<ElicitRequiredResult>;
-  /** URL mode: the server reported completion (`notifications/elicitation/complete`). `false` for unknown ids. */
+  /**
+   * MCP 2026-07-28 multi round-trip, for hosts that drive the rounds themselves: shows every
+   * elicitation of one round in the server's order ("1 of N") and resolves its `inputResponses`
+   * (key → `ElicitResult`, keys kept) once each is answered. A declined or cancelled entry does
+   * not end the round: the host decides whether to retry. Sampling, roots and other entries are
+   * not shown and not in the result (the host answers them). A round without elicitations
+   * resolves `{}`. A malformed round rejects with `ElicitationError` (-32602 naming the key),
+   * shows nothing and fires no `invalid` event; aborting `signal` withdraws every entry still pending and rejects with `AbortError`.
+   */
+  elicitInputs(input: InputRequiredInput | object, options?: ElicitOptions): Promise<InputResponses>;
+  /**
+   * URL mode (MCP 2025-11-25): the server reported completion (`notifications/elicitation/complete`).
+   * `false` for unknown ids.
+   */
   complete(elicitationId: string): boolean;
   /** Withdraws the elicitation on screen, the same as aborting its signal. */
   cancel(): void;

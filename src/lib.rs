@@ -1,11 +1,12 @@
 //! `<koder-mcp-elicitation>`: the web surface of koder-mcp-elicitation. Everything a surface does
 //! not need a browser for lives in the core crate (`crates/core`), re-exported here so the
 //! controller and the browser tests name it as before. This crate adds only the browser layer:
-//! the controller (`element`), the DOM it renders (`dom`) and the module exports (`exports`).
+//! the controller (`element`), the DOM it renders (`dom`), the module exports (`exports`) and the
+//! round `elicitInputs()` reads (`inputs`).
 
 pub use koder_mcp_elicitation_core::{
-    content, error, form, format, i18n, json, limits, pattern, policy, reply, request, required,
-    rng, schema, scope, session, sort, strings, url, validate,
+    content, error, form, format, i18n, input_required, json, limits, pattern, policy, reply,
+    request, required, rng, schema, scope, session, sort, strings, url, validate,
 };
 
 #[cfg(target_arch = "wasm32")]
@@ -19,3 +20,5 @@ mod dom;
 pub mod element;
 #[cfg(target_arch = "wasm32")]
 mod exports;
+#[cfg(target_arch = "wasm32")]
+mod inputs;

@@ -77,6 +77,12 @@ mcp-elicitation-url_mode-blocked-insecure = This address is not encrypted (http)
 mcp-elicitation-url_mode-blocked-credentials = This address hides a user name or password, so it will not be opened.
 mcp-elicitation-url_mode-waiting = Waiting for you to finish on the external page…
 mcp-elicitation-url_mode-finished = I've finished
+# MCP 2026-07-28: the server asks again for a page the user already agreed to open.
+mcp-elicitation-url_mode-resume-title = Finish on the external page
+mcp-elicitation-url_mode-resume = Waiting for you to finish on { $host }.
+mcp-elicitation-url_mode-resume-note = When you are done there, choose Continue.
+mcp-elicitation-url_mode-continue = Continue
+mcp-elicitation-url_mode-open_again = Open again
 
 ## Terminal
 # The koder-elicit command (crates/terminal): its prompts, hints and errors.
@@ -110,6 +116,10 @@ mcp-elicitation-terminal-url-blocked-keys = r: { $reject } · Esc: { $cancel }
 mcp-elicitation-terminal-url-wait-keys = Press Enter when you have finished there, or Esc to stop waiting.
 mcp-elicitation-terminal-url-open-failed = No browser could be opened. Open the address above yourself.
 mcp-elicitation-terminal-url-completed = The server reports that the external page is done.
+mcp-elicitation-terminal-url-again = You already agreed to open this page. Waiting for you to finish on { $host }.
+mcp-elicitation-terminal-url-again-keys = Enter: { $continue } · o: { $open } · Esc: { $cancel }
+mcp-elicitation-terminal-url-continue = Continue
+mcp-elicitation-terminal-url-open_again = Open again
 mcp-elicitation-terminal-outcome-accept = Sent.
 mcp-elicitation-terminal-outcome-decline = Rejected.
 mcp-elicitation-terminal-outcome-cancel = Cancelled.
@@ -120,5 +130,7 @@ mcp-elicitation-terminal-error-answers = --answers must be a JSON object of fiel
 mcp-elicitation-terminal-error-answers_url = --answers answers a form; a URL-mode request needs a terminal.
 mcp-elicitation-terminal-error-unknown_answer = { $path } matches no field of this form
 mcp-elicitation-terminal-error-invalid_answer = { $field }: { $problem }
+mcp-elicitation-terminal-error-answers_round = --answers for a round must be a JSON object that maps each input request's key to that form's answers.
+mcp-elicitation-terminal-error-unknown_key = { $key } matches no elicitation of this round
 mcp-elicitation-terminal-connect-calling = Calling { $tool }…
 mcp-elicitation-terminal-connect-from = Request from { $server }

@@ -77,6 +77,12 @@ mcp-elicitation-url_mode-blocked-insecure = Este endereço não é criptografado
 mcp-elicitation-url_mode-blocked-credentials = Este endereço esconde um nome de usuário ou senha, então não será aberto.
 mcp-elicitation-url_mode-waiting = Aguardando você concluir na página externa…
 mcp-elicitation-url_mode-finished = Já terminei
+# MCP 2026-07-28: o servidor pede de novo uma página que a pessoa já aceitou abrir.
+mcp-elicitation-url_mode-resume-title = Conclua na página externa
+mcp-elicitation-url_mode-resume = Aguardando você concluir em { $host }.
+mcp-elicitation-url_mode-resume-note = Quando terminar lá, escolha Continuar.
+mcp-elicitation-url_mode-continue = Continuar
+mcp-elicitation-url_mode-open_again = Abrir de novo
 
 ## Terminal
 # O comando koder-elicit (crates/terminal): perguntas, dicas e erros.
@@ -110,6 +116,10 @@ mcp-elicitation-terminal-url-blocked-keys = r: { $reject } · Esc: { $cancel }
 mcp-elicitation-terminal-url-wait-keys = Pressione Enter quando terminar lá, ou Esc para parar de esperar.
 mcp-elicitation-terminal-url-open-failed = Nenhum navegador pôde ser aberto. Abra você mesmo o endereço acima.
 mcp-elicitation-terminal-url-completed = O servidor informa que a página externa foi concluída.
+mcp-elicitation-terminal-url-again = Você já concordou em abrir esta página. Aguardando você terminar em { $host }.
+mcp-elicitation-terminal-url-again-keys = Enter: { $continue } · o: { $open } · Esc: { $cancel }
+mcp-elicitation-terminal-url-continue = Continuar
+mcp-elicitation-terminal-url-open_again = Abrir de novo
 mcp-elicitation-terminal-outcome-accept = Enviado.
 mcp-elicitation-terminal-outcome-decline = Recusado.
 mcp-elicitation-terminal-outcome-cancel = Cancelado.
@@ -120,5 +130,7 @@ mcp-elicitation-terminal-error-answers = --answers deve ser um objeto JSON de no
 mcp-elicitation-terminal-error-answers_url = --answers responde a um formulário; um pedido no modo URL precisa de um terminal.
 mcp-elicitation-terminal-error-unknown_answer = { $path } não corresponde a nenhum campo deste formulário
 mcp-elicitation-terminal-error-invalid_answer = { $field }: { $problem }
+mcp-elicitation-terminal-error-answers_round = Para uma rodada, --answers deve ser um objeto JSON que associa a chave de cada pedido às respostas daquele formulário.
+mcp-elicitation-terminal-error-unknown_key = { $key } não corresponde a nenhuma elicitação desta rodada
 mcp-elicitation-terminal-connect-calling = Chamando { $tool }…
 mcp-elicitation-terminal-connect-from = Pedido de { $server }

@@ -183,9 +183,10 @@ footer { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 8px; pa
   footer button { flex: 1 1 auto; }
 }
 button { font: inherit; border-radius: 8px; padding: 8px 16px; cursor: pointer; border: 1px solid var(--kme-border); background: var(--kme-bg); color: var(--kme-fg); }
-button[part~="accept"], button[part~="open"] { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; }
+/* The primary action: submit, Open page, or Continue (where Open again is not the last button). */
+button[part~="accept"], button[part~="open"]:last-child, button[part~="continue"] { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; }
 button:hover:not(:disabled) { background: color-mix(in srgb, var(--kme-fg) 8%, var(--kme-bg)); }
-button[part~="accept"]:hover:not(:disabled), button[part~="open"]:hover:not(:disabled) { background: color-mix(in srgb, var(--kme-accent) 88%, var(--kme-fg)); }
+button[part~="accept"]:hover:not(:disabled), button[part~="open"]:last-child:hover:not(:disabled), button[part~="continue"]:hover:not(:disabled) { background: color-mix(in srgb, var(--kme-accent) 88%, var(--kme-fg)); }
 button:disabled { opacity: 0.55; cursor: not-allowed; }
 @media (prefers-reduced-motion: no-preference) {
   input[role="switch"]::before { transition: transform 120ms ease-out; }

@@ -1,11 +1,11 @@
-//! Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state.
-//! The URL and host go in through `textContent` only.
+//! Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state, and
+//! the view of a URL already consented to. The URL and host go in through `textContent` only.
 
-use web_sys::Document;
+use web_sys::{Document, Element};
 
 use super::frame::{button, Chrome};
 use super::{append, create, create_part, set_attr};
-use crate::i18n::{plain, Locale};
+use crate::i18n::{plain, text, Arg, Locale};
 use crate::url::{BlockReason, UrlVerdict, UrlWarning};
 
 /// Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state.
@@ -17,29 +17,14 @@ pub fn url(
     verdict: &UrlVerdict,
 ) {
     let tr = |id: &str| plain(locale, id);
-    let url_box = create(document, "div");
-    set_attr(&url_box, "class", "url-box");
-    let address_label = create(document, "p");
-    set_attr(&address_label, "class", "note");
-    address_label.set_text_content(Some(&tr("mcp-elicitation-url_mode-address")));
-    let address = create_part(document, "p", "url", Some(shown_url));
-    append(&url_box, &address_label);
-    append(&url_box, &address);
     let host = match verdict {
         UrlVerdict::Open { host, .. } => Some(host.as_str()),
         UrlVerdict::Blocked { host, .. } => host.as_deref(),
     };
-    if let Some(host) = host {
-        let site = create(document, "p");
-        let site_label = create(document, "span");
-        set_attr(&site_label, "class", "note");
-        site_label.set_text_content(Some(&format!("{}: ", tr("mcp-elicitation-url_mode-site"))));
-        let host_text = create_part(document, "strong", "url-host", Some(host));
-        append(&site, &site_label);
-        append(&site, &host_text);
-        append(&url_box, &site);
-    }
-    append(&chrome.body, &url_box);
+    append(
+        &chrome.body,
+        &address_box(document, locale, shown_url, host),
+    );
 
     let warnings: Vec<String> = match verdict {
         UrlVerdict::Open { warnings, .. } => warnings
@@ -77,4 +62,68 @@ pub fn url(
         set_attr(&open, "disabled", "");
     }
     append(&chrome.actions, &open);
+}
+
+/// The full URL and, when there is one, its host emphasized in `[part~=url-host]`.
+fn address_box(
+    document: &Document,
+    locale: Locale,
+    shown_url: &str,
+    host: Option<&str>,
+) -> Element {
+    let tr = |id: &str| plain(locale, id);
+    let url_box = create(document, "div");
+    set_attr(&url_box, "class", "url-box");
+    let address_label = create(document, "p");
+    set_attr(&address_label, "class", "note");
+    address_label.set_text_content(Some(&tr("mcp-elicitation-url_mode-address")));
+    let address = create_part(document, "p", "url", Some(shown_url));
+    append(&url_box, &address_label);
+    append(&url_box, &address);
+    if let Some(host) = host {
+        let site = create(document, "p");
+        let site_label = create(document, "span");
+        set_attr(&site_label, "class", "note");
+        site_label.set_text_content(Some(&format!("{}: ", tr("mcp-elicitation-url_mode-site"))));
+        let host_text = create_part(document, "strong", "url-host", Some(host));
+        append(&site, &site_label);
+        append(&site, &host_text);
+        append(&url_box, &site);
+    }
+    url_box
+}
+
+/// A URL the user already consented to, asked for again by the same server (MCP 2026-07-28, the
+/// next round): no consent step. It says the element waits for them to finish on `host` and
+/// offers Cancel, Open again (`open`) and Continue (`continue`, which accepts); the reject button
+/// and reason go, since nothing is asked.
+pub fn resume(document: &Document, locale: Locale, chrome: &Chrome, shown_url: &str, host: &str) {
+    let tr = |id: &str| plain(locale, id);
+    let status = create(document, "p");
+    set_attr(&status, "id", "kme-resume");
+    status.set_text_content(Some(&text(
+        locale,
+        "mcp-elicitation-url_mode-resume",
+        &[("host", Arg::Text(host))],
+    )));
+    append(&chrome.body, &status);
+    append(
+        &chrome.body,
+        &address_box(document, locale, shown_url, Some(host)),
+    );
+    let note = create(document, "p");
+    set_attr(&note, "class", "note");
+    note.set_text_content(Some(&tr("mcp-elicitation-url_mode-resume-note")));
+    append(&chrome.body, &note);
+    // The dialog is described by the server's message and by what it waits for.
+    set_attr(&chrome.dialog, "aria-describedby", "kme-message kme-resume");
+    chrome.reject.remove();
+    let open = button(document, "open", &tr("mcp-elicitation-url_mode-open_again"));
+    let proceed = button(
+        document,
+        "continue",
+        &tr("mcp-elicitation-url_mode-continue"),
+    );
+    append(&chrome.actions, &open);
+    append(&chrome.actions, &proceed);
 }

@@ -93,9 +93,11 @@ impl Inner {
                 // A button may carry several parts (the wait's "cancel close"): the first known
                 // one, in this order, says what it does.
                 let parts: Vec<&str> = part.split_whitespace().collect();
-                let action = ["accept", "reject", "cancel", "open", "close", "finished"]
-                    .into_iter()
-                    .find(|name| parts.contains(name));
+                let action = [
+                    "accept", "reject", "cancel", "open", "close", "finished", "continue",
+                ]
+                .into_iter()
+                .find(|name| parts.contains(name));
                 match action {
                     Some("accept") => {
                         event.prevent_default();
@@ -103,9 +105,10 @@ impl Inner {
                     }
                     Some("reject") => self.reject(fx, ticket),
                     Some("cancel") => self.close(fx, ticket, Ending::Cancel(CancelSource::User)),
-                    Some("open") => self.consent(fx, ticket),
+                    Some("open") => self.open(fx, ticket),
                     Some("close") => self.end_wait(fx, ticket),
                     Some("finished") => self.finished_wait(fx, ticket),
+                    Some("continue") => self.resume_continue(fx, ticket),
                     _ => {}
                 }
             }

@@ -17,6 +17,7 @@ use crate::policy::{self, PollBackoff};
 use crate::request::{parse_request_text, Mode, ParseOptions, Request};
 use crate::scope::Scope;
 use crate::session::{Admit, Change, Ticket};
+use koder_mcp_elicitation_core::url_rounds::waits_for_completion;
 
 /// The second argument of `elicit()`, read by the shim before the call runs.
 pub(super) struct ElicitOptions {
@@ -106,15 +107,16 @@ impl Inner {
             Mode::Url(_) => None,
         };
         let admit = Admit {
-            server,
+            server: server.clone(),
             tenant: self.tenant.clone(),
             elicitation_id: request.elicitation_id.clone(),
-            is_url: matches!(request.mode, Mode::Url(_)),
+            is_url: waits_for_completion(&request),
             timeout_ms,
             rate_limit: policy::rate_limit(self.number_attr("rate-limit")),
         };
         let held = Held {
             request,
+            server,
             scope,
             form,
             _abort: None,

@@ -40,6 +40,7 @@ use crate::request::Request;
 use crate::scope::{DraftStore, Scope, Tenant};
 use crate::session::{Session, Ticket};
 use calls::{Shared, Snapshot};
+use koder_mcp_elicitation_core::url_rounds::UrlConsents;
 
 pub use platform::advance_clock;
 
@@ -124,6 +125,8 @@ enum Answer {
 /// abort listener and poll timer go too.
 struct Held {
     request: Request,
+    /// The server it came from (`serverName`, else `server-name`), as the consents remember it.
+    server: String,
     scope: Scope,
     form: Option<FormState>,
     _abort: Option<Listener>,
@@ -139,6 +142,10 @@ enum Body {
     Form(FormView),
     Url,
     Waiting,
+    /// A URL already consented to, asked for again (2026-07-28): `href` is what Open again opens.
+    Resume {
+        href: String,
+    },
 }
 
 /// The dialog on screen; its listeners and timers go with it.
@@ -165,6 +172,8 @@ struct Inner {
     shared: std::rc::Weak<Shared>,
     session: ElementSession,
     drafts: DraftStore<FormState>,
+    /// URLs consented to without `elicitationId`, so the next round does not ask again.
+    url_consents: UrlConsents,
     tenant: Tenant,
     view: Option<View>,
     /// The next dialog's request-independent parts, built while no dialog shows.
@@ -206,6 +215,7 @@ impl Controller {
                 shared: weak.clone(),
                 session: Session::default(),
                 drafts: DraftStore::default(),
+                url_consents: UrlConsents::default(),
                 tenant: Tenant::default(),
                 view: None,
                 spare: None,

@@ -10,6 +10,7 @@ use web_sys::HtmlTextAreaElement;
 use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
 use super::{abort_error, to_js, Answer, Body, Held, Inner};
+use crate::i18n::plain;
 use crate::json::{self, object};
 use crate::policy::keeps_draft;
 use crate::reply::{CancelSource, Ending};
@@ -101,6 +102,9 @@ impl Inner {
         if !keeps_draft(ending) {
             self.drafts.remove(&held.scope);
         }
+        // A 2026-07-28 consent is remembered for the next round; any other ending forgets it.
+        self.url_consents
+            .settled(&held.scope.tenant, &held.server, &held.request, ending);
         let elicitation_id = held.request.elicitation_id.clone();
         // URL-mode consent: the event carries what opens, and opening waits for it (a listener
         // may open the URL its own way). Only a URL the policy let through was kept in the view.
@@ -186,9 +190,21 @@ impl Inner {
         self.finish(fx, change.into_iter().collect());
     }
 
+    /// `button[part~=open]`: consent in the consent view, Open again in the resumed one.
+    pub(super) fn open(&mut self, fx: &mut Effects, ticket: Ticket) {
+        if matches!(
+            self.view.as_ref().map(|view| &view.body),
+            Some(Body::Resume { .. })
+        ) {
+            self.open_again(fx, ticket);
+        } else {
+            self.consent(fx, ticket);
+        }
+    }
+
     /// URL mode: the user consented. Only a URL the policy let through gets here; `settled`
     /// fires the cancelable `accept` that opens it.
-    pub(super) fn consent(&mut self, fx: &mut Effects, ticket: Ticket) {
+    fn consent(&mut self, fx: &mut Effects, ticket: Ticket) {
         if self
             .view
             .as_ref()
@@ -201,6 +217,48 @@ impl Inner {
             return;
         };
         self.finish(fx, vec![change]);
+    }
+
+    /// A URL already consented to, asked for again: Continue accepts (the host retries), and
+    /// nothing opens. Only the resumed view has it.
+    pub(super) fn resume_continue(&mut self, fx: &mut Effects, ticket: Ticket) {
+        if !matches!(
+            self.view.as_ref().map(|view| &view.body),
+            Some(Body::Resume { .. })
+        ) {
+            return;
+        }
+        let change = self.session.settle(ticket, Ending::Accept(None));
+        self.finish(fx, change.into_iter().collect());
+    }
+
+    /// Open again, in the resumed view: the same cancelable `accept` as the first open, so a host
+    /// that opens URLs its own way still does, but with `result` and `reply` null (nothing is sent:
+    /// the elicitation stays open). `window.open` follows unless a listener prevents it.
+    fn open_again(&mut self, fx: &mut Effects, ticket: Ticket) {
+        let Some(view) = self.view.as_ref().filter(|view| view.ticket == ticket) else {
+            return;
+        };
+        let Body::Resume { href } = &view.body else {
+            return;
+        };
+        let Some(held) = self.session.get(ticket).map(|entry| &entry.data) else {
+            return;
+        };
+        let mut event = detail(held, None);
+        json::set(&mut event, "url", Value::String(href.clone()));
+        json::set(
+            &mut event,
+            "elicitationId",
+            Value::String(held.request.elicitation_id.clone()),
+        );
+        fx.events.push(Dispatch {
+            name: "accept",
+            detail: event,
+            opens: Some(href.clone()),
+        });
+        let opening = plain(view.locale, "mcp-elicitation-url_mode-opening");
+        fx.announce = Some((view.chrome.live.clone(), opening));
     }
 
     /// Submit: accept with the content, or show every error and focus the first invalid field.

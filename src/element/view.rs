@@ -18,7 +18,8 @@ use crate::i18n::{plain, text, Arg, Locale};
 use crate::policy::next_wake;
 use crate::request::Mode;
 use crate::session::Ticket;
-use crate::url::judge;
+use crate::url::{judge, UrlVerdict};
+use koder_mcp_elicitation_core::url_rounds::UrlStep;
 
 /// How long after a dialog appears its first announcement is made, so screen readers notice it.
 const ANNOUNCE_DELAY_MS: u32 = 150;
@@ -211,8 +212,23 @@ impl Inner {
         } else {
             entry.server.clone()
         };
+        // URL mode before consent: what the browser would open, the policy's verdict, and whether
+        // this server already had consent for it (then the dialog resumes instead of asking).
+        let url_check = match (&request.mode, waiting) {
+            (Mode::Url(url), false) => {
+                let parts = browser_url_parts(&url.url);
+                let verdict = judge(parts.as_ref());
+                let step = self
+                    .url_consents
+                    .step(&entry.tenant, &entry.server, request, &verdict);
+                Some((parts, verdict, step))
+            }
+            _ => None,
+        };
+        let resuming = matches!(url_check, Some((_, _, UrlStep::Resume)));
         let default_title = match request.mode {
             Mode::Form(_) => plain(locale, "mcp-elicitation-title-default"),
+            Mode::Url(_) if resuming => plain(locale, "mcp-elicitation-url_mode-resume-title"),
             Mode::Url(_) => plain(locale, "mcp-elicitation-url_mode-title"),
         };
         let heading = Heading {
@@ -228,8 +244,8 @@ impl Inner {
         frame::fill(&chrome, locale, &heading);
         let mut url_href = None;
         let mut announce_later = None;
-        let body = match (&request.mode, waiting) {
-            (Mode::Url(url), true) => {
+        let body = match (&request.mode, url_check) {
+            (Mode::Url(url), None) => {
                 let status = create(&document, "p");
                 status.set_text_content(Some(&plain(locale, "mcp-elicitation-url_mode-waiting")));
                 set_attr(&status, "class", "note");
@@ -259,20 +275,26 @@ impl Inner {
                 }));
                 Body::Waiting
             }
-            (Mode::Url(url), false) => {
-                let parts = browser_url_parts(&url.url);
-                let verdict = judge(parts.as_ref());
-                let shown = parts
-                    .as_ref()
-                    .map_or(url.url.as_str(), |parts| parts.href.as_str())
-                    .to_string();
-                url_view::url(&document, locale, &chrome, &shown, &verdict);
-                if verdict.may_open() {
-                    url_href = parts.map(|parts| parts.href);
-                }
-                // Focus a control that does not consent.
+            (Mode::Url(url), Some((parts, verdict, step))) => {
+                // Focus a control that neither consents nor claims the user is done.
                 fx.focus = Some(chrome.cancel.clone());
-                Body::Url
+                match (step, &verdict, parts) {
+                    (UrlStep::Resume, UrlVerdict::Open { host, .. }, Some(parts)) => {
+                        url_view::resume(&document, locale, &chrome, &parts.href, host);
+                        Body::Resume { href: parts.href }
+                    }
+                    (_, _, parts) => {
+                        let shown = parts
+                            .as_ref()
+                            .map_or(url.url.as_str(), |parts| parts.href.as_str())
+                            .to_string();
+                        url_view::url(&document, locale, &chrome, &shown, &verdict);
+                        if verdict.may_open() {
+                            url_href = parts.map(|parts| parts.href);
+                        }
+                        Body::Url
+                    }
+                }
             }
             (Mode::Form(schema), _) => {
                 let state = entry.data.form.as_ref()?;

@@ -48,7 +48,7 @@ export function languageCandidates(element) {
 }
 
 /**
- * The options of `elicit()` / `elicitRequired()` as the core takes them: `[signal, timeoutMs,
+ * The options of `elicit()` / `elicitRequired()` / `elicitInputs()` as the core takes them: `[signal, timeoutMs,
  * serverName]`, each `undefined` unless it has the right type. Read here, in one step, because the
  * getters are page code: one that throws counts as absent.
  */
@@ -76,7 +76,7 @@ function readOptions(options) {
 // whatever call was running). After that the core's memory cannot be trusted, so the shim stops
 // calling it: every outstanding elicit() promise resolves as { action: "cancel" } with a `cancel`
 // event (source "error", plus `error: { code: -32603, message }`), every elicitRequired() promise
-// as { retry: false, action: "cancel" }, every dialog is removed so the page is usable again, and
+// as { retry: false, action: "cancel" }, every elicitInputs() round with each of its keys a cancel, every dialog is removed so the page is usable again, and
 // later calls are refused with an ElicitationError (code -32603).
 const INTERNAL_ERROR = -32603;
 const CANCEL = Object.freeze({ action: "cancel" });
@@ -186,7 +186,46 @@ export function defineElement(tag, createController) {
       if (old !== value) guarded(() => this.#core.attributeChanged(name, value), () => {});
     }
     elicit(request, options = {}) {
-      return this.#call((text, done, failed) => this.#core.elicit(text, done, failed, ...readOptions(options)), request, null);
+      return this.#elicit(request, ...readOptions(options));
+    }
+    #elicit(request, signal, timeoutMs, serverName) {
+      return this.#call((text, done, failed) => this.#core.elicit(text, done, failed, signal, timeoutMs, serverName), request, null);
+    }
+    /**
+     * MCP 2026-07-28: one round's elicitations (an InputRequiredResult, the JSON-RPC response
+     * holding it, or its inputRequests map), queued at once so the dialog counts "1 of N".
+     * Resolves the round's inputResponses (key → ElicitResult). Each entry is the person's own
+     * answer: a declined or cancelled one does not end the round, the host decides whether to
+     * retry. Sampling, roots and other entries are the host's and are not in the result.
+     */
+    elicitInputs(input, options = {}) {
+      if (crashed !== null || this.#core === null) return Promise.reject(crashError());
+      let entries;
+      try {
+        entries = guarded(() => this.#core.inputRound(requestText(input), this.hasAttribute("strict")), () => null);
+      } catch (error) {
+        return Promise.reject(error); // malformed: the ElicitationError naming the key, nothing shown
+      }
+      if (entries === null) return Promise.reject(crashError());
+      const [signal, timeoutMs, serverName] = readOptions(options);
+      // One signal for the round: the host's abort, or an entry that fails, withdraws every entry
+      // still pending, so nothing stays on screen for a round that is over.
+      const round = new AbortController();
+      const withdraw = () => round.abort();
+      if (signal?.aborted) withdraw();
+      else signal?.addEventListener("abort", withdraw, { once: true });
+      const answers = entries.map(([key, params]) => this.#elicit(params, round.signal, timeoutMs, serverName).then(
+        (result) => [key, result],
+        (error) => {
+          if (crashed !== null) return [key, CANCEL]; // the core failed: every entry is a cancel
+          withdraw();
+          throw error;
+        },
+      ));
+      // Object.fromEntries defines own keys, so a key like "__proto__" stays data.
+      return Promise.all(answers)
+        .then(Object.fromEntries)
+        .finally(() => signal?.removeEventListener("abort", withdraw));
     }
     /** URLElicitationRequiredError (-32042): the error response, its error object, the SDK's error, or its data. */
     elicitRequired(error, options = {}) {

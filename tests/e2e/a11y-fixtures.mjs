@@ -189,6 +189,17 @@ export const STATES = {
       [HOST, ANNOUNCER],
     );
   },
+  // MCP 2026-07-28: the same server asks again for a URL already consented to (no elicitationId).
+  'url-resume': async (page) => {
+    await page.evaluate(() => {
+      window.open = () => null; // nothing leaves the test machine
+    });
+    const { elicitationId, ...round } = URL_OK;
+    await elicit(page, round);
+    await page.locator(`${HOST} button[part~=open]`).click();
+    await elicit(page, round);
+    await page.locator(`${HOST} button[part~=continue]`).waitFor();
+  },
   countdown: async (page) => {
     await page.evaluate(() => document.querySelector('koder-mcp-elicitation').setAttribute('timeout-ms', '25000'));
     await elicit(page, SECRET);

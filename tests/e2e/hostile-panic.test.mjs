@@ -29,7 +29,8 @@ const PAGE = `<!doctype html>
     return {
       connected() {}, disconnected() {}, attributeChanged() {},
       elicit(text) {
-        if (JSON.parse(text).params?.message === 'boom') {
+        const request = JSON.parse(text);
+        if ((request.params ?? request).message === 'boom') { // a JSON-RPC request, or bare params
           shim.reportPanic('panicked at src/validate.rs:1:1: boom');
           throw new WebAssembly.RuntimeError('unreachable');
         }
@@ -41,6 +42,8 @@ const PAGE = `<!doctype html>
         return new Promise(() => {}); // a person never answers
       },
       elicitRequired() { return new Promise(() => {}); }, // the flow never ends on its own
+      // elicitInputs(): a bare inputRequests map, every entry an elicitation.
+      inputRound(text) { return Object.entries(JSON.parse(text)).map(([key, entry]) => [key, JSON.stringify(entry.params)]); },
       complete() { return true; }, cancel() {}, isOpen() { return open > 0; }, pending() { return open; },
     };
   });
@@ -135,6 +138,28 @@ test('a core panic settles outstanding elicitations as cancel and leaves a usabl
   assert.equal(r.hit, true, 'a modal dialog still covers the page');
   await page.locator('#outside').click({ timeout: 2000 });
   assert.equal(await page.evaluate(() => window.__clicked), r.before + 1);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('a core panic answers every entry of an outstanding elicitInputs() round as cancel, and refuses later rounds', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser, `${server.url}/panic.html`);
+  await page.waitForFunction(() => window.__ready === true);
+  const r = await page.evaluate(async () => {
+    const el = document.querySelector('kme-panic-probe');
+    const entry = (message) => ({ method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties: {} } } });
+    const round = el.elicitInputs({ first: entry('waiting'), second: entry('boom'), third: entry('never reached') });
+    const responses = await round;
+    const later = await el.elicitInputs({ k: entry('after') }).then(
+      (value) => ({ value }),
+      (failure) => ({ name: failure.name, code: failure.code }),
+    );
+    return { responses, keys: Object.keys(responses), later, dialogsLeft: el.shadowRoot.querySelectorAll('dialog').length };
+  });
+  assert.deepEqual(r.responses, { first: { action: 'cancel' }, second: { action: 'cancel' }, third: { action: 'cancel' } });
+  assert.deepEqual(r.keys, ['first', 'second', 'third']);
+  assert.deepEqual(r.later, { name: 'ElicitationError', code: -32603 });
+  assert.equal(r.dialogsLeft, 0);
   page.assertNoErrors();
   await page.close();
 });

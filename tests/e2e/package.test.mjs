@@ -191,6 +191,7 @@ test('TypeScript: a typed usage file (element, results, events, SDK wiring) pass
   await writeFile(join(ts, 'usage.ts'), `import {
   ready, validateContent, parseRequest, ElicitationError,
   type ElicitResult, type KoderMcpElicitation, type ElicitationCancelDetail, type ElicitRequiredResult,
+  type InputRequiredResult, type InputResponses,
 } from 'koder-mcp-elicitation';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -242,6 +243,14 @@ if (el) {
     { signal: controller.signal },
   );
   if (!required.retry) console.log(required.action, required.elicitationId);
+  // MCP 2026-07-28: one round's elicitations, answered by key.
+  const round: InputRequiredResult = {
+    resultType: 'input_required',
+    inputRequests: { city: { method: 'elicitation/create', params: { message: 'City?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } } } },
+    requestState: 'opaque',
+  };
+  const responses: InputResponses = await el.elicitInputs(round, { signal: controller.signal });
+  console.log(responses.city?.action, round.requestState);
 
   // The README's SDK wiring.
   const client = new Client({ name: 'my-app', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
@@ -265,6 +274,7 @@ el.addEventListener('cancel', (event) => { const n: number = event.detail.source
 const p: boolean = el.pending;
 el.complete();
 el.elicitRequired();
+el.elicitInputs();
 `);
   const tsconfig = (files) => JSON.stringify({
     compilerOptions: {
@@ -288,7 +298,7 @@ el.elicitRequired();
     (e) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
   );
   assert.notEqual(bad.code, 0, 'misuse.ts must not type-check');
-  for (const line of [3, 4, 5, 6, 7]) assert.match(bad.out, new RegExp(`misuse\\.ts\\(${line},`), bad.out);
+  for (const line of [3, 4, 5, 6, 7, 8]) assert.match(bad.out, new RegExp(`misuse\\.ts\\(${line},`), bad.out);
 });
 
 test('custom-elements.json lists exactly what the element observes, exposes and renders', { timeout: 60_000 }, async () => {
@@ -311,7 +321,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     const Class = customElements.get('koder-mcp-elicitation');
     const proto = Class.prototype;
     const members = {};
-    for (const name of ['elicit', 'elicitRequired', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
+    for (const name of ['elicit', 'elicitRequired', 'elicitInputs', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
       'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict']) {
       members[name] = name in proto ? typeof (Object.getOwnPropertyDescriptor(proto, name)?.value ?? 'accessor') : 'missing';
     }
@@ -353,6 +363,15 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     await new Promise((r) => setTimeout(r, 100));
     collect();
     el.complete('m1');
+    // MCP 2026-07-28: a URL already consented to, asked for again, offers Continue instead.
+    const round = { mode: 'url', message: 'Sign in', url: 'https://example.com/round' };
+    track(el.elicit(round));
+    await new Promise((r) => setTimeout(r, 100));
+    el.shadowRoot.querySelector('button[part~=open]').click();
+    track(el.elicit(round));
+    await new Promise((r) => setTimeout(r, 100));
+    collect();
+    el.shadowRoot.querySelector('button[part~=continue]').click();
     await Promise.allSettled(settle);
     return { attributes: Class.observedAttributes, members, parts: [...parts].sort() };
   });
