@@ -2,7 +2,7 @@
 # Installs everything `npm run build` and `npm test` need on a bare Debian machine that has
 # Rust (rustup), Node 20 + npm and Python. Idempotent: every step checks first and skips when
 # the tool is already there, so a warm machine finishes in a second or two.
-# Works non-interactively (CI=true, no stdin). Only registries are used: crates.io, npm, Debian.
+# Works non-interactively (CI=true, no stdin). Only registries are used: crates.io, npm, PyPI, Debian.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -144,5 +144,30 @@ for lock in tests/examples/*/package-lock.json; do
   fi
 done
 shopt -u nullglob
+
+# 7. the Python MCP SDK for the terminal's tests -----------------------------------------------------
+# crates/terminal/tests/connect_revisions.rs drives a real server on PyPI `mcp`
+# (tests/peers/python/) with the repository's own venv, .venv (gitignored). Debian's python3 needs
+# python3-venv (ensurepip) to create one.
+PY_MCP_VERSION=2.3.0
+if [ -x .venv/bin/python ] \
+   && .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$PY_MCP_VERSION')" 2>/dev/null; then
+  say "python venv .venv with mcp $PY_MCP_VERSION: present"
+else
+  command -v python3 >/dev/null 2>&1 || die "python3 not found on PATH (the terminal tests need Python 3.10+)"
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then
+      command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install python3-venv"
+      SUDO="sudo -n"
+    fi
+    say "python3-venv: installing with apt-get"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv </dev/null
+  fi
+  say "python venv .venv: installing mcp==$PY_MCP_VERSION with pip"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" </dev/null
+fi
 
 say "done in $((SECONDS - START))s"

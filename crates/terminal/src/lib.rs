@@ -18,6 +18,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! One round of an MCP 2026-07-28 multi round-trip request (an `InputRequiredResult`), for a host
+//! that drives the rounds itself: every elicitation asked in order, answered by key.
+//!
+//! ```no_run
+//! use koder_elicit::{elicit_round, parse_input_text, Input, Options, ParseOptions};
+//!
+//! let text = r#"{"resultType": "input_required", "requestState": "s1", "inputRequests": {
+//!     "city": {"method": "elicitation/create", "params": {"message": "Where to?",
+//!         "requestedSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}}"#;
+//! if let Input::Round(round) = parse_input_text(text, &ParseOptions::default())? {
+//!     let outcome = elicit_round(&round, &Options::default())?;
+//!     // {"inputResponses": {"city": {...}}, "requestState": "s1"}: what the retry adds.
+//!     println!("{}", outcome.retry_params());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Inside rmcp's `ClientHandler::create_elicitation` (the prompt blocks, so it runs on a blocking
 //! thread; the server's `notifications/cancelled` cancels `context.ct`, which ends the prompt with
 //! nothing sent). [`connect::TerminalClient`] is the full version, with URL-mode completion.
@@ -75,6 +92,7 @@ pub mod languages;
 pub mod lifecycle;
 pub mod messages;
 pub mod poll;
+pub mod round;
 pub mod term;
 pub mod url_prompt;
 
@@ -86,10 +104,13 @@ use koder_mcp_elicitation_core::i18n::{Arg, Locale};
 use koder_mcp_elicitation_core::policy::{self, DEFAULT_POLL_MS};
 use koder_mcp_elicitation_core::reply::{CancelSource, Ending};
 use koder_mcp_elicitation_core::request::{Mode, Request};
+use koder_mcp_elicitation_core::url_rounds;
 use serde_json::Value;
 
 pub use koder_mcp_elicitation_core as core;
 pub use koder_mcp_elicitation_core::request::{parse_request, parse_request_text, ParseOptions};
+
+pub use crate::round::{answer_round, elicit_round, parse_input_text, Input, RoundOutcome};
 
 use crate::editor::Ui;
 use crate::flow::Flow;
@@ -114,6 +135,8 @@ pub struct Options {
     pub poll_ms: f64,
     /// The server's cancel and completion, raised from another thread.
     pub signals: Signals,
+    /// Within a round of several elicitations: this one's place and the count ("Request 1 of 2").
+    pub position: Option<(usize, usize)>,
 }
 
 impl Default for Options {
@@ -126,6 +149,7 @@ impl Default for Options {
             status_url: None,
             poll_ms: DEFAULT_POLL_MS,
             signals: Signals::new(),
+            position: None,
         }
     }
 }
@@ -194,7 +218,7 @@ impl<'r> Elicitation<'r> {
             life: &mut self.life,
             messages: self.options.messages.clone(),
         };
-        header(&mut ui, request, self.options.server_name.as_deref()).map_err(ElicitError::Io)?;
+        header(&mut ui, request, &self.options).map_err(ElicitError::Io)?;
         let asked = match &request.mode {
             Mode::Form(schema) => form_prompt::ask_form(&mut ui, schema),
             Mode::Url(url) => url_prompt::ask_url(&mut ui, &url.url),
@@ -203,23 +227,37 @@ impl<'r> Elicitation<'r> {
             Err(Flow::Reject) => form_prompt::ask_reject(&mut ui),
             other => other,
         };
-        match asked {
-            Ok(ending) => Ok(ending),
-            Err(Flow::Stop(stop)) => Ok(form_prompt::ending_for_stop(&mut ui, stop)),
-            Err(Flow::Reject) => Ok(ui.life.settle(Ending::Decline { reason: None })),
-            Err(Flow::Io(error)) => {
-                // The terminal is gone: the request still settles once, as a cancel.
-                ui.life.settle(Ending::Cancel(CancelSource::User));
-                Err(ElicitError::Io(error))
-            }
-        }
+        settle_asked(&mut ui, asked)
+    }
+
+    /// A later round (MCP 2026-07-28) asks again for an address the person already agreed to
+    /// open: shows the request and offers Continue (accept), Open again and Cancel, with no
+    /// second consent. A form is asked as usual.
+    pub fn ask_again(&mut self) -> Result<Ending, ElicitError> {
+        let Mode::Url(url) = &self.request.mode else {
+            return self.ask();
+        };
+        let request = self.request;
+        let mut ui = Ui {
+            term: &mut self.term,
+            life: &mut self.life,
+            messages: self.options.messages.clone(),
+        };
+        header(&mut ui, request, &self.options).map_err(ElicitError::Io)?;
+        let asked = match url_prompt::ask_url_again(&mut ui, &url.url) {
+            Err(Flow::Reject) => form_prompt::ask_reject(&mut ui),
+            other => other,
+        };
+        settle_asked(&mut ui, asked)
     }
 
     /// URL mode after consent: waits for completion (the server's signal or the status URL),
-    /// Enter or Esc. Returns at once for anything else.
+    /// Enter or Esc. Returns at once for anything else, and for a URL request without
+    /// `elicitationId` (MCP 2026-07-28; a Koder envelope still waits for `complete`): there,
+    /// accept means consent and nothing follows it.
     pub fn wait(&mut self) -> Result<Option<WaitEnd>, ElicitError> {
         let waiting = matches!(self.life.ending(), Some(Ending::Accept(_)))
-            && matches!(self.request.mode, Mode::Url(_));
+            && url_rounds::waits_for_completion(self.request);
         if !waiting {
             return Ok(None);
         }
@@ -264,8 +302,35 @@ impl<'r> Elicitation<'r> {
     }
 }
 
-fn header(ui: &mut Ui, request: &Request, server: Option<&str>) -> io::Result<()> {
+/// How a prompt's flow ends, settled exactly once.
+fn settle_asked(ui: &mut Ui, asked: Result<Ending, Flow>) -> Result<Ending, ElicitError> {
+    match asked {
+        Ok(ending) => Ok(ending),
+        Err(Flow::Stop(stop)) => Ok(form_prompt::ending_for_stop(ui, stop)),
+        Err(Flow::Reject) => Ok(ui.life.settle(Ending::Decline { reason: None })),
+        Err(Flow::Io(error)) => {
+            // The terminal is gone: the request still settles once, as a cancel.
+            ui.life.settle(Ending::Cancel(CancelSource::User));
+            Err(ElicitError::Io(error))
+        }
+    }
+}
+
+fn header(ui: &mut Ui, request: &Request, options: &Options) -> io::Result<()> {
     let messages = ui.messages.clone();
+    let server = options.server_name.as_deref();
+    if let Some((position, total)) = options.position {
+        ui.term.line(
+            Tone::Quiet,
+            &messages.with(
+                "mcp-elicitation-queue-announce",
+                &[
+                    ("position", Arg::Number(position as f64)),
+                    ("total", Arg::Number(total as f64)),
+                ],
+            ),
+        )?;
+    }
     let title = request.title.clone().unwrap_or_else(|| match request.mode {
         Mode::Form(_) => messages.get("mcp-elicitation-title-default"),
         Mode::Url(_) => messages.get("mcp-elicitation-url_mode-title"),

@@ -5,12 +5,14 @@ use std::io::Read;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use koder_elicit::connect::{Connect, ConnectOutcome, Target};
+use koder_elicit::connect::{ConnectOutcome, Connection, Protocol, Target};
 use koder_elicit::core::i18n::Locale;
+use koder_elicit::core::input_required::InputRound;
 use koder_elicit::core::reply::Ending;
-use koder_elicit::core::request::{parse_request_text, ParseOptions};
+use koder_elicit::core::request::{ParseOptions, Request};
 use koder_elicit::{
-    answer, languages, locale_from_env, ElicitError, Elicitation, Messages, Options,
+    answer, answer_round, elicit_round, languages, locale_from_env, parse_input_text, ElicitError,
+    Elicitation, Input, Messages, Options, RoundOutcome,
 };
 use serde_json::Value;
 
@@ -41,14 +43,20 @@ koder-elicit: MCP elicitation/create on the terminal
 Usage:
   koder-elicit prompt [FILE|-] [--reply] [--answers JSON] [OPTIONS]
   koder-elicit connect (--url URL | -- COMMAND [ARGS...]) --call TOOL [--args JSON]
-                       [--call-timeout SECONDS] [OPTIONS]
+                       [--protocol auto|2026-07-28|2025-11-25] [--call-timeout SECONDS] [OPTIONS]
 
 prompt reads one request (JSON-RPC elicitation/create, MCP params, or a Koder envelope) from
 FILE or stdin, asks it, and prints the ElicitResult as JSON (with --reply: the reply in the
 request's own protocol). --answers JSON answers a form without a terminal.
+It also reads one round of an MCP 2026-07-28 multi round-trip request (an InputRequiredResult,
+or a bare inputRequests map), asks its elicitations one after the other and prints the
+inputResponses (with --reply: inputResponses and requestState, for the retry); --answers then
+maps each key to that form's answers.
 
 connect is an MCP client (rmcp): it connects over stdio or Streamable HTTP, calls TOOL, answers
-every elicitation on the terminal and prints the tool's result as JSON.
+every elicitation on the terminal and prints the tool's result as JSON. --protocol picks the MCP
+revision: auto (the default) tries 2026-07-28 (server/discover) and falls back to 2025-11-25
+(initialize); the revision agreed on is printed on stderr.
 
 Options:
   --lang TAG             en-US, pt-BR, or the language of --messages (default: LC_ALL, LC_MESSAGES, LANG)
@@ -83,6 +91,7 @@ struct Args {
     call: Option<String>,
     call_args: Option<String>,
     call_timeout: Option<f64>,
+    protocol: Protocol,
     server_command: Vec<String>,
 }
 
@@ -115,6 +124,13 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
             "--call" => args.call = Some(items.next().ok_or("--call needs a tool name")?),
             "--args" => args.call_args = Some(items.next().ok_or("--args needs JSON")?),
             "--call-timeout" => args.call_timeout = Some(seconds(items.next(), "--call-timeout")?),
+            "--protocol" => {
+                args.protocol = items
+                    .next()
+                    .as_deref()
+                    .and_then(Protocol::from_flag)
+                    .ok_or("--protocol needs auto, 2026-07-28 or 2025-11-25")?
+            }
             "--" => args.server_command = items.by_ref().collect(),
             "prompt" | "connect" if args.command.is_empty() => args.command = item,
             other if other.starts_with('-') && other != "-" => {
@@ -207,27 +223,86 @@ fn prompt(args: &Args, options: &Options) -> u8 {
         strict: args.strict,
         local_id: "local-1".into(),
     };
-    let request = match parse_request_text(&text, &parse_options) {
-        Ok(request) => request,
+    match parse_input_text(&text, &parse_options) {
+        Ok(Input::Request(request)) => prompt_request(args, options, &request),
+        Ok(Input::Round(round)) => prompt_round(args, options, &round),
         Err(error) => {
             eprintln!("koder-elicit: error {}: {}", error.code, error.message);
-            return EXIT_MALFORMED;
+            EXIT_MALFORMED
         }
-    };
-    let ending = if let Some(answers) = &args.answers {
-        let answers: Value = match serde_json::from_str(answers) {
-            Ok(answers) => answers,
-            Err(_) => {
-                eprintln!(
-                    "koder-elicit: {}",
-                    options
-                        .messages
-                        .get("mcp-elicitation-terminal-error-answers")
-                );
+    }
+}
+
+/// `--answers JSON`, parsed; `None` (after saying why) when it is not JSON.
+fn given_answers(args: &Args, options: &Options) -> Option<Option<Value>> {
+    let text = args.answers.as_ref()?;
+    match serde_json::from_str(text) {
+        Ok(answers) => Some(Some(answers)),
+        Err(_) => {
+            eprintln!(
+                "koder-elicit: {}",
+                options
+                    .messages
+                    .get("mcp-elicitation-terminal-error-answers")
+            );
+            Some(None)
+        }
+    }
+}
+
+/// No terminal to ask on: the message, and the status.
+fn no_terminal(options: &Options) -> u8 {
+    eprintln!(
+        "koder-elicit: {}",
+        options
+            .messages
+            .get("mcp-elicitation-terminal-error-no_tty")
+    );
+    EXIT_NO_ANSWER
+}
+
+/// One round of a multi round-trip request (MCP 2026-07-28): prints the retry's
+/// `inputResponses` (with `--reply`, `{inputResponses, requestState}`).
+fn prompt_round(args: &Args, options: &Options, round: &InputRound) -> u8 {
+    for (key, entry) in &round.others {
+        let method = entry.get("method").and_then(Value::as_str).unwrap_or("?");
+        eprintln!("koder-elicit: inputRequests.{key} ({method}) is left for the host");
+    }
+    let outcome: RoundOutcome = match given_answers(args, options) {
+        Some(None) => return EXIT_NO_ANSWER,
+        Some(Some(answers)) => match answer_round(round, &answers, &options.messages) {
+            Ok(outcome) => outcome,
+            Err(problems) => {
+                for problem in problems {
+                    eprintln!("koder-elicit: {problem}");
+                }
                 return EXIT_NO_ANSWER;
             }
+        },
+        None => match elicit_round(round, options) {
+            Ok(outcome) => outcome,
+            Err(ElicitError::NoTerminal(_)) => return no_terminal(options),
+            Err(error) => {
+                eprintln!("koder-elicit: {error}");
+                return EXIT_FAILURE;
+            }
+        },
+    };
+    let output = if args.reply {
+        outcome.retry_params()
+    } else {
+        outcome.input_responses()
+    };
+    println!("{output}");
+    outcome.decisive().map_or(EXIT_ACCEPT, status_of)
+}
+
+fn prompt_request(args: &Args, options: &Options, request: &Request) -> u8 {
+    let ending = if let Some(answers) = given_answers(args, options) {
+        let Some(answers) = answers else {
+            return EXIT_NO_ANSWER;
         };
-        match answer(&request, &answers, &options.messages) {
+        match answer(request, &answers, &options.messages) {
             Ok(ending) => ending,
             Err(problems) => {
                 for problem in problems {
@@ -237,7 +312,7 @@ fn prompt(args: &Args, options: &Options) -> u8 {
             }
         }
     } else {
-        let asked = Elicitation::open(&request, options).and_then(|mut elicitation| {
+        let asked = Elicitation::open(request, options).and_then(|mut elicitation| {
             let ending = elicitation.ask()?;
             elicitation.report(&ending)?;
             elicitation.wait()?;
@@ -245,15 +320,7 @@ fn prompt(args: &Args, options: &Options) -> u8 {
         });
         match asked {
             Ok(ending) => ending,
-            Err(ElicitError::NoTerminal(_)) => {
-                eprintln!(
-                    "koder-elicit: {}",
-                    options
-                        .messages
-                        .get("mcp-elicitation-terminal-error-no_tty")
-                );
-                return EXIT_NO_ANSWER;
-            }
+            Err(ElicitError::NoTerminal(_)) => return no_terminal(options),
             Err(error) => {
                 eprintln!("koder-elicit: {error}");
                 return EXIT_FAILURE;
@@ -310,14 +377,29 @@ fn connect(args: &Args, options: Options) -> u8 {
             return EXIT_FAILURE;
         }
     };
-    let connect = Connect {
-        target,
-        tool,
-        arguments,
-        call_timeout: args.call_timeout.map(Duration::from_secs_f64),
-        options,
-    };
-    let outcome = runtime.block_on(koder_elicit::connect::run(connect));
+    // The revision agreed on, for the hint after a failed call.
+    let mut agreed = None;
+    let outcome = runtime.block_on(async {
+        let connection = Connection::open(&target, args.protocol, options).await?;
+        agreed = connection.protocol_version();
+        // Users and scripts see which revision the server and the client agreed on.
+        eprintln!(
+            "koder-elicit: connected to {} over MCP {}",
+            connection
+                .server_name()
+                .unwrap_or_else(|| "the server".to_string()),
+            agreed.as_deref().unwrap_or("(unknown revision)")
+        );
+        let outcome = connection
+            .call(
+                &tool,
+                arguments,
+                args.call_timeout.map(Duration::from_secs_f64),
+            )
+            .await;
+        connection.close().await;
+        outcome
+    });
     match outcome {
         Ok(ConnectOutcome::Result(result)) => {
             match serde_json::to_string(&result) {
@@ -336,6 +418,13 @@ fn connect(args: &Args, options: Options) -> u8 {
         }
         Err(error) => {
             eprintln!("koder-elicit: {error}");
+            if args.protocol == Protocol::Auto && agreed.as_deref() == Some("2026-07-28") {
+                // Servers on `mcp` 2.x or FastMCP 4 whose tools call the 2025-only `ctx.elicit`
+                // fail this way on 2026-07-28 ("no back-channel for server-initiated requests").
+                eprintln!(
+                    "koder-elicit: if this tool asks its questions the 2025-11-25 way, run again with --protocol 2025-11-25"
+                );
+            }
             EXIT_FAILURE
         }
     }

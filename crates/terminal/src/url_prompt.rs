@@ -116,6 +116,71 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
     }
 }
 
+/// A later round (MCP 2026-07-28) asks again for an address the person already agreed to open:
+/// no second consent and no second window. It says the server is waiting for the person to finish
+/// on that site, and offers Continue (accept, so the host retries), Open again and Cancel.
+pub fn ask_url_again(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
+    let messages = ui.messages.clone();
+    let parts = url_parts(url);
+    let host = parts
+        .as_ref()
+        .map(|parts| parts.host.clone())
+        .unwrap_or_default();
+    ui.term.raw("\r\n")?;
+    ui.term.styled(
+        Tone::Strong,
+        &format!("{}: ", messages.get("mcp-elicitation-url_mode-address")),
+    )?;
+    ui.term.line(Tone::Normal, url)?;
+    ui.term.line(
+        Tone::Normal,
+        &messages.with(
+            "mcp-elicitation-terminal-url-again",
+            &[("host", Arg::Text(&host))],
+        ),
+    )?;
+    // Only an address the policy lets open may be opened again.
+    let href = parts
+        .filter(|parts| judge(Some(parts)).may_open())
+        .map(|parts| parts.href);
+    let actions = actions(&messages);
+    let keys = messages.with(
+        "mcp-elicitation-terminal-url-again-keys",
+        &[
+            (
+                "continue",
+                Arg::Text(&messages.get("mcp-elicitation-terminal-url-continue")),
+            ),
+            (
+                "open",
+                Arg::Text(&messages.get("mcp-elicitation-terminal-url-open_again")),
+            ),
+            ("cancel", Arg::Text(&actions.cancel)),
+        ],
+    );
+    ui.term.line(Tone::Strong, &keys)?;
+    loop {
+        match ask_key(ui)? {
+            Key::Enter => return Ok(ui.life.settle(Ending::Accept(None))),
+            Key::Char('o' | 'O') => {
+                if let Some(href) = &href {
+                    ui.term.line(
+                        Tone::Normal,
+                        &messages.get("mcp-elicitation-url_mode-opening"),
+                    )?;
+                    if webbrowser::open(href).is_err() {
+                        ui.term.line(
+                            Tone::Alert,
+                            &messages.get("mcp-elicitation-terminal-url-open-failed"),
+                        )?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// After consent: waits for the server's `complete` (or the status URL's), or for the person
 /// to press Enter or Esc.
 pub fn wait(ui: &mut Ui) -> Result<WaitEnd, Flow> {

@@ -279,7 +279,16 @@ fn demo_sign_in_waits_for_elicitation_complete() {
     let url = demo.mcp_url();
     let screen = Screen::start(
         &dir,
-        &["connect", "--url", &url, "--call", "sign_in"],
+        // `elicitationId` and `notifications/elicitation/complete` are 2025-11-25's.
+        &[
+            "connect",
+            "--protocol",
+            "2025-11-25",
+            "--url",
+            &url,
+            "--call",
+            "sign_in",
+        ],
         &[EN, ("BROWSER", &browser.to_string_lossy())],
         110,
         40,
@@ -312,8 +321,11 @@ fn t8_demo_server_cancel_ends_the_prompt_with_nothing_sent() {
     // The client gives up on the call after 2 s; the server then withdraws its elicitation.
     let screen = Screen::start(
         &dir,
+        // A server-initiated elicitation that its server withdraws: 2025-11-25's.
         &[
             "connect",
+            "--protocol",
+            "2025-11-25",
             "--url",
             &url,
             "--call",
