@@ -1,12 +1,10 @@
 // The demo page's MCP client (bundled by demo/server.mjs into /app.js with esbuild).
-// It connects the official SDK Client to the demo server at /mcp and lets
-// <koder-mcp-elicitation> answer every elicitation/create the server sends.
+// It connects the official TypeScript SDK v2 Client to the demo server at /mcp, negotiating the
+// protocol revision (`versionNegotiation: { mode: "auto" }`: MCP 2026-07-28 when the server speaks
+// it, else 2025-11-25), and lets <koder-mcp-elicitation> answer every elicitation/create. Over
+// 2026-07-28 the SDK drives the input_required rounds and calls the same handler once per input request.
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CancelledNotificationSchema, ElicitRequestSchema, ElicitationCompleteNotificationSchema, UrlElicitationRequiredError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 
 const TAG = 'koder-mcp-elicitation';
 const CALL_TIMEOUT_MS = 15 * 60 * 1000; // a person answers the form: far above the SDK's 60 s default
@@ -15,6 +13,8 @@ const MAX_RETRIES = 3; // a server that keeps answering -32042 is not retried fo
 
 const $ = (selector) => document.querySelector(selector);
 const toolsBox = $('#tools');
+const tools2026Box = $('#tools-2026');
+const status2026Box = $('#status-2026');
 const resultBox = $('#result');
 const statusBox = $('#status');
 const cancelButton = $('#cancel');
@@ -37,34 +37,29 @@ const componentTimer = setTimeout(() => {
 }, 8000);
 customElements.whenDefined(TAG).then(() => clearTimeout(componentTimer));
 
-// --- elicitation wiring (quoted in the README) ------------------------------------------------
+// --- elicitation wiring (as in the README) ----------------------------------------------------
 const el = document.querySelector('koder-mcp-elicitation');
-const client = new Client({ name: 'koder-demo-page', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-// @modelcontextprotocol/sdk 1.x ignores notifications/cancelled for request id 0 (typescript-sdk#2115),
-// and the first request a server sends has id 0: withdrawing it would leave its dialog open, and
-// answer it later. So the page handles withdrawals itself. This replaces the SDK's own cancel handler,
-// which only aborts request handlers; this client's only long-running handler is this one.
-const withdrawals = new Map(); // elicitation/create request id → AbortController
-client.setNotificationHandler(CancelledNotificationSchema, (n) => { withdrawals.get(n.params.requestId)?.abort(n.params.reason); });
-client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-  await customElements.whenDefined('koder-mcp-elicitation');
-  const withdrawn = new AbortController();
-  withdrawals.set(extra.requestId, withdrawn);
-  try {
-    return await el.elicit(request.params, { signal: AbortSignal.any([extra.signal, withdrawn.signal]) });
-  } catch (error) {
-    // A withdrawn request gets no answer at all; settling would make the SDK send an error response.
-    if (withdrawn.signal.aborted) return new Promise(() => {});
-    throw error;
-  } finally {
-    withdrawals.delete(extra.requestId);
-  }
-});
-client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { el.complete(n.params.elicitationId); });
+const client = new Client(
+  { name: 'koder-demo-page', version: '1.0.0' },
+  { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: 'auto' } },
+);
+// The SDK aborts ctx.mcpReq.signal when the server withdraws its request (notifications/cancelled) or
+// the call is aborted: the dialog closes and nothing is sent back.
+client.setRequestHandler('elicitation/create', (request, ctx) => el.elicit(request.params, { signal: ctx.mcpReq.signal }));
+// 2025-11-25 only: the server says a URL-mode elicitation (by elicitationId) is finished.
+client.setNotificationHandler('notifications/elicitation/complete', (n) => { el.complete(n.params.elicitationId); });
 await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));
 
-// URLElicitationRequiredError (-32042): the server needs URL-mode elicitations completed before it
-// can answer. The element asks consent for each, waits for their completion, and says whether to
+// The demo's second server, at /mcp-2026, speaks only MCP 2026-07-28: its tools answer tools/call with
+// input_required rounds, which the SDK fulfils through the same kind of handler, once per input request.
+const client2026 = new Client(
+  { name: 'koder-demo-page', version: '1.0.0' },
+  { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: 'auto' } },
+);
+client2026.setRequestHandler('elicitation/create', (request, ctx) => el.elicit(request.params, { signal: ctx.mcpReq.signal }));
+
+// URLElicitationRequiredError (-32042, 2025-11-25 only): the server needs URL-mode elicitations
+// completed before it can answer. The element asks consent for each, waits for their completion, and says whether to
 // retry the call.
 async function withUrlElicitations(call, signal) {
   for (let attempt = 0; ; attempt += 1) {
@@ -91,8 +86,10 @@ function showResult(name, message, state) {
   resultBox.textContent = message;
 }
 
+const toolClients = new Map(); // tool name → the client of the server that lists it
+
 function setBusy(busy) {
-  for (const button of toolsBox.querySelectorAll('button')) button.disabled = busy;
+  for (const button of [...toolsBox.querySelectorAll('button'), ...tools2026Box.querySelectorAll('button')]) button.disabled = busy;
   cancelButton.disabled = !busy;
 }
 
@@ -106,7 +103,8 @@ async function callTool(name) {
   setBusy(true);
   showResult(name, `Running ${name}…`, 'running');
   try {
-    const result = await withUrlElicitations(() => client.callTool({ name, arguments: {} }, undefined, {
+    const owner = toolClients.get(name) ?? client;
+    const result = await withUrlElicitations(() => owner.callTool({ name, arguments: {} }, {
       signal: controller.signal,
       timeout: CALL_TIMEOUT_MS,
     }), controller.signal);
@@ -135,10 +133,11 @@ function cancel() {
 
 cancelButton.addEventListener('click', cancel);
 
-async function renderTools() {
-  const { tools } = await client.listTools();
-  toolsBox.replaceChildren();
+async function renderTools(from, box) {
+  const { tools } = await from.listTools();
+  box.replaceChildren();
   for (const tool of tools) {
+    toolClients.set(tool.name, from);
     const item = document.createElement('li');
     const button = document.createElement('button');
     button.type = 'button';
@@ -151,18 +150,30 @@ async function renderTools() {
     about.textContent = tool.description ?? '';
     button.addEventListener('click', () => { callTool(tool.name).catch(() => { /* shown in #result */ }); });
     item.append(button, ' ', code, ' ', about);
-    toolsBox.append(item);
+    box.append(item);
   }
   return tools;
 }
 
+const connectedTo = (to) => `Connected to ${to.getServerVersion()?.title ?? to.getServerVersion()?.name ?? 'the server'} (MCP ${to.getNegotiatedProtocolVersion()}).`;
+
 try {
-  await renderTools();
-  setStatus(`Connected to ${client.getServerVersion()?.title ?? client.getServerVersion()?.name ?? 'the server'}.`, 'connected');
+  await renderTools(client, toolsBox);
+  setStatus(connectedTo(client), 'connected');
 } catch (error) {
   setStatus(`Could not list tools: ${error.message}`, 'error');
 }
 
+try {
+  await client2026.connect(new StreamableHTTPClientTransport(new URL('/mcp-2026', location.href)));
+  await renderTools(client2026, tools2026Box);
+  status2026Box.textContent = connectedTo(client2026);
+  status2026Box.dataset.state = 'connected';
+} catch (error) {
+  status2026Box.textContent = `Not connected: ${error.message}`;
+  status2026Box.dataset.state = 'error';
+}
+
 // For tests and the console: the page's dialog is modal, so the Cancel button is out of reach
 // while it is open; `koderDemo.cancel()` (or the auto-cancel box) aborts the running call.
-window.koderDemo = { client, callTool, cancel, get running() { return running?.name ?? null; } };
+window.koderDemo = { client, client2026, callTool, cancel, get running() { return running?.name ?? null; } };

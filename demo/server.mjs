@@ -2,7 +2,11 @@
 //   /            the page (www/)
 //   /dist/       the built component (dist/, written by `npm run build`)
 //   /app.js      demo/client.mjs bundled in memory by esbuild at startup
-//   /mcp         a real MCP server (official SDK, Streamable HTTP, one McpServer per session)
+//   /mcp         a real MCP server (official SDK 1.x, Streamable HTTP, one McpServer per session):
+//                MCP 2025-11-25, every elicitation/create of that revision
+//   /mcp-2026    a real MCP server on SDK v2 (`@modelcontextprotocol/server`), MCP 2026-07-28 only:
+//                the multi round-trip tools of tests/peers/mrtr-tools.mjs (input_required rounds)
+//   /visit/<id>  the sign-in page of the 2026-07-28 URL tool (GET shows it, POST finishes it)
 //   /oauth/fake  the page a URL-mode elicitation points at ("Finish sign-in")
 //   /demo-log    the last server-side events as JSON (handy for tests)
 //
@@ -19,6 +23,9 @@ import * as esbuild from 'esbuild';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, McpServer as McpServerV2 } from '@modelcontextprotocol/server';
+import { createFlows, registerMrtrTools } from '../tests/peers/mrtr-tools.mjs';
+import { serveWebHandler } from '../tests/peers/node-bridge.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -401,6 +408,12 @@ async function handleMcp(req, res) {
   if (sessionId !== undefined) {
     return sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
   }
+  // A client negotiating the revision first probes with server/discover (MCP 2026-07-28). This
+  // endpoint speaks 2025-11-25 only: "Method not found" sends the client to `initialize`. (The SDK's
+  // own answer, HTTP 400 for a request without a session, works too, but the browser logs it as an error.)
+  if (req.method === 'POST' && body?.method === 'server/discover' && body.id !== undefined) {
+    return sendJson(res, 200, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'Method not found: this server speaks MCP 2025-11-25 (initialize)' } });
+  }
   if (req.method !== 'POST' || !isInitializeRequest(body)) {
     return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no valid session ID' }, id: null });
   }
@@ -432,6 +445,45 @@ async function handleMcp(req, res) {
   };
   await mcp.connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP 2026-07-28 at /mcp-2026: an SDK v2 server, one instance per HTTP request (no sessions), whose
+// tools return input_required rounds. Their sign-in flows outlive a request, so they live here.
+
+const mrtrFlows = createFlows();
+const mrtrHandler = createMcpHandler(() => {
+  const mcp = new McpServerV2({ name: 'koder-elicitation-demo-2026', title: 'MRTR demo server', version: '1.0.0' });
+  registerMrtrTools(mcp, { flows: mrtrFlows, visitUrl: (id) => `http://${HOST}:${port}/visit/${encodeURIComponent(id)}` });
+  return mcp;
+}, { legacy: 'reject', onerror: (error) => logEvent(undefined, 'mcp-2026', 'error', { message: error.message }) });
+
+function handleMcp2026(req, res) {
+  // Only this page may talk to the server (DNS-rebinding protection), as on /mcp.
+  const hosts = [`${HOST}:${port}`, `localhost:${port}`];
+  const origin = req.headers.origin;
+  if (!hosts.includes(String(req.headers.host)) || (origin !== undefined && !hosts.some((host) => origin === `http://${host}`))) {
+    return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden host or origin' }, id: null });
+  }
+  return serveWebHandler(mrtrHandler, req, res, `http://${HOST}:${port}`);
+}
+
+async function handleVisit(req, res, id) {
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    if (!mrtrFlows.get(id)) return oauthPage(res, 404, 'Unknown sign-in', '<p>This sign-in request is unknown or has expired. You can close this tab.</p>');
+    return oauthPage(res, 200, 'Example account — sign in',
+      `<p>The <strong>MRTR demo server</strong> asks to act on your (fake) Example account.</p>
+<p>Finish here, then go back to the demo page and press <strong>Continue</strong>: the server asks for this page again until you do.</p>
+<form method="post"><button type="submit">Finish sign-in</button></form>`);
+  }
+  if (req.method === 'POST') {
+    await readBody(req);
+    if (!mrtrFlows.finish(id)) return oauthPage(res, 404, 'Unknown sign-in', '<p>This sign-in request is unknown or has expired. You can close this tab.</p>');
+    logEvent(undefined, 'url_sign_in', 'user pressed "Finish sign-in"', { flow: id });
+    return oauthPage(res, 200, 'Signed in', '<p>Done. Go back to the demo page and press Continue; you can close this tab.</p>');
+  }
+  res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, POST' });
+  return res.end('Method not allowed');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -582,6 +634,7 @@ async function bundleClient() {
     write: false,
     format: 'esm',
     platform: 'browser',
+    conditions: ['browser'], // the SDK's browser build
     target: 'es2022',
     minify: true,
     legalComments: 'none',
@@ -601,6 +654,9 @@ async function route(req, res, appJs) {
     return notFound(res);
   }
   if (pathname === '/mcp') return handleMcp(req, res);
+  if (pathname === '/mcp-2026') return handleMcp2026(req, res);
+  const visit = /^\/visit\/([^/]+)$/.exec(pathname);
+  if (visit) return handleVisit(req, res, visit[1]);
   if (pathname === '/oauth/fake' || pathname === '/oauth/fake/finish') return handleOauth(req, res, url);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' });
@@ -669,6 +725,7 @@ async function main() {
 
   const shutdown = () => {
     for (const { transport } of sessions.values()) transport.close().catch(() => {});
+    mrtrHandler.close().catch(() => {});
     server.close(() => process.exit(0));
     server.closeAllConnections?.();
     setTimeout(() => process.exit(0), 1000).unref();

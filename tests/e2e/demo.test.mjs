@@ -422,3 +422,30 @@ test('the server validates accepted content with the SDK: an answer that breaks 
     await client.close();
   }
 });
+
+test('MCP 2026-07-28 (/mcp-2026): the page negotiates it, and one round asks both questions', { timeout: 60_000 }, async () => {
+  const page = await openDemo();
+  await page.waitForFunction(() => document.querySelector('#status-2026')?.dataset.state === 'connected');
+  assert.equal(await page.locator('#status-2026').textContent(), 'Connected to MRTR demo server (MCP 2026-07-28).');
+  assert.equal(await page.locator('#status').textContent(), 'Connected to Demo server (MCP 2025-11-25).', 'the 2025-11-25 server through the SDK v2 fallback');
+  await startTool(page, 'two_forms');
+  await page.locator(dialog).waitFor({ state: 'visible' });
+  assert.equal(await page.locator(`${el} [part~=message]`).textContent(), 'Who is booking the table?');
+  await page.locator(`${el} [data-field="name"] input`).fill('Grace Hopper');
+  await page.locator(`${el} [data-field="email"] input`).fill('grace@example.com');
+  await page.locator(`${el} button[part~=accept]`).click();
+  await page.locator(`${el} [part~=message]`).getByText('How would you like to sit?').waitFor();
+  await page.locator(`${el} [data-field="seats"] input`).fill('2');
+  await page.locator(`${el} [data-field="seating"] input[value="indoor"]`).check();
+  await page.locator(`${el} button[part~=accept]`).click();
+  await expectClosed(page);
+  assert.deepEqual(await finish(page), {
+    ok: true,
+    isError: false,
+    text: 'Received identity: accept {"name":"Grace Hopper","email":"grace@example.com"}; preferences: accept {"seats":2,"seating":"indoor"}.\n'
+      + 'Booked 2 indoor seat(s) for Grace Hopper <grace@example.com>: both answers passed the server\'s zod schemas.\n'
+      + 'Protocol revision: 2026-07-28.',
+  });
+  page.assertNoErrors();
+  await page.close();
+});
