@@ -86,7 +86,16 @@ export interface KoderElicitationEnvelope {
 export type ElicitRequestInput = ElicitParams | JsonRpcElicitRequest | KoderElicitationEnvelope | string;
 
 export interface ElicitOptions {
-  /** Aborting it (the server withdrew the request) closes the dialog, sends nothing and rejects with `AbortError`. */
+  /**
+   * Aborting it (the server withdrew the request) closes the dialog, sends nothing and rejects with `AbortError`.
+   *
+   * `elicit()` calls that share one signal object while pending are one round (SDK v2 passes one
+   * `ctx.mcpReq.signal` to every handler call of an MCP 2026-07-28 round; `elicitInputs` does the
+   * same): the queue line counts the round ("1 of 2", then "2 of 2"), and the user's cancel of one
+   * (Esc, the close or Cancel button) cancels the rest of the round still open or queued, each
+   * settling `{ action: "cancel" }` with its own `cancel` event (`source: "user"`), so one Esc ends
+   * the call. Decline and accept leave the others. Calls without a signal are each on their own.
+   */
   signal?: AbortSignal;
   /** Overrides the `timeout-ms` attribute for this elicitation. */
   timeoutMs?: number;
@@ -222,8 +231,31 @@ export interface ElicitationAcceptDetail extends ElicitationEventDetail {
    * then does not call `window.open`.
    */
   url?: string;
-  /** URL mode: the elicitation to pass to `complete()` (`elicitationId`, else the request id). */
-  elicitationId?: string;
+  /**
+   * URL mode: the elicitation to pass to `complete()` (`elicitationId`, else the request id);
+   * `null` on Continue (MCP 2026-07-28 has no `elicitationId`).
+   */
+  elicitationId?: string | null;
+  /**
+   * `true` on Continue (a URL already consented to, asked for again under MCP 2026-07-28): the
+   * accept answers the round, nothing opens and the event is not cancelable. A host that opens URLs
+   * itself skips it: `if (event.detail.mode !== "url" || event.detail.resumed) return;`.
+   */
+  resumed?: true;
+}
+
+/**
+ * Open again (MCP 2026-07-28, a URL already consented to): fired before the element opens the URL
+ * again. Cancelable: `preventDefault()` and open it yourself. Nothing is answered and the dialog stays.
+ */
+export interface ElicitationOpenDetail extends ElicitationEventDetail {
+  mode: "url";
+  result: null;
+  reply: null;
+  /** The exact URL judged and shown. */
+  url: string;
+  /** Always `null`: only requests without `elicitationId` are asked for again. */
+  elicitationId: null;
 }
 
 export interface ElicitationRejectDetail extends ElicitationEventDetail {
@@ -264,6 +296,7 @@ export interface ElicitationInvalidDetail extends ElicitationEventDetail {
 
 export interface KoderMcpElicitationEventMap {
   accept: CustomEvent<ElicitationAcceptDetail>;
+  open: CustomEvent<ElicitationOpenDetail>;
   reject: CustomEvent<ElicitationRejectDetail>;
   cancel: CustomEvent<ElicitationCancelDetail>;
   timeout: CustomEvent<ElicitationTimeoutDetail>;
@@ -316,8 +349,9 @@ export interface KoderMcpElicitation extends HTMLElement {
   /**
    * MCP 2026-07-28 multi round-trip, for hosts that drive the rounds themselves: shows every
    * elicitation of one round in the server's order ("1 of N") and resolves its `inputResponses`
-   * (key → `ElicitResult`, keys kept) once each is answered. A declined or cancelled entry does
-   * not end the round: the host decides whether to retry. Sampling, roots and other entries are
+   * (key → `ElicitResult`, keys kept) once each is answered. A declined entry does not end the
+   * round: the host decides whether to retry. The person's cancel (Esc, Cancel) of one cancels
+   * every entry still open or queued, so one Esc answers the round with each a `cancel`. Sampling, roots and other entries are
    * not shown and not in the result (the host answers them). A round without elicitations
    * resolves `{}`. A malformed round rejects with `ElicitationError` (-32602 naming the key),
    * shows nothing and fires no `invalid` event; aborting `signal` withdraws every entry still pending and rejects with `AbortError`.
@@ -393,7 +427,10 @@ export interface KoderMcpElicitation extends HTMLElement {
 // Module exports
 
 /**
- * Resolves once the wasm is instantiated and `<koder-mcp-elicitation>` is defined. Where there is no
+ * Resolves once the wasm is instantiated. Importing does not wait for it: `<koder-mcp-elicitation>`
+ * is defined at once and its calls wait for the wasm inside their promises, but in a browser
+ * `validateContent`, `parseRequest` and `registerTranslation` throw `ElicitationError` (-32603,
+ * "await ready first") until this resolves. It rejects if the wasm cannot load. Where there is no
  * `customElements` (Node, a server render, a worker) there is nothing to define and it resolves at
  * once; in Node the first `validateContent` or `parseRequest` loads the wasm from the package's file.
  */
@@ -439,6 +476,7 @@ declare global {
   // The events bubble and are composed, so listeners on ancestors and on the document see them
   // too. `cancel` and `invalid` are left out here: the DOM already fires plain Events by those
   // names (<dialog>, form controls); on the element they are typed by KoderMcpElicitationEventMap.
+  // So is `open`, a name too common to claim page-wide.
   interface HTMLElementEventMap {
     accept: CustomEvent<ElicitationAcceptDetail>;
     reject: CustomEvent<ElicitationRejectDetail>;

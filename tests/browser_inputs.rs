@@ -106,6 +106,11 @@ async fn a_round_shows_each_elicitation_in_order_and_resolves_by_key() {
         text_of(&element, "[part~=message]").as_deref(),
         Some("Your city")
     );
+    assert_eq!(
+        queue_line(&element).as_deref(),
+        Some("2 of 2"),
+        "the round's second counts the first"
+    );
     assert_eq!(property(&element, "pending").as_f64(), Some(1.0));
     fill_and_accept(&element, "city", "Faro");
     let responses = json_of(

@@ -1,8 +1,10 @@
 //! URL mode across the rounds of an MCP 2026-07-28 request, in Chromium: a URL-mode request without
 //! `elicitationId` settles `accept` on consent and the dialog closes; when the same server asks for
 //! the same URL again (its next round), the dialog offers Continue, Open again and Cancel instead
-//! of asking for consent again, and opens nothing by itself. 2025-11-25 requests (with an
-//! `elicitationId`) and envelopes keep their wait. `window.open` is stubbed and counted.
+//! of asking for consent again, and opens nothing by itself: Continue settles `accept` (with the
+//! URL and `resumed: true`, not cancelable), Open again fires the cancelable `open` (never
+//! `accept`: nothing is answered). 2025-11-25 requests (with an `elicitationId`) and envelopes
+//! keep their wait. `window.open` is stubbed and counted.
 #![cfg(target_arch = "wasm32")]
 
 mod support;
@@ -74,15 +76,17 @@ async fn consented_element(opened: &OpenCalls) -> HtmlElement {
     element
 }
 
-/// A host's `accept` listener recording (detail, cancelable); `delegate` calls `preventDefault()`.
-struct AcceptListener {
+/// A host's listener for one event, recording (detail, cancelable); `delegate` calls
+/// `preventDefault()`, as a host that opens URLs its own way does.
+struct HostListener {
     element: HtmlElement,
+    name: &'static str,
     seen: Rc<RefCell<Vec<(Value, bool)>>>,
     closure: Closure<dyn FnMut(web_sys::CustomEvent)>,
 }
 
-impl AcceptListener {
-    fn new(element: &HtmlElement, delegate: bool) -> AcceptListener {
+impl HostListener {
+    fn new(element: &HtmlElement, name: &'static str, delegate: bool) -> HostListener {
         let seen = Rc::new(RefCell::new(Vec::new()));
         let record = seen.clone();
         let closure =
@@ -95,21 +99,22 @@ impl AcceptListener {
                 }
             });
         element
-            .add_event_listener_with_callback("accept", closure.as_ref().unchecked_ref())
+            .add_event_listener_with_callback(name, closure.as_ref().unchecked_ref())
             .unwrap();
-        AcceptListener {
+        HostListener {
             element: element.clone(),
+            name,
             seen,
             closure,
         }
     }
 }
 
-impl Drop for AcceptListener {
+impl Drop for HostListener {
     fn drop(&mut self) {
         let _ = self
             .element
-            .remove_event_listener_with_callback("accept", self.closure.as_ref().unchecked_ref());
+            .remove_event_listener_with_callback(self.name, self.closure.as_ref().unchecked_ref());
     }
 }
 
@@ -147,6 +152,11 @@ async fn consent_without_an_elicitation_id_accepts_and_the_dialog_closes() {
         );
         assert_eq!(recorder.names(), ["accept"]);
         assert_eq!(recorder.detail(0)["url"], URL);
+        assert_eq!(
+            recorder.detail(0).get("resumed"),
+            None,
+            "a first consent is not a resume"
+        );
         element.remove();
     }
 }
@@ -155,8 +165,8 @@ async fn consent_without_an_elicitation_id_accepts_and_the_dialog_closes() {
 async fn the_same_server_asking_for_the_same_url_again_offers_continue_without_consent() {
     let (_open, opened) = stub_window_open();
     let element = consented_element(&opened).await;
-    let recorder = Recorder::new(&element, &["accept", "cancel"]);
-    let listener = AcceptListener::new(&element, false);
+    let recorder = Recorder::new(&element, &["accept", "cancel", "open"]);
+    let listener = HostListener::new(&element, "accept", false);
 
     let again = elicit(&element, &round_request(URL));
     assert!(find(&element, "dialog").is_some());
@@ -223,8 +233,19 @@ async fn the_same_server_asking_for_the_same_url_again_offers_continue_without_c
         !seen[0].1,
         "Continue's accept opens nothing, so it is not cancelable"
     );
-    assert!(seen[0].0.get("url").is_none());
     assert_eq!(seen[0].0["result"], json!({"action": "accept"}));
+    assert_eq!(seen[0].0["mode"], "url");
+    assert_eq!(seen[0].0["url"], URL, "every URL-mode accept names its URL");
+    assert_eq!(
+        seen[0].0["elicitationId"],
+        Value::Null,
+        "2026-07-28 has none"
+    );
+    assert_eq!(
+        seen[0].0["resumed"],
+        json!(true),
+        "a host that opens URLs itself can tell Continue from a first consent"
+    );
 
     // Continuing keeps the consent: the round after that resumes too.
     let third = elicit(&element, &round_request(URL));
@@ -236,10 +257,11 @@ async fn the_same_server_asking_for_the_same_url_again_offers_continue_without_c
 }
 
 #[wasm_bindgen_test]
-async fn open_again_opens_the_url_once_more_and_the_dialog_stays() {
+async fn open_again_fires_open_not_accept_and_opens_the_url_once_more() {
     let (_open, opened) = stub_window_open();
     let element = consented_element(&opened).await;
-    let listener = AcceptListener::new(&element, false);
+    let recorder = Recorder::new(&element, &["accept", "open", "cancel"]);
+    let listener = HostListener::new(&element, "open", false);
     let again = elicit(&element, &round_request(URL));
     click(&find(&element, "button[part~=open]").unwrap());
     assert_eq!(opened.borrow().len(), 2, "one more open");
@@ -263,12 +285,21 @@ async fn open_again_opens_the_url_once_more_and_the_dialog_stays() {
     assert_eq!(seen.len(), 1);
     assert!(seen[0].1, "cancelable: a host may open the URL its own way");
     assert_eq!(seen[0].0["url"], URL);
+    assert_eq!(seen[0].0["mode"], "url");
+    assert_eq!(seen[0].0["elicitationId"], Value::Null);
     assert_eq!(
         seen[0].0["result"],
         Value::Null,
         "nothing is sent: still open"
     );
     assert_eq!(seen[0].0["reply"], Value::Null);
+    assert_eq!(seen[0].0["scope"]["userId"], "");
+    assert!(seen[0].0.get("id").is_some());
+    assert_eq!(
+        recorder.names(),
+        ["open"],
+        "no accept: a host that sends detail.reply on accept sends nothing"
+    );
 
     click(&find(&element, "button[part~=cancel]").unwrap());
     assert_eq!(
@@ -276,15 +307,16 @@ async fn open_again_opens_the_url_once_more_and_the_dialog_stays() {
         json!({"action": "cancel"})
     );
     assert_eq!(opened.borrow().len(), 2);
+    assert_eq!(recorder.names(), ["open", "cancel"]);
     drop(listener);
     element.remove();
 }
 
 #[wasm_bindgen_test]
-async fn a_host_that_prevents_the_accept_opens_again_itself() {
+async fn a_host_that_prevents_the_open_opens_again_itself() {
     let (_open, opened) = stub_window_open();
     let element = consented_element(&opened).await;
-    let listener = AcceptListener::new(&element, true);
+    let listener = HostListener::new(&element, "open", true);
     let again = elicit(&element, &round_request(URL));
     click(&find(&element, "button[part~=open]").unwrap());
     assert_eq!(

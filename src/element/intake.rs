@@ -17,6 +17,7 @@ use crate::policy::{self, PollBackoff};
 use crate::request::{parse_request_text, Mode, ParseOptions, Request};
 use crate::scope::Scope;
 use crate::session::{Admit, Change, Ticket};
+use koder_mcp_elicitation_core::batch::BatchId;
 use koder_mcp_elicitation_core::url_rounds::waits_for_completion;
 
 /// The second argument of `elicit()`, read by the shim before the call runs.
@@ -24,6 +25,8 @@ pub(super) struct ElicitOptions {
     pub signal: Option<AbortSignal>,
     pub timeout_ms: Option<f64>,
     pub server_name: Option<String>,
+    /// The round the call belongs to (its signal's number), for the core's batch rules.
+    pub batch: Option<BatchId>,
 }
 
 impl Inner {
@@ -125,7 +128,7 @@ impl Inner {
             flow,
         };
         let session: &mut ElementSession = &mut self.session;
-        session.admit(now(), admit, answer, held)
+        session.admit_in_batch(now(), admit, options.batch, answer, held)
     }
 
     pub(super) fn invalid_detail(&self, text: Option<&str>, error: &ElicitationError) -> Value {

@@ -274,7 +274,10 @@ impl Controller {
 
     /// `elicit(request, options)`; `text` is the request as JSON (`null` when it was not JSON).
     /// The shim's promise settles through `resolve` / `reject`; the options come read and typed
-    /// (`readOptions` in src/js/define.js).
+    /// (`readOptions` in src/js/define.js). `round` numbers the call's `AbortSignal`: calls that
+    /// share one signal are one round (SDK v2 and `elicitInputs` pass one per round), and the core
+    /// keeps them together (`koder_mcp_elicitation_core::batch`).
+    #[allow(clippy::too_many_arguments)]
     pub fn elicit(
         &self,
         text: Option<String>,
@@ -283,11 +286,13 @@ impl Controller {
         signal: Option<AbortSignal>,
         timeout_ms: Option<f64>,
         server_name: Option<String>,
+        round: Option<u32>,
     ) {
         let options = intake::ElicitOptions {
             signal,
             timeout_ms,
             server_name,
+            batch: round.map(u64::from),
         };
         let resolver = Resolver { resolve, reject };
         self.shared

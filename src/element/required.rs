@@ -47,6 +47,8 @@ impl Controller {
             signal,
             timeout_ms,
             server_name,
+            // A -32042 flow keeps its own count and its own ending (`flow_step`).
+            batch: None,
         };
         let resolver = Resolver { resolve, reject };
         self.shared

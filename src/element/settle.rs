@@ -108,21 +108,27 @@ impl Inner {
         let elicitation_id = held.request.elicitation_id.clone();
         // URL-mode consent: the event carries what opens, and opening waits for it (a listener
         // may open the URL its own way). Only a URL the policy let through was kept in the view.
-        let opens = match (ending, &held.request.mode) {
-            (Ending::Accept(None), Mode::Url(_)) => self
-                .view
-                .as_ref()
-                .filter(|view| view.ticket == ticket)
-                .and_then(|view| view.url_href.clone()),
-            _ => None,
-        };
-        if let Some(url) = &opens {
-            json::set(&mut event, "url", Value::String(url.clone()));
-            json::set(
-                &mut event,
-                "elicitationId",
-                Value::String(elicitation_id.clone()),
-            );
+        // Continue, in the resumed view, carries the URL too but opens nothing: `resumed` tells a
+        // host that opens URLs itself in its `accept` listener to leave it.
+        let mut opens = None;
+        if let (Ending::Accept(None), Mode::Url(_), Some(view)) = (
+            ending,
+            &held.request.mode,
+            self.view.as_ref().filter(|view| view.ticket == ticket),
+        ) {
+            if let Body::Resume { href } = &view.body {
+                json::set(&mut event, "url", Value::String(href.clone()));
+                json::set(&mut event, "elicitationId", Value::Null);
+                json::set(&mut event, "resumed", Value::Bool(true));
+            } else if let Some(url) = &view.url_href {
+                json::set(&mut event, "url", Value::String(url.clone()));
+                json::set(
+                    &mut event,
+                    "elicitationId",
+                    Value::String(elicitation_id.clone()),
+                );
+                opens = Some(url.clone());
+            }
         }
         fx.events.push(Dispatch {
             name: ending.event_name(),
@@ -169,9 +175,11 @@ impl Inner {
         self.finish(fx, change.into_iter().collect());
     }
 
+    /// Closes an elicitation under its round's rule: the user's cancel of one also cancels the
+    /// rest of its round, each with its own `cancel` (one Esc ends a 2026-07-28 call as cancel).
     pub(super) fn close(&mut self, fx: &mut Effects, ticket: Ticket, ending: Ending) {
-        let change = self.session.close(ticket, ending);
-        self.finish(fx, change.into_iter().collect());
+        let changes = self.session.close_in_batch(ticket, ending);
+        self.finish(fx, changes);
     }
 
     pub(super) fn reject(&mut self, fx: &mut Effects, ticket: Ticket) {
@@ -232,9 +240,10 @@ impl Inner {
         self.finish(fx, change.into_iter().collect());
     }
 
-    /// Open again, in the resumed view: the same cancelable `accept` as the first open, so a host
-    /// that opens URLs its own way still does, but with `result` and `reply` null (nothing is sent:
-    /// the elicitation stays open). `window.open` follows unless a listener prevents it.
+    /// Open again, in the resumed view: a cancelable `open` event (not `accept`: nothing is
+    /// answered, the elicitation stays open, so `result` and `reply` are null), carrying the URL
+    /// so a host that opens URLs its own way still does. `window.open` follows unless a listener
+    /// prevents it.
     fn open_again(&mut self, fx: &mut Effects, ticket: Ticket) {
         let Some(view) = self.view.as_ref().filter(|view| view.ticket == ticket) else {
             return;
@@ -247,13 +256,10 @@ impl Inner {
         };
         let mut event = detail(held, None);
         json::set(&mut event, "url", Value::String(href.clone()));
-        json::set(
-            &mut event,
-            "elicitationId",
-            Value::String(held.request.elicitation_id.clone()),
-        );
+        // Only a request without `elicitationId` (2026-07-28) resumes: there is none to name.
+        json::set(&mut event, "elicitationId", Value::Null);
         fx.events.push(Dispatch {
-            name: "accept",
+            name: "open",
             detail: event,
             opens: Some(href.clone()),
         });

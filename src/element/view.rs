@@ -130,16 +130,15 @@ impl Inner {
 
     /// The queue position and the countdown, with its announcements.
     fn refresh_status(&mut self, fx: &mut Effects) {
-        let done = self.flow_done_before_front();
-        let total = self.session.len() + done;
+        let position = self.session.queue_position(self.flow_done_before_front());
         let Some(view) = &self.view else {
             self.announcements.on_countdown(None);
             return;
         };
         let locale = view.locale;
-        if total > 1 {
+        if let Some((position, total)) = position {
             let args = [
-                ("position", Arg::Number((done + 1) as f64)),
+                ("position", Arg::Number(position as f64)),
                 ("total", Arg::Number(total as f64)),
             ];
             view.chrome

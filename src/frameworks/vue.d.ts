@@ -8,6 +8,7 @@ import type {
   ElicitationCancelDetail,
   ElicitationCompleteDetail,
   ElicitationInvalidDetail,
+  ElicitationOpenDetail,
   ElicitationRejectDetail,
   ElicitationTimeoutDetail,
 } from "./koder-mcp-elicitation.js";
@@ -28,6 +29,8 @@ export interface KoderMcpElicitationVueProps {
   rateLimit?: number | string;
   strict?: boolean;
   onAccept?: (event: CustomEvent<ElicitationAcceptDetail>) => void;
+  /** Open again (MCP 2026-07-28): cancelable; `preventDefault()` and open `detail.url` yourself. */
+  onOpen?: (event: CustomEvent<ElicitationOpenDetail>) => void;
   onReject?: (event: CustomEvent<ElicitationRejectDetail>) => void;
   onCancel?: (event: CustomEvent<ElicitationCancelDetail>) => void;
   onTimeout?: (event: CustomEvent<ElicitationTimeoutDetail>) => void;

@@ -230,8 +230,16 @@ if (el) {
   document.addEventListener('complete', (event) => console.log(event.detail.elicitationId));
   document.body.addEventListener('accept', (event) => console.log(event.detail.result.content, event.detail.reply));
   document.body.addEventListener('timeout', (event) => console.log(event.detail.result?.action));
-  // URL mode: the host may open the URL itself.
+  // URL mode: the host may open the URL itself (Open again fires open; Continue's accept is resumed).
+  el.addEventListener('open', (event) => {
+    const again: string = event.detail.url;
+    const nothing: null = event.detail.result;
+    if (event.detail.mode === 'url') event.preventDefault();
+    console.log(again, nothing);
+  });
   el.addEventListener('accept', (event) => {
+    const resumed: true | undefined = event.detail.resumed;
+    if (resumed) return;
     const url: string | undefined = event.detail.url;
     if (url !== undefined) {
       event.preventDefault();
@@ -312,7 +320,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
   for (const name of ['ready', 'validateContent', 'parseRequest', 'registerTranslation', 'ElicitationError']) {
     assert.ok(mod.exports.some((e) => e.kind === 'js' && e.name === name), `export ${name}`);
   }
-  assert.deepEqual(element.events.map((e) => e.name).sort(), ['accept', 'cancel', 'complete', 'invalid', 'reject', 'timeout']);
+  assert.deepEqual(element.events.map((e) => e.name).sort(), ['accept', 'cancel', 'complete', 'invalid', 'open', 'reject', 'timeout']);
 
   const page = await openPage(browser, `${server.url}/script-tag.html`);
   await whenDefined(page);

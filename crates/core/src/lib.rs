@@ -29,6 +29,9 @@
     )
 )]
 
+/// Elicitations answered together (a 2026-07-28 round): the queue line counts them, and the user's
+/// cancel of one cancels the rest.
+pub mod batch;
 /// `validateContent`: the form's rules over content, with localized messages.
 pub mod content;
 /// The -32602 error every malformed request or schema becomes.

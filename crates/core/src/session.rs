@@ -2,8 +2,10 @@
 //! limit, tenant changes and detaching. Time is an input (`now` in milliseconds), so tests drive the
 //! clock. Every way out goes through one place, and a ticket settles at most once: the party that
 //! hears the result (`reply_to`) is owned by the entry and handed out exactly once, in the
-//! [`Change::Settled`] that ends it.
+//! [`Change::Settled`] that ends it. Elicitations may belong to a batch (one 2026-07-28 round), under
+//! the rules of [`crate::batch`].
 
+use crate::batch::{self, BatchId};
 use crate::reply::{CancelSource, Ending};
 use crate::scope::Tenant;
 
@@ -27,6 +29,10 @@ pub struct Entry<R, D> {
     pub deadline: f64,
     /// URL mode after consent: the result was sent; the dialog waits for completion.
     pub waiting: bool,
+    /// The batch it belongs to (see [`Session::admit_in_batch`]).
+    pub batch: Option<BatchId>,
+    /// How many of its batch left the queue while it was held (its queue line counts them).
+    batch_done: usize,
     /// Taken exactly once, when the elicitation settles.
     reply_to: Option<R>,
     pub data: D,
@@ -115,6 +121,20 @@ impl<R, D> Session<R, D> {
         reply_to: R,
         data: D,
     ) -> (Ticket, Option<Change<R, D>>) {
+        self.admit_in_batch(now, admit, None, reply_to, data)
+    }
+
+    /// [`Session::admit`], joining `batch` (`None`: on its own): the elicitations held at once
+    /// with the same batch count together in the queue line, and the user's cancel of one cancels
+    /// the rest ([`Session::close_in_batch`]).
+    pub fn admit_in_batch(
+        &mut self,
+        now: f64,
+        admit: Admit,
+        batch: Option<BatchId>,
+        reply_to: R,
+        data: D,
+    ) -> (Ticket, Option<Change<R, D>>) {
         self.next_ticket += 1;
         let ticket = self.next_ticket;
         if !self.admits_now(now, &admit) {
@@ -135,6 +155,8 @@ impl<R, D> Session<R, D> {
             awaits_completion: admit.is_url,
             deadline: now + admit.timeout_ms.max(0.0),
             waiting: false,
+            batch,
+            batch_done: 0,
             reply_to: Some(reply_to),
             data,
         });
@@ -285,6 +307,40 @@ impl<R, D> Session<R, D> {
         })
     }
 
+    /// [`Session::close`], then, when the batch's rule says so ([`batch::ends_the_rest`]: the user
+    /// cancelled), the rest of the ticket's batch with the same ending, in queue order. A wait
+    /// that ends (the accept already answered) takes nothing with it.
+    pub fn close_in_batch(&mut self, ticket: Ticket, ending: Ending) -> Vec<Change<R, D>> {
+        let batch = self.get(ticket).and_then(|entry| entry.batch);
+        let mut changes = Vec::new();
+        let mut next = Some(ticket);
+        // One call site of `close` (it is large once inlined). Each turn takes its entry out of
+        // the queue, so the loop ends.
+        while let Some(current) = next {
+            let Some(change) = self.close(current, ending.clone()) else {
+                break;
+            };
+            let takes_the_rest = !changes.is_empty()
+                || (matches!(change, Change::Settled { .. }) && batch::ends_the_rest(&ending));
+            changes.push(change);
+            next = batch.filter(|_| takes_the_rest).and_then(|batch| {
+                self.entries
+                    .iter()
+                    .find(|entry| entry.batch == Some(batch))
+                    .map(|entry| entry.ticket)
+            });
+        }
+        changes
+    }
+
+    /// The queue line for the elicitation on screen, `(position, total)`: what is held, plus what
+    /// its batch already answered, plus `done_elsewhere` (a -32042 flow's completed elicitations,
+    /// which the surface tracks). `None` when there is only one to show.
+    pub fn queue_position(&self, done_elsewhere: usize) -> Option<(usize, usize)> {
+        let batch_done = self.front().map_or(0, |entry| entry.batch_done);
+        batch::queue_position(self.entries.len(), batch_done + done_elsewhere)
+    }
+
     /// The elicitation on screen.
     pub fn front(&self) -> Option<&Entry<R, D>> {
         self.entries.first()
@@ -337,7 +393,17 @@ impl<R, D> Session<R, D> {
     /// Removes and returns the entry at `index`, if there is one. A `Vec`, not a `VecDeque`: the
     /// queue is short, and a `VecDeque` costs the wasm kilobytes of its own.
     fn take(&mut self, index: usize) -> Option<Entry<R, D>> {
-        (index < self.entries.len()).then(|| self.entries.remove(index))
+        let entry = (index < self.entries.len()).then(|| self.entries.remove(index))?;
+        if entry.batch.is_some() {
+            for other in self
+                .entries
+                .iter_mut()
+                .filter(|other| other.batch == entry.batch)
+            {
+                other.batch_done += 1;
+            }
+        }
+        Some(entry)
     }
 }
 
@@ -512,6 +578,90 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_counts_together_in_the_queue_line() {
+        let mut session = Session::default();
+        let (a, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(7), (), ());
+        let (b, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(7), (), ());
+        assert_eq!(session.queue_position(0), Some((1, 2)));
+        session.settle(a, Ending::Accept(Some(json!({}))));
+        assert_eq!(
+            session.queue_position(0),
+            Some((2, 2)),
+            "the second of the round, though the first left"
+        );
+        session.settle(b, Ending::Decline { reason: None });
+        assert_eq!(session.queue_position(0), None);
+
+        // The batch is forgotten once empty: the same id later starts afresh.
+        let (c, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(7), (), ());
+        assert_eq!(session.queue_position(0), None, "alone: no position");
+        // Without a batch, each call is its own: the second shows no position once the first left.
+        let (d, _) = session.admit(0.0, admit("s", false, 1e9), (), ());
+        assert_eq!(session.queue_position(0), Some((1, 2)));
+        session.settle(c, Ending::Accept(Some(json!({}))));
+        assert_eq!(session.queue_position(0), None);
+        assert_eq!(
+            session.queue_position(1),
+            Some((2, 2)),
+            "a flow's count adds in"
+        );
+        session.settle(d, Ending::Accept(Some(json!({}))));
+    }
+
+    #[test]
+    fn the_users_cancel_of_one_cancels_the_rest_of_its_batch_only() {
+        let mut session = Session::default();
+        let (a, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(1), (), ());
+        let (other, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(2), (), ());
+        let (alone, _) = session.admit(0.0, admit("s", false, 1e9), (), ());
+        let (b, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(1), (), ());
+        let user = Ending::Cancel(CancelSource::User);
+        assert_eq!(
+            session.close_in_batch(a, user.clone()),
+            vec![settled(a, user.clone()), settled(b, user.clone())],
+            "each settles with its own cancel"
+        );
+        let held: Vec<Ticket> = session.entries().map(|entry| entry.ticket).collect();
+        assert_eq!(held, [other, alone], "another batch and a lone call stay");
+        assert_eq!(
+            session.close_in_batch(a, user.clone()),
+            vec![],
+            "a settled ticket stays settled"
+        );
+        assert_eq!(
+            session.close_in_batch(alone, user.clone()),
+            vec![settled(alone, user)]
+        );
+    }
+
+    #[test]
+    fn other_endings_leave_the_rest_of_the_batch() {
+        let server = Ending::Cancel(CancelSource::Server);
+        let mut session = Session::default();
+        let (a, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(1), (), ());
+        let (b, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(1), (), ());
+        let (c, _) = session.admit_in_batch(0.0, admit("s", false, 1e9), Some(1), (), ());
+        assert_eq!(
+            session.close_in_batch(a, server.clone()),
+            vec![settled(a, server)]
+        );
+        assert!(session
+            .settle(b, Ending::Decline { reason: None })
+            .is_some());
+        assert_eq!(session.queue_position(0), Some((3, 3)));
+        assert_eq!(session.len(), 1, "{c} is still asked");
+
+        // A URL wait the user ends already answered accept: it takes nothing with it.
+        let mut session = Session::default();
+        let (waiting, _) = session.admit_in_batch(0.0, admit("u", true, 1e9), Some(4), (), ());
+        let (next, _) = session.admit_in_batch(0.0, admit("u", false, 1e9), Some(4), (), ());
+        session.settle(waiting, Ending::Accept(None));
+        let changes = session.close_in_batch(waiting, Ending::Cancel(CancelSource::User));
+        assert!(matches!(changes.as_slice(), [Change::WaitEnded { .. }]));
+        assert_eq!(session.front().map(|entry| entry.ticket), Some(next));
+    }
+
+    #[test]
     fn every_interleaving_settles_each_request_exactly_once() {
         let mut rng = crate::rng::Rng(0x9e37_79b9_7f4a_7c15);
         let runs = 10_000;
@@ -541,7 +691,11 @@ mod tests {
                             admit(server, rng.below(3) == 0, 1000.0 + rng.below(5000) as f64);
                         request.rate_limit = 1 + rng.below(6) as u32;
                         request.tenant.workspace_id = rng.below(2).to_string();
-                        let (ticket, change) = session.admit(now, request, (), ());
+                        let batch = [None, Some(1), Some(2)]
+                            .get(rng.below(3))
+                            .copied()
+                            .flatten();
+                        let (ticket, change) = session.admit_in_batch(now, request, batch, (), ());
                         tickets.push(ticket);
                         change.into_iter().collect()
                     }
@@ -557,10 +711,10 @@ mod tests {
                         .settle(pick(&mut rng, &tickets), Ending::Decline { reason: None })
                         .into_iter()
                         .collect(),
-                    5 => session
-                        .close(pick(&mut rng, &tickets), Ending::Cancel(CancelSource::User))
-                        .into_iter()
-                        .collect(),
+                    5 => session.close_in_batch(
+                        pick(&mut rng, &tickets),
+                        Ending::Cancel(CancelSource::User),
+                    ),
                     6 => session
                         .close(
                             pick(&mut rng, &tickets),
