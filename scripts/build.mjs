@@ -150,9 +150,22 @@ try {
 // Unbundled, a page fetches entry -> glue -> shim one after another before the wasm fetch can start
 // (measured at 150 ms RTT and 1.6 Mbit/s: the wasm request starts at ~880 ms, bundled at ~500 ms).
 // `new URL("./elicitation_core_bg.wasm", import.meta.url)` stays as it is: the bundle is the entry,
-// beside the wasm. Exports and the top-level await are the entry's own.
+// beside the wasm. The exports are the entry's own. The entry defines the element before the wasm
+// is in, through the shim the glue imports as a wasm-bindgen snippet: both must be one module
+// instance (one queue of waiting calls, one panic state), so the glue's snippet imports resolve to
+// the copies beside the entry (dist/js/, byte for byte the same source) where there are any.
+const oneShim = {
+  name: 'one-shim',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/snippets\/[^/]+\/src\/js\/[^/]+\.js$/ }, (args) => {
+      const beside = join(DIST, 'js', args.path.split('/').pop());
+      return existsSync(beside) ? { path: beside } : undefined;
+    });
+  },
+};
 await esbuild.build({
   entryPoints: [join(DIST, ENTRY_OUT)],
+  plugins: [oneShim],
   outfile: join(DIST, ENTRY_OUT),
   allowOverwrite: true,
   bundle: true,

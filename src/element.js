@@ -1,27 +1,41 @@
-// Entry of the distributable: instantiates the wasm (found beside this file) and defines
-// <koder-mcp-elicitation>. Importing it twice is harmless. Where there is no customElements (a
-// server render, a worker) it defines nothing and fetches nothing; Node takes the package's `node`
-// export instead (element.node.js), which can load the wasm from disk.
-import init, { defineElement } from "./elicitation_core.js";
+// Entry of the distributable: defines <koder-mcp-elicitation> at once and starts loading the wasm
+// (found beside this file) without waiting for it, so importing holds up nothing; calls made
+// before the wasm is in wait inside their promises (src/js/define.js), and `ready` resolves when it
+// is in. Importing it twice is harmless. Where there is no customElements (a server render, a
+// worker) it defines nothing and fetches nothing; Node takes the package's `node` export instead
+// (element.node.js), which can load the wasm from disk.
+import init, { defineElement as defineWithCore } from "./elicitation_core.js";
 import { ElicitationError, coreFunctions } from "./js/api.js";
+// The same module instance as the glue's own snippet: the build bundles both as one.
+import { coreUnavailable, defineElement } from "./js/define.js";
 
 export { ElicitationError };
 
+const TAG = "koder-mcp-elicitation";
 const hasCustomElements = typeof customElements !== "undefined";
 let coreLoaded = false;
 
+if (hasCustomElements) defineElement(TAG);
+
+/** Resolves once the wasm is in and the element has its controller; rejects if it cannot load. */
 export const ready = hasCustomElements
-  ? init({ module_or_path: new URL("./elicitation_core_bg.wasm", import.meta.url) }).then(() => {
-      coreLoaded = true;
-      defineElement();
-    })
+  ? init({ module_or_path: new URL("./elicitation_core_bg.wasm", import.meta.url) }).then(
+      () => {
+        coreLoaded = true;
+        defineWithCore();
+      },
+      (error) => {
+        coreUnavailable(error?.message ?? String(error));
+        throw error;
+      },
+    )
   : Promise.resolve();
-await ready;
 
 function requireCore() {
-  if (!coreLoaded) {
-    throw new ElicitationError("koder-mcp-elicitation: the WebAssembly core is not loaded where customElements is absent (in Node, import the package by name)", -32603);
-  }
+  if (coreLoaded) return;
+  throw hasCustomElements
+    ? new ElicitationError("koder-mcp-elicitation: the WebAssembly core is still loading; await ready first", -32603)
+    : new ElicitationError("koder-mcp-elicitation: the WebAssembly core is not loaded where customElements is absent (in Node, import the package by name)", -32603);
 }
 
 export const { validateContent, parseRequest, registerTranslation } = coreFunctions(requireCore);

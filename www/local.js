@@ -132,10 +132,12 @@ for (const type of ['accept', 'reject', 'cancel', 'timeout', 'complete', 'invali
 // Language: sets the element's lang attribute. en-US and pt-BR ship; Spanish does not, so this
 // page registers it from es.ftl, the way a host adds any language (see the README).
 import('/dist/koder-mcp-elicitation.js')
-  .then(async ({ registerTranslation }) => {
+  .then(async ({ ready, registerTranslation }) => {
     const response = await fetch('/es.ftl');
     if (!response.ok) throw new Error(`es.ftl: HTTP ${response.status}`);
-    registerTranslation('es', await response.text());
+    const messages = await response.text();
+    await ready; // the import does not wait for the wasm; registerTranslation needs it
+    registerTranslation('es', messages);
   })
   .catch((error) => {
     console.error('Spanish was not registered:', error);

@@ -20,8 +20,9 @@ function type(input, value) {
 const ours = {
   async load() {
     const t0 = now();
-    await import('/dist/koder-mcp-elicitation.js');
-    await customElements.whenDefined(TAG);
+    // The element is defined at import; `ready` is the wasm in, when it can open a dialog.
+    const { ready } = await import('/dist/koder-mcp-elicitation.js');
+    await ready;
     return now() - t0;
   },
   el: () => document.querySelector(TAG),

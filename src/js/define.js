@@ -71,6 +71,18 @@ function readOptions(options) {
   ];
 }
 
+// elicit() calls that share one AbortSignal object are one round: SDK v2 hands every handler call
+// of an input_required round the same signal, and elicitInputs() one per round. The core keeps the
+// round's rules (its "k of N", one Esc cancelling the rest); this only numbers signals, weakly.
+const rounds = new WeakMap(); // AbortSignal → round number
+let lastRound = 0;
+function roundOf(signal) {
+  if (signal === undefined) return undefined;
+  let round = rounds.get(signal);
+  if (round === undefined) rounds.set(signal, (round = ++lastRound));
+  return round;
+}
+
 // Panic containment. The core is built with panic=abort: a panic runs the Rust panic hook, which
 // calls reportPanic() below, and then the wasm traps (a WebAssembly.RuntimeError thrown out of
 // whatever call was running). After that the core's memory cannot be trusted, so the shim stops
@@ -175,30 +187,131 @@ function guarded(action, fallback) {
   }
 }
 
-export function defineElement(tag, createController) {
-  if (customElements.get(tag)) return;
+// The element is defined before the wasm is in: the entry calls defineElement(tag) at import, and
+// the wasm's define() calls it again with the controller factory. An instance made in between has no
+// controller yet; the calls made on it wait in its queue and run, in order, once it has one.
+let createController = null;
+const waiting = new Set(); // instances still without a controller
+let startWaiting = null; // gives each waiting instance its controller (set by the class)
+
+/**
+ * Defines `tag` once per page (guarded by `customElements.get`). Without `factory` the instances
+ * wait for it; with it, every instance made so far gets its controller, with its attributes and
+ * connection as they are now, and then the calls it queued.
+ */
+export function defineElement(tag, factory) {
+  if (factory && createController === null) createController = factory;
+  if (!customElements.get(tag)) defineClass(tag);
+  if (createController !== null) {
+    for (const element of [...waiting]) {
+      try {
+        startWaiting(element);
+      } catch (error) {
+        queueMicrotask(() => { throw error; }); // reported; the other instances still start
+      }
+    }
+  }
+}
+
+/** The wasm did not load: every call waiting for it, and every later one, rejects with -32603. */
+export function coreUnavailable(reason) {
+  contain(`the WebAssembly core did not load: ${reason}`);
+  for (const element of [...waiting]) startWaiting(element);
+}
+
+function defineClass(tag) {
   class KoderMcpElicitation extends HTMLElement {
     static get observedAttributes() { return ATTRIBUTES; }
-    #core = guarded(() => createController(this), () => null);
-    connectedCallback() { guarded(() => this.#core.connected(), () => {}); }
-    disconnectedCallback() { guarded(() => this.#core.disconnected(), () => {}); }
+    static { startWaiting = (element) => element.#start(); }
+    #core = null;
+    /** Calls made before the wasm, in order: `{ run, signal, withdraw }`; null once it is in. */
+    #queue = null;
+    constructor() {
+      super();
+      if (createController !== null) this.#core = guarded(() => createController(this), () => null);
+      else if (crashed === null) {
+        this.#queue = [];
+        waiting.add(this);
+      }
+    }
+    /** The wasm is in (or failed): the controller, then what happened meanwhile, then the queued calls. */
+    #start() {
+      waiting.delete(this);
+      const queue = this.#queue ?? [];
+      this.#queue = null;
+      try {
+        if (createController !== null) {
+          this.#core = guarded(() => createController(this), () => null);
+          for (const name of ATTRIBUTES) {
+            const value = this.getAttribute(name);
+            if (value !== null) this.attributeChangedCallback(name, null, value);
+          }
+          if (this.isConnected) this.connectedCallback();
+        }
+      } finally {
+        // Even after a fault above, every queued call runs, so its promise settles.
+        for (const call of queue) {
+          call.signal?.removeEventListener("abort", call.withdraw);
+          call.run();
+        }
+      }
+    }
+    /**
+     * A call made before the wasm: its promise settles with what the call gives once the wasm is in.
+     * Aborting its signal meanwhile rejects it at once with an AbortError, as an already aborted
+     * signal would; nothing is shown.
+     */
+    #later(call, options) {
+      let signal;
+      try {
+        signal = options?.signal;
+      } catch {}
+      if (!(signal instanceof AbortSignal)) signal = undefined;
+      return new Promise((resolve, reject) => {
+        const queued = {
+          signal,
+          run: () => {
+            try {
+              resolve(call());
+            } catch (error) {
+              reject(error); // settles here rather than stopping the calls queued after it
+            }
+          },
+          withdraw: () => {
+            const at = this.#queue?.indexOf(queued) ?? -1;
+            if (at < 0) return;
+            this.#queue.splice(at, 1);
+            signal?.removeEventListener("abort", queued.withdraw);
+            reject(abortError());
+          },
+        };
+        if (signal?.aborted) return reject(abortError());
+        signal?.addEventListener("abort", queued.withdraw, { once: true });
+        this.#queue.push(queued);
+      });
+    }
+    connectedCallback() { if (!this.#queue) guarded(() => this.#core.connected(), () => {}); }
+    disconnectedCallback() { if (!this.#queue) guarded(() => this.#core.disconnected(), () => {}); }
     attributeChangedCallback(name, old, value) {
-      if (old !== value) guarded(() => this.#core.attributeChanged(name, value), () => {});
+      if (old !== value && !this.#queue) guarded(() => this.#core.attributeChanged(name, value), () => {});
     }
     elicit(request, options = {}) {
+      if (this.#queue) return this.#later(() => this.elicit(request, options), options);
       return this.#elicit(request, ...readOptions(options));
     }
     #elicit(request, signal, timeoutMs, serverName) {
-      return this.#call((text, done, failed) => this.#core.elicit(text, done, failed, signal, timeoutMs, serverName), request, null);
+      return this.#call((text, done, failed) => this.#core.elicit(text, done, failed, signal, timeoutMs, serverName, roundOf(signal)), request, null);
     }
     /**
      * MCP 2026-07-28: one round's elicitations (an InputRequiredResult, the JSON-RPC response
      * holding it, or its inputRequests map), queued at once so the dialog counts "1 of N".
      * Resolves the round's inputResponses (key → ElicitResult). Each entry is the person's own
-     * answer: a declined or cancelled one does not end the round, the host decides whether to
-     * retry. Sampling, roots and other entries are the host's and are not in the result.
+     * answer: a declined one does not end the round, the host decides whether to retry; the
+     * person's cancel of one cancels the rest (one signal: one round, see roundOf). Sampling,
+     * roots and other entries are the host's and are not in the result.
      */
     elicitInputs(input, options = {}) {
+      if (this.#queue) return this.#later(() => this.elicitInputs(input, options), options);
       if (crashed !== null || this.#core === null) return Promise.reject(crashError());
       let entries;
       try {
@@ -229,6 +342,7 @@ export function defineElement(tag, createController) {
     }
     /** URLElicitationRequiredError (-32042): the error response, its error object, the SDK's error, or its data. */
     elicitRequired(error, options = {}) {
+      if (this.#queue) return this.#later(() => this.elicitRequired(error, options), options);
       return this.#call((text, done, failed) => this.#core.elicitRequired(text, done, failed, ...readOptions(options)), error, NO_RETRY);
     }
     // The core settles the call through `done` / `failed`, exactly once; a trap settles it through
@@ -248,10 +362,18 @@ export function defineElement(tag, createController) {
       ), () => null);
       return settled;
     }
-    complete(elicitationId) { return guarded(() => this.#core.complete(String(elicitationId)), () => false); }
-    cancel() { guarded(() => this.#core.cancel(), () => {}); }
-    get open() { return guarded(() => this.#core.isOpen(), () => false); }
-    get pending() { return guarded(() => this.#core.pending(), () => 0); }
+    // Before the wasm nothing shows, so nothing waits for complete(); cancel() withdraws the first
+    // waiting call as its signal would, and pending counts the waiting calls (a round as one).
+    complete(elicitationId) {
+      if (this.#queue) return false;
+      return guarded(() => this.#core.complete(String(elicitationId)), () => false);
+    }
+    cancel() {
+      if (this.#queue) this.#queue[0]?.withdraw();
+      else guarded(() => this.#core.cancel(), () => {});
+    }
+    get open() { return this.#queue ? false : guarded(() => this.#core.isOpen(), () => false); }
+    get pending() { return this.#queue ? this.#queue.length : guarded(() => this.#core.pending(), () => 0); }
   }
   for (const name of ATTRIBUTES) {
     if (name === "lang") continue; // HTMLElement already reflects lang

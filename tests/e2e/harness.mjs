@@ -198,7 +198,15 @@ export async function openPage(browser, url, { allow = [], waitUntil = 'load', t
   return page;
 }
 
-/** Waits until `<koder-mcp-elicitation>` is defined on the page (the wasm instantiated). */
+/**
+ * Waits until `<koder-mcp-elicitation>` is defined on the page and its wasm is in. The element is
+ * defined at import and its calls wait for the wasm, so an empty round on a spare instance settles
+ * only then, whichever copy of the package the page loaded.
+ */
 export async function whenDefined(page, name = 'koder-mcp-elicitation') {
-  await page.evaluate((n) => customElements.whenDefined(n), name);
+  await page.evaluate(async (n) => {
+    await customElements.whenDefined(n);
+    const probe = document.createElement(n);
+    if (typeof probe.elicitInputs === 'function') await probe.elicitInputs({ inputRequests: {} }).catch(() => {});
+  }, name);
 }

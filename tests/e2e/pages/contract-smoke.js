@@ -2,7 +2,7 @@
 // the Node side only calls these functions, presses real keys and compares what they return.
 // Everything returned is plain JSON, so any driver (Playwright, WebDriver BiDi, classic WebDriver)
 // can carry it.
-import { parseRequest, validateContent } from '/dist/koder-mcp-elicitation.js';
+import { parseRequest, ready as wasmReady, validateContent } from '/dist/koder-mcp-elicitation.js';
 
 const host = () => document.querySelector('koder-mcp-elicitation');
 const root = () => host().shadowRoot;
@@ -68,6 +68,7 @@ function state() {
 window.smoke = {
   async ready() {
     await customElements.whenDefined('koder-mcp-elicitation');
+    await wasmReady; // validateContent and parseRequest need it
     return { defined: Boolean(customElements.get('koder-mcp-elicitation')) };
   },
   async elicit(request) {

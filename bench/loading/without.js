@@ -1,0 +1,1 @@
+// What `koder-mcp-elicitation` resolves to in the app built without the package.
