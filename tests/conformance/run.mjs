@@ -71,6 +71,34 @@ export async function runConformance({ scenario = DEFAULT_SCENARIO, timeoutMs = 
 /** The checks that pass or fail (the runner's INFO entries only log traffic). */
 export const verdicts = (checks) => checks.filter((check) => check.status !== 'INFO');
 
+/** Every check sep-2322-client-request-state judges, in id order. */
+const REQUEST_STATE_CHECKS = [
+  'sep-2322-client-jsonrpc-id-different',
+  'sep-2322-client-no-state-omitted',
+  'sep-2322-client-parallel-isolation',
+  'sep-2322-client-request-state-echoed',
+  'sep-2322-default-result-type-complete',
+];
+
+/**
+ * Runs sep-2322-client-request-state (MCP 2026-07-28) with `options` and asserts that every check
+ * passed and the client negotiated 2026-07-28. Resolves with the run and a report for further asserts.
+ */
+export async function runRequestStateScenario(options = {}) {
+  const { default: assert } = await import('node:assert/strict');
+  const run = await runConformance({ ...options, scenario: 'sep-2322-client-request-state' });
+  const report = `client stderr:\n${run.clientStderr}\nclient stdout:\n${run.clientStdout}\nrunner output (last 4,000 characters):\n${run.output.slice(-4000)}`;
+  // The unrelated call runs while the first round is open, so its check may land first: compare by id.
+  assert.deepEqual(
+    verdicts(run.checks).map((check) => [check.id, check.status]).sort(([a], [b]) => a.localeCompare(b)),
+    REQUEST_STATE_CHECKS.map((id) => [id, 'SUCCESS']),
+    report,
+  );
+  assert.equal(run.exitCode, 0, report);
+  assert.match(run.clientStdout, /^protocol: 2026-07-28$/m, report);
+  return { run, report };
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const scenario = process.argv[2] ?? DEFAULT_SCENARIO;
   const { checks, exitCode, clientStdout, clientStderr } = await runConformance({ scenario });

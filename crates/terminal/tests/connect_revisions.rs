@@ -65,16 +65,17 @@ fn answer_city_and_unit(screen: &Screen) {
     screen.press(&["Enter"]);
 }
 
-#[test]
-fn python_resolvers_over_2026_07_28_with_protocol_auto() {
-    let dir = scratch("python-auto");
+/// Runs the Python server's `forecast` tool with `--protocol`, answers both questions, and checks
+/// the revision both sides report.
+fn python_forecast(protocol: &str, expected_revision: &str) {
+    let dir = scratch(&format!("python-{protocol}"));
     let (python, server) = (python(), python_server());
     let screen = Screen::start(
         &dir,
         &[
             "connect",
             "--protocol",
-            "auto",
+            protocol,
             "--call",
             "forecast",
             "--",
@@ -89,52 +90,29 @@ fn python_resolvers_over_2026_07_28_with_protocol_auto() {
     let done = screen.finish();
     assert_eq!(done.status, 0, "{done:?}");
     assert!(
-        done.stderr
-            .contains("connected to Python resolver server over MCP 2026-07-28"),
+        done.stderr.contains(&format!(
+            "connected to Python resolver server over MCP {expected_revision}"
+        )),
         "{}",
         done.stderr
     );
     let text = json(&done.stdout).to_string();
     assert!(
-        text.contains("protocol 2026-07-28: forecast for Lisbon in F"),
+        text.contains(&format!(
+            "protocol {expected_revision}: forecast for Lisbon in F"
+        )),
         "{text}"
     );
 }
 
 #[test]
+fn python_resolvers_over_2026_07_28_with_protocol_auto() {
+    python_forecast("auto", "2026-07-28");
+}
+
+#[test]
 fn python_resolvers_over_2025_11_25_take_the_server_initiated_path() {
-    let dir = scratch("python-legacy");
-    let (python, server) = (python(), python_server());
-    let screen = Screen::start(
-        &dir,
-        &[
-            "connect",
-            "--protocol",
-            "2025-11-25",
-            "--call",
-            "forecast",
-            "--",
-            &python,
-            &server,
-        ],
-        &[EN],
-        100,
-        50,
-    );
-    answer_city_and_unit(&screen);
-    let done = screen.finish();
-    assert_eq!(done.status, 0, "{done:?}");
-    assert!(
-        done.stderr
-            .contains("connected to Python resolver server over MCP 2025-11-25"),
-        "{}",
-        done.stderr
-    );
-    let text = json(&done.stdout).to_string();
-    assert!(
-        text.contains("protocol 2025-11-25: forecast for Lisbon in F"),
-        "{text}"
-    );
+    python_forecast("2025-11-25", "2025-11-25");
 }
 
 #[test]
