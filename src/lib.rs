@@ -5,8 +5,9 @@
 //! round `elicitInputs()` reads (`inputs`).
 
 pub use koder_mcp_elicitation_core::{
-    content, error, form, format, i18n, input_required, json, limits, pattern, policy, reply,
-    request, required, rng, schema, scope, session, sort, strings, url, validate,
+    batch, content, error, form, format, i18n, input_required, json, limits, pattern, policy,
+    reply, request, required, rng, schema, scope, session, sort, strings, url, url_rounds,
+    validate,
 };
 
 #[cfg(target_arch = "wasm32")]

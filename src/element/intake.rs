@@ -9,6 +9,7 @@ use super::effects::Effects;
 use super::platform::now;
 use super::required::FlowId;
 use super::{abort_error, elicitation_error, Answer, ElementSession, Held, Inner, Resolver};
+use crate::batch::BatchId;
 use crate::dom::listener::Listener;
 use crate::error::ElicitationError;
 use crate::form::FormState;
@@ -17,8 +18,7 @@ use crate::policy::{self, PollBackoff};
 use crate::request::{parse_request_text, Mode, ParseOptions, Request};
 use crate::scope::Scope;
 use crate::session::{Admit, Change, Ticket};
-use koder_mcp_elicitation_core::batch::BatchId;
-use koder_mcp_elicitation_core::url_rounds::waits_for_completion;
+use crate::url_rounds::waits_for_completion;
 
 /// The second argument of `elicit()`, read by the shim before the call runs.
 pub(super) struct ElicitOptions {
@@ -113,7 +113,7 @@ impl Inner {
             server: server.clone(),
             tenant: self.tenant.clone(),
             elicitation_id: request.elicitation_id.clone(),
-            is_url: waits_for_completion(&request),
+            awaits_completion: waits_for_completion(&request),
             timeout_ms,
             rate_limit: policy::rate_limit(self.number_attr("rate-limit")),
         };

@@ -39,8 +39,8 @@ use crate::policy::{Announcements, PollBackoff};
 use crate::request::Request;
 use crate::scope::{DraftStore, Scope, Tenant};
 use crate::session::{Session, Ticket};
+use crate::url_rounds::UrlConsents;
 use calls::{Shared, Snapshot};
-use koder_mcp_elicitation_core::url_rounds::UrlConsents;
 
 pub use platform::advance_clock;
 
@@ -276,7 +276,7 @@ impl Controller {
     /// The shim's promise settles through `resolve` / `reject`; the options come read and typed
     /// (`readOptions` in src/js/define.js). `round` numbers the call's `AbortSignal`: calls that
     /// share one signal are one round (SDK v2 and `elicitInputs` pass one per round), and the core
-    /// keeps them together (`koder_mcp_elicitation_core::batch`).
+    /// keeps them together (`crate::batch`).
     #[allow(clippy::too_many_arguments)]
     pub fn elicit(
         &self,

@@ -200,10 +200,7 @@ impl Inner {
 
     /// `button[part~=open]`: consent in the consent view, Open again in the resumed one.
     pub(super) fn open(&mut self, fx: &mut Effects, ticket: Ticket) {
-        if matches!(
-            self.view.as_ref().map(|view| &view.body),
-            Some(Body::Resume { .. })
-        ) {
+        if self.resuming() {
             self.open_again(fx, ticket);
         } else {
             self.consent(fx, ticket);
@@ -230,14 +227,19 @@ impl Inner {
     /// A URL already consented to, asked for again: Continue accepts (the host retries), and
     /// nothing opens. Only the resumed view has it.
     pub(super) fn resume_continue(&mut self, fx: &mut Effects, ticket: Ticket) {
-        if !matches!(
-            self.view.as_ref().map(|view| &view.body),
-            Some(Body::Resume { .. })
-        ) {
+        if !self.resuming() {
             return;
         }
         let change = self.session.settle(ticket, Ending::Accept(None));
         self.finish(fx, change.into_iter().collect());
+    }
+
+    /// Whether the dialog on screen is the resumed view (a URL already consented to).
+    fn resuming(&self) -> bool {
+        matches!(
+            self.view.as_ref().map(|view| &view.body),
+            Some(Body::Resume { .. })
+        )
     }
 
     /// Open again, in the resumed view: a cancelable `open` event (not `accept`: nothing is

@@ -19,7 +19,7 @@ use crate::policy::next_wake;
 use crate::request::Mode;
 use crate::session::Ticket;
 use crate::url::{judge, UrlVerdict};
-use koder_mcp_elicitation_core::url_rounds::UrlStep;
+use crate::url_rounds::UrlStep;
 
 /// How long after a dialog appears its first announcement is made, so screen readers notice it.
 const ANNOUNCE_DELAY_MS: u32 = 150;

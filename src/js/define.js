@@ -48,9 +48,9 @@ export function languageCandidates(element) {
 }
 
 /**
- * The options of `elicit()` / `elicitRequired()` / `elicitInputs()` as the core takes them: `[signal, timeoutMs,
- * serverName]`, each `undefined` unless it has the right type. Read here, in one step, because the
- * getters are page code: one that throws counts as absent.
+ * The options of `elicit()` / `elicitRequired()` / `elicitInputs()` as the core takes them:
+ * `[signal, timeoutMs, serverName]`, each `undefined` unless it has the right type. Read here, in
+ * one step, because the getters are page code: one that throws counts as absent.
  */
 function readOptions(options) {
   if (options === null || typeof options !== "object") return [undefined, undefined, undefined];
@@ -88,8 +88,9 @@ function roundOf(signal) {
 // whatever call was running). After that the core's memory cannot be trusted, so the shim stops
 // calling it: every outstanding elicit() promise resolves as { action: "cancel" } with a `cancel`
 // event (source "error", plus `error: { code: -32603, message }`), every elicitRequired() promise
-// as { retry: false, action: "cancel" }, every elicitInputs() round with each of its keys a cancel, every dialog is removed so the page is usable again, and
-// later calls are refused with an ElicitationError (code -32603).
+// as { retry: false, action: "cancel" }, every elicitInputs() round with each of its keys a
+// cancel, every dialog is removed so the page is usable again, and later calls are refused with an
+// ElicitationError (code -32603).
 const INTERNAL_ERROR = -32603;
 const CANCEL = Object.freeze({ action: "cancel" });
 const NO_RETRY = Object.freeze({ retry: false, action: "cancel" });
@@ -262,11 +263,7 @@ function defineClass(tag) {
      * signal would; nothing is shown.
      */
     #later(call, options) {
-      let signal;
-      try {
-        signal = options?.signal;
-      } catch {}
-      if (!(signal instanceof AbortSignal)) signal = undefined;
+      const [signal] = readOptions(options);
       return new Promise((resolve, reject) => {
         const queued = {
           signal,

@@ -24,7 +24,7 @@ pub struct Entry<R, D> {
     pub server: String,
     pub tenant: Tenant,
     pub elicitation_id: String,
-    /// Consent leaves it waiting for completion (see [`Admit::is_url`]).
+    /// Consent leaves it waiting for completion (see [`Admit::awaits_completion`]).
     pub awaits_completion: bool,
     pub deadline: f64,
     /// URL mode after consent: the result was sent; the dialog waits for completion.
@@ -106,7 +106,7 @@ pub struct Admit {
     /// URL mode whose consent waits for completion: a 2025-11-25 request (it has an
     /// `elicitationId`) or a Koder envelope, as [`crate::url_rounds::waits_for_completion`] says.
     /// A 2026-07-28 URL request passes `false`: its consent settles it for good, like a form.
-    pub is_url: bool,
+    pub awaits_completion: bool,
     pub timeout_ms: f64,
     /// Most elicitations shown per server per rolling minute.
     pub rate_limit: u32,
@@ -152,7 +152,7 @@ impl<R, D> Session<R, D> {
             server: admit.server,
             tenant: admit.tenant,
             elicitation_id: admit.elicitation_id,
-            awaits_completion: admit.is_url,
+            awaits_completion: admit.awaits_completion,
             deadline: now + admit.timeout_ms.max(0.0),
             waiting: false,
             batch,
@@ -426,12 +426,12 @@ mod tests {
         }
     }
 
-    fn admit(server: &str, is_url: bool, timeout_ms: f64) -> Admit {
+    fn admit(server: &str, awaits_completion: bool, timeout_ms: f64) -> Admit {
         Admit {
             server: server.into(),
             tenant: Tenant::default(),
             elicitation_id: format!("id-{server}"),
-            is_url,
+            awaits_completion,
             timeout_ms,
             rate_limit: 10,
         }
@@ -501,7 +501,7 @@ mod tests {
     #[test]
     fn a_consent_that_awaits_no_completion_settles_for_good() {
         let mut session = Session::default();
-        // A 2026-07-28 URL request: `is_url` is false (url_rounds::waits_for_completion).
+        // A 2026-07-28 URL request: `awaits_completion` is false (url_rounds::waits_for_completion).
         let (a, _) = session.admit(0.0, admit("s", false, 1000.0), (), ());
         assert_eq!(
             session.settle(a, Ending::Accept(None)),

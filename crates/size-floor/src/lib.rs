@@ -15,7 +15,8 @@ use koder_mcp_elicitation_core::request::{parse_request_text, Mode, ParseOptions
 use koder_mcp_elicitation_core::scope::{DraftStore, Scope, Tenant};
 use koder_mcp_elicitation_core::session::{Admit, Session};
 use koder_mcp_elicitation_core::url::{self, UrlParts};
-use koder_mcp_elicitation_core::{content, json, required};
+use koder_mcp_elicitation_core::url_rounds::{waits_for_completion, UrlConsents, UrlStep};
+use koder_mcp_elicitation_core::{content, input_required, json, required};
 use serde_json::Value;
 
 #[cfg(target_arch = "wasm32")]
@@ -98,7 +99,7 @@ fn dialog(request: &str, edit: &str, languages: &str, strict: bool, now: f64) ->
         server: edit.to_string(),
         tenant: tenant(edit),
         elicitation_id: request.elicitation_id.clone(),
-        is_url: matches!(request.mode, Mode::Url(_)),
+        awaits_completion: waits_for_completion(&request),
         timeout_ms: policy::timeout_ms(Some(now), request.timeout_ms, None),
         rate_limit: policy::rate_limit(Some(now)),
     };
@@ -111,9 +112,17 @@ fn dialog(request: &str, edit: &str, languages: &str, strict: bool, now: f64) ->
             host: edit.to_string(),
             href: edit.to_string(),
         };
-        if url::judge(Some(&parts)).may_open() {
+        let verdict = url::judge(Some(&parts));
+        let mut consents = UrlConsents::default();
+        let step = consents.step(&scope.tenant, edit, &request, &verdict);
+        if verdict.may_open() {
             shown.push_str(edit);
         }
+        if step == UrlStep::Resume {
+            shown.push_str(&parts.href);
+        }
+        consents.settled(&scope.tenant, edit, &request, &Ending::Accept(None));
+        shown.push_str(&consents.len().to_string());
         return shown;
     };
     let mut state = FormState::new(schema);
@@ -144,13 +153,17 @@ fn dialog(request: &str, edit: &str, languages: &str, strict: bool, now: f64) ->
     {
         shown.push_str(&index.to_string());
     }
-    let (ticket, _) = session.admit(now, admit, 1, state.clone());
+    let (ticket, _) = session.admit_in_batch(now, admit, Some(now as u64), 1, state.clone());
     let mut announcements = Announcements::default();
     let mut backoff = PollBackoff::new(Some(now));
     backoff.failed();
     let seconds = session.countdown_seconds(now);
     if let Some(seconds) = announcements.on_countdown(seconds) {
         shown.push_str(&seconds.to_string());
+    }
+    if let Some((position, total)) = session.queue_position(edit.len()) {
+        shown.push_str(&position.to_string());
+        shown.push_str(&total.to_string());
     }
     shown.push_str(&form::number_attribute(backoff.delay_ms()));
     shown.push_str(&i18n::text(locale, edit, &[("n", i18n::Arg::Number(now))]));
@@ -169,7 +182,11 @@ fn dialog(request: &str, edit: &str, languages: &str, strict: bool, now: f64) ->
     if let Some(reply) = ending.reply(&request.protocol, request.id.as_ref()) {
         shown.push_str(&json::write(&reply));
     }
-    let _ = session.settle(ticket, ending);
+    if matches!(ending, Ending::Cancel(_)) {
+        let _ = session.close_in_batch(ticket, ending);
+    } else {
+        let _ = session.settle(ticket, ending);
+    }
     let _ = session.tick(policy::next_wake(now, now, session.next_deadline()));
     let _ = session.change_tenant(&tenant(""));
     shown.push_str(&drafts.len().to_string());
@@ -220,6 +237,17 @@ pub unsafe extern "C" fn register_translation(
 pub unsafe extern "C" fn required_count(error: *const u8, error_length: usize) -> usize {
     required::parse_required_text(text(error, error_length), &options(false))
         .map(|requests| requests.len())
+        .unwrap_or_default()
+}
+
+/// `elicitInputs(round)`: how many elicitations the round holds.
+///
+/// # Safety
+/// The (pointer, length) pair must address readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn input_round_count(round: *const u8, round_length: usize) -> usize {
+    input_required::parse_input_round_text(text(round, round_length), &options(false))
+        .map(|round| round.elicitations.len())
         .unwrap_or_default()
 }
 

@@ -84,8 +84,15 @@ pub struct Lifecycle {
 }
 
 impl Lifecycle {
-    /// Starts the clock for an elicitation that closes after `timeout_ms`.
-    pub fn start(elicitation_id: &str, is_url: bool, timeout_ms: f64, signals: Signals) -> Self {
+    /// Starts the clock for an elicitation that closes after `timeout_ms`; with
+    /// `awaits_completion` (see [`koder_mcp_elicitation_core::session::Admit`]) a consent leaves it
+    /// waiting for completion.
+    pub fn start(
+        elicitation_id: &str,
+        awaits_completion: bool,
+        timeout_ms: f64,
+        signals: Signals,
+    ) -> Self {
         let mut session = TerminalSession::default();
         let (ticket, _) = session.admit(
             0.0,
@@ -93,7 +100,7 @@ impl Lifecycle {
                 server: String::new(),
                 tenant: Tenant::default(),
                 elicitation_id: elicitation_id.to_string(),
-                is_url,
+                awaits_completion,
                 timeout_ms,
                 rate_limit: u32::MAX,
             },
