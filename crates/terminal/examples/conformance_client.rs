@@ -11,12 +11,13 @@
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use koder_elicit::connect::{elicit_result, install_tls_provider, request_from_params, Protocol};
+use koder_elicit::connect::{
+    client_capabilities, elicit_result, install_tls_provider, request_from_params, Protocol,
+};
 use koder_elicit::{answer, Messages};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    UrlElicitationCapability,
+    CallToolRequestParams, CallToolResult, ClientConfig, ElicitRequestParams, ElicitResult,
+    ErrorData, Implementation,
 };
 use rmcp::service::{RequestContext, RoleClient};
 use rmcp::{ClientHandler, ClientServiceExt};
@@ -77,14 +78,8 @@ impl ClientHandler for AnsweringClient {
     }
 
     fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = Some(
-            ElicitationCapability::new()
-                .with_form(FormElicitationCapability::new().with_schema_validation(true))
-                .with_url(UrlElicitationCapability::new()),
-        );
         ClientConfig::new(
-            capabilities,
+            client_capabilities(),
             Implementation::new("koder-elicit-conformance", env!("CARGO_PKG_VERSION")),
         )
     }

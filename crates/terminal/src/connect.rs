@@ -29,7 +29,7 @@ use rmcp::model::{
     ProtocolVersion, ServerResult, UrlElicitationCapability,
 };
 use rmcp::service::{
-    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RunningService,
 };
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
 use serde_json::{json, Value};
@@ -230,13 +230,24 @@ pub fn elicit_result(ending: &Ending) -> Option<ElicitResult> {
     serde_json::from_value(ending.result()?).ok()
 }
 
-/// The URL policy's verdict on a URL-mode request (a form has none to give).
-fn url_verdict(request: &Request) -> koder_mcp_elicitation_core::url::UrlVerdict {
-    let url = match &request.mode {
-        Mode::Url(url) => url.url.as_str(),
-        Mode::Form(_) => "",
-    };
-    judge(url_parts(url).as_ref())
+/// What a client answering on the terminal advertises: form elicitation (with schema
+/// validation) and URL elicitation.
+pub fn client_capabilities() -> ClientCapabilities {
+    let elicitation = ElicitationCapability::new()
+        .with_form(FormElicitationCapability::new().with_schema_validation(true))
+        .with_url(UrlElicitationCapability::new());
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(elicitation);
+    capabilities
+}
+
+/// The server's name as the prompts show it: its title when it gives one.
+fn peer_server_name(peer: &Peer<RoleClient>) -> Option<String> {
+    peer.peer_info().and_then(|info| {
+        info.server_info
+            .as_ref()
+            .map(|server| server.title.clone().unwrap_or_else(|| server.name.clone()))
+    })
 }
 
 /// Withdraws a prompt whose handler future is dropped (rmcp drops a round's other requests when
@@ -270,11 +281,7 @@ impl ClientHandler for TerminalClient {
         };
         let mut options = self.options.clone();
         options.signals = signals.clone();
-        options.server_name = context.peer.peer_info().and_then(|info| {
-            info.server_info
-                .as_ref()
-                .map(|server| server.title.clone().unwrap_or_else(|| server.name.clone()))
-        });
+        options.server_name = peer_server_name(&context.peer);
         self.register(&request.elicitation_id, &signals);
         // One prompt at a time, in arrival order (tokio's mutex is fair): the questions of one
         // round are asked one after the other.
@@ -295,14 +302,14 @@ impl ClientHandler for TerminalClient {
         }
         // The consent memory is per connection, so one server; the core keys it by server too.
         let server = options.server_name.clone().unwrap_or_default();
-        let consented_before = self.shared.consents.lock().is_ok_and(|consents| {
-            consents.step(
-                &Tenant::default(),
-                &server,
-                &request,
-                &url_verdict(&request),
-            ) == UrlStep::Resume
-        });
+        // Only a URL can have been consented to; a form is always asked.
+        let consented_before = match &request.mode {
+            Mode::Url(url) => self.shared.consents.lock().is_ok_and(|consents| {
+                let verdict = judge(url_parts(&url.url).as_ref());
+                consents.step(&Tenant::default(), &server, &request, &verdict) == UrlStep::Resume
+            }),
+            Mode::Form(_) => false,
+        };
         let (answered, answer) = oneshot::channel::<Result<Ending, ElicitError>>();
         let client = self.clone();
         let asking = tokio::task::spawn_blocking(move || {
@@ -327,11 +334,9 @@ impl ClientHandler for TerminalClient {
                 if ending == &Ending::Cancel(CancelSource::User) {
                     client.shared.cancels.fetch_add(1, Ordering::SeqCst);
                 }
-            }
-            let accepted = matches!(ending, Ok(Ending::Accept(_)));
-            if let Ok(ending) = &ending {
                 let _ = elicitation.report(ending);
             }
+            let accepted = matches!(ending, Ok(Ending::Accept(_)));
             // The server needs the answer now; a URL-mode wait (2025-11-25) goes on after it.
             let _ = answered.send(ending);
             if accepted {
@@ -399,14 +404,9 @@ impl ClientHandler for TerminalClient {
     }
 
     fn get_info(&self) -> ClientConfig {
-        let elicitation = ElicitationCapability::new()
-            .with_form(FormElicitationCapability::new().with_schema_validation(true))
-            .with_url(UrlElicitationCapability::new());
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = Some(elicitation);
         // The version `initialize` offers; `server/discover` offers `Protocol::lifecycle`'s.
         ClientConfig::new(
-            capabilities,
+            client_capabilities(),
             Implementation::new("koder-elicit", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25)
@@ -474,11 +474,7 @@ impl Connection {
 
     /// The server's name (its title when it gives one).
     pub fn server_name(&self) -> Option<String> {
-        self.service.peer().peer_info().and_then(|info| {
-            info.server_info
-                .as_ref()
-                .map(|server| server.title.clone().unwrap_or_else(|| server.name.clone()))
-        })
+        peer_server_name(self.service.peer())
     }
 
     /// Calls `tool`, answering its elicitations on the terminal, and returns its result. After

@@ -198,7 +198,7 @@ impl<'r> Elicitation<'r> {
         let timeout_ms = policy::timeout_ms(options.timeout_ms, request.timeout_ms, None);
         let life = Lifecycle::start(
             &request.elicitation_id,
-            matches!(request.mode, Mode::Url(_)),
+            url_rounds::waits_for_completion(request),
             timeout_ms,
             options.signals.clone(),
         );
@@ -212,6 +212,18 @@ impl<'r> Elicitation<'r> {
 
     /// Shows the request and asks it through; settles exactly once.
     pub fn ask(&mut self) -> Result<Ending, ElicitError> {
+        self.ask_with(false)
+    }
+
+    /// A later round (MCP 2026-07-28) asks again for an address the person already agreed to
+    /// open: shows the request and offers Continue (accept), Open again and Cancel, with no
+    /// second consent. A form is asked as usual.
+    pub fn ask_again(&mut self) -> Result<Ending, ElicitError> {
+        self.ask_with(true)
+    }
+
+    /// [`Self::ask`], or with `consented_before` the URL prompt that skips the consent.
+    fn ask_with(&mut self, consented_before: bool) -> Result<Ending, ElicitError> {
         let request = self.request;
         let mut ui = Ui {
             term: &mut self.term,
@@ -221,34 +233,23 @@ impl<'r> Elicitation<'r> {
         header(&mut ui, request, &self.options).map_err(ElicitError::Io)?;
         let asked = match &request.mode {
             Mode::Form(schema) => form_prompt::ask_form(&mut ui, schema),
+            Mode::Url(url) if consented_before => url_prompt::ask_url_again(&mut ui, &url.url),
             Mode::Url(url) => url_prompt::ask_url(&mut ui, &url.url),
         };
         let asked = match asked {
             Err(Flow::Reject) => form_prompt::ask_reject(&mut ui),
             other => other,
         };
-        settle_asked(&mut ui, asked)
-    }
-
-    /// A later round (MCP 2026-07-28) asks again for an address the person already agreed to
-    /// open: shows the request and offers Continue (accept), Open again and Cancel, with no
-    /// second consent. A form is asked as usual.
-    pub fn ask_again(&mut self) -> Result<Ending, ElicitError> {
-        let Mode::Url(url) = &self.request.mode else {
-            return self.ask();
-        };
-        let request = self.request;
-        let mut ui = Ui {
-            term: &mut self.term,
-            life: &mut self.life,
-            messages: self.options.messages.clone(),
-        };
-        header(&mut ui, request, &self.options).map_err(ElicitError::Io)?;
-        let asked = match url_prompt::ask_url_again(&mut ui, &url.url) {
-            Err(Flow::Reject) => form_prompt::ask_reject(&mut ui),
-            other => other,
-        };
-        settle_asked(&mut ui, asked)
+        match asked {
+            Ok(ending) => Ok(ending),
+            Err(Flow::Stop(stop)) => Ok(form_prompt::ending_for_stop(&mut ui, stop)),
+            Err(Flow::Reject) => Ok(ui.life.settle(Ending::Decline { reason: None })),
+            Err(Flow::Io(error)) => {
+                // The terminal is gone: the request still settles once, as a cancel.
+                ui.life.settle(Ending::Cancel(CancelSource::User));
+                Err(ElicitError::Io(error))
+            }
+        }
     }
 
     /// URL mode after consent: waits for completion (the server's signal or the status URL),
@@ -299,20 +300,6 @@ impl<'r> Elicitation<'r> {
         self.term
             .line(tone, &self.options.messages.get(id))
             .map_err(ElicitError::Io)
-    }
-}
-
-/// How a prompt's flow ends, settled exactly once.
-fn settle_asked(ui: &mut Ui, asked: Result<Ending, Flow>) -> Result<Ending, ElicitError> {
-    match asked {
-        Ok(ending) => Ok(ending),
-        Err(Flow::Stop(stop)) => Ok(form_prompt::ending_for_stop(ui, stop)),
-        Err(Flow::Reject) => Ok(ui.life.settle(Ending::Decline { reason: None })),
-        Err(Flow::Io(error)) => {
-            // The terminal is gone: the request still settles once, as a cancel.
-            ui.life.settle(Ending::Cancel(CancelSource::User));
-            Err(ElicitError::Io(error))
-        }
     }
 }
 

@@ -233,11 +233,14 @@ fn prompt(args: &Args, options: &Options) -> u8 {
     }
 }
 
-/// `--answers JSON`, parsed; `None` (after saying why) when it is not JSON.
-fn given_answers(args: &Args, options: &Options) -> Option<Option<Value>> {
-    let text = args.answers.as_ref()?;
+/// `--answers JSON`, parsed (`None` without the flag); when it is not JSON, says so and gives the
+/// exit status.
+fn given_answers(args: &Args, options: &Options) -> Result<Option<Value>, u8> {
+    let Some(text) = &args.answers else {
+        return Ok(None);
+    };
     match serde_json::from_str(text) {
-        Ok(answers) => Some(Some(answers)),
+        Ok(answers) => Ok(Some(answers)),
         Err(_) => {
             eprintln!(
                 "koder-elicit: {}",
@@ -245,7 +248,7 @@ fn given_answers(args: &Args, options: &Options) -> Option<Option<Value>> {
                     .messages
                     .get("mcp-elicitation-terminal-error-answers")
             );
-            Some(None)
+            Err(EXIT_NO_ANSWER)
         }
     }
 }
@@ -268,9 +271,12 @@ fn prompt_round(args: &Args, options: &Options, round: &InputRound) -> u8 {
         let method = entry.get("method").and_then(Value::as_str).unwrap_or("?");
         eprintln!("koder-elicit: inputRequests.{key} ({method}) is left for the host");
     }
-    let outcome: RoundOutcome = match given_answers(args, options) {
-        Some(None) => return EXIT_NO_ANSWER,
-        Some(Some(answers)) => match answer_round(round, &answers, &options.messages) {
+    let answers = match given_answers(args, options) {
+        Ok(answers) => answers,
+        Err(status) => return status,
+    };
+    let outcome: RoundOutcome = match answers {
+        Some(answers) => match answer_round(round, &answers, &options.messages) {
             Ok(outcome) => outcome,
             Err(problems) => {
                 for problem in problems {
@@ -298,10 +304,11 @@ fn prompt_round(args: &Args, options: &Options, round: &InputRound) -> u8 {
 }
 
 fn prompt_request(args: &Args, options: &Options, request: &Request) -> u8 {
-    let ending = if let Some(answers) = given_answers(args, options) {
-        let Some(answers) = answers else {
-            return EXIT_NO_ANSWER;
-        };
+    let answers = match given_answers(args, options) {
+        Ok(answers) => answers,
+        Err(status) => return status,
+    };
+    let ending = if let Some(answers) = answers {
         match answer(request, &answers, &options.messages) {
             Ok(ending) => ending,
             Err(problems) => {

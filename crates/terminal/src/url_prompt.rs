@@ -98,22 +98,28 @@ pub fn ask_url(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
     loop {
         match (ask_key(ui)?, &href) {
             (Key::Enter | Key::Char('o' | 'O'), Some(href)) => {
-                ui.term.line(
-                    Tone::Normal,
-                    &messages.get("mcp-elicitation-url_mode-opening"),
-                )?;
-                if webbrowser::open(href).is_err() {
-                    ui.term.line(
-                        Tone::Alert,
-                        &messages.get("mcp-elicitation-terminal-url-open-failed"),
-                    )?;
-                }
+                open_in_browser(ui, href)?;
                 return Ok(ui.life.settle(Ending::Accept(None)));
             }
             (Key::Char('r' | 'R'), _) => return ask_reject(ui),
             _ => {}
         }
     }
+}
+
+/// Opens `href` (one the policy lets open) in the system browser, and says whether it could.
+fn open_in_browser(ui: &mut Ui, href: &str) -> Result<(), Flow> {
+    ui.term.line(
+        Tone::Normal,
+        &ui.messages.get("mcp-elicitation-url_mode-opening"),
+    )?;
+    if webbrowser::open(href).is_err() {
+        ui.term.line(
+            Tone::Alert,
+            &ui.messages.get("mcp-elicitation-terminal-url-open-failed"),
+        )?;
+    }
+    Ok(())
 }
 
 /// A later round (MCP 2026-07-28) asks again for an address the person already agreed to open:
@@ -164,16 +170,7 @@ pub fn ask_url_again(ui: &mut Ui, url: &str) -> Result<Ending, Flow> {
             Key::Enter => return Ok(ui.life.settle(Ending::Accept(None))),
             Key::Char('o' | 'O') => {
                 if let Some(href) = &href {
-                    ui.term.line(
-                        Tone::Normal,
-                        &messages.get("mcp-elicitation-url_mode-opening"),
-                    )?;
-                    if webbrowser::open(href).is_err() {
-                        ui.term.line(
-                            Tone::Alert,
-                            &messages.get("mcp-elicitation-terminal-url-open-failed"),
-                        )?;
-                    }
+                    open_in_browser(ui, href)?;
                 }
             }
             _ => {}

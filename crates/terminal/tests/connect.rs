@@ -5,25 +5,14 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{json, make_executable, quote, recording_browser, scratch, workspace_root, Screen};
+use common::{
+    json, make_executable, node_module, quote, recording_browser, scratch, workspace_root, Screen,
+};
 
 const EN: (&str, &str) = ("LANG", "en_US.UTF-8");
-
-/// A file under node_modules, or a clear failure when the Node packages are not installed.
-fn node_module(relative: &str) -> PathBuf {
-    let path = workspace_root().join("node_modules").join(relative);
-    assert!(
-        path.exists(),
-        "{} is missing: these tests need the Node packages. Run `npm ci` at the workspace root \
-         (`npm test` runs scripts/bootstrap.sh, which does).",
-        path.display()
-    );
-    path
-}
 
 fn everything() -> String {
     node_module(".bin/mcp-server-everything")

@@ -7,9 +7,9 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use common::{json, recording_browser, scratch, workspace_root, Screen};
+use common::{json, node_module, recording_browser, scratch, workspace_root, Screen};
 
 const EN: (&str, &str) = ("LANG", "en_US.UTF-8");
 
@@ -34,12 +34,7 @@ fn python_server() -> String {
 
 /// The SDK v2 peer's entry point, or a clear failure when the Node packages are missing.
 fn sdk_v2_server() -> String {
-    let package = workspace_root().join("node_modules/@modelcontextprotocol/server");
-    assert!(
-        package.exists(),
-        "{} is missing: run `npm ci` at the workspace root (scripts/bootstrap.sh does).",
-        package.display()
-    );
+    node_module("@modelcontextprotocol/server");
     workspace_root()
         .join("tests/peers/mrtr-server.mjs")
         .to_string_lossy()
@@ -115,17 +110,22 @@ fn python_resolvers_over_2025_11_25_take_the_server_initiated_path() {
     python_forecast("2025-11-25", "2025-11-25");
 }
 
-#[test]
-fn sdk_v2_two_forms_in_one_round_are_asked_one_after_the_other() {
-    let dir = scratch("sdk-v2-two-forms");
+/// `connect` on the SDK v2 peer's `two_forms` tool: one round holding two forms.
+fn start_two_forms(dir: &Path) -> Screen {
     let server = sdk_v2_server();
-    let screen = Screen::start(
-        &dir,
+    Screen::start(
+        dir,
         &["connect", "--call", "two_forms", "--", "node", &server],
         &[EN],
         100,
         60,
-    );
+    )
+}
+
+#[test]
+fn sdk_v2_two_forms_in_one_round_are_asked_one_after_the_other() {
+    let dir = scratch("sdk-v2-two-forms");
+    let screen = start_two_forms(&dir);
     let first = screen.wait_for("1. Your name *");
     assert!(first.contains("Who is booking the table?"), "{first}");
     assert!(!first.contains("How would you like to sit?"), "{first}");
@@ -162,14 +162,7 @@ fn sdk_v2_two_forms_in_one_round_are_asked_one_after_the_other() {
 #[test]
 fn sdk_v2_esc_on_the_first_form_cancels_the_whole_round() {
     let dir = scratch("sdk-v2-two-forms-cancel");
-    let server = sdk_v2_server();
-    let screen = Screen::start(
-        &dir,
-        &["connect", "--call", "two_forms", "--", "node", &server],
-        &[EN],
-        100,
-        60,
-    );
+    let screen = start_two_forms(&dir);
     screen.wait_for("1. Your name *");
     screen.press(&["Escape"]);
     let done = screen.finish();

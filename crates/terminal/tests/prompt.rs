@@ -5,7 +5,7 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::{json, recording_browser, request_file, scratch, Screen};
+use common::{json, recording_browser, request_file, run_detached, scratch, Screen};
 use serde_json::json;
 
 fn weather_envelope() -> serde_json::Value {
@@ -585,30 +585,6 @@ fn narrow_terminals_wrap_by_words_and_a_resize_is_survived() {
         json(&done.stdout),
         json!({"action": "accept", "content": {"city": "Lisbon", "temperature_unit": "F"}})
     );
-}
-
-/// Runs the binary without a terminal: `setsid` leaves it no controlling TTY.
-fn run_detached(args: &[&str], stdin: &str) -> (i32, String, String) {
-    use std::io::Write;
-    let mut child = Command::new("setsid")
-        .arg(common::binary())
-        .args(args)
-        .env_remove("LANG")
-        .env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that exits before reading (a usage error) closes the pipe: that is not a failure.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

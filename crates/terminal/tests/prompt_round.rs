@@ -3,10 +3,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-use common::{json, request_file, scratch, Screen};
+use common::{json, request_file, run_detached, scratch, Screen};
 use serde_json::{json, Value};
 
 const EN: (&str, &str) = ("LANG", "en_US.UTF-8");
@@ -30,29 +27,6 @@ fn booking_round() -> Value {
                         "enum": ["indoor", "outdoor"], "default": "indoor"}}}}}
         }
     })
-}
-
-/// Runs the binary without a terminal: `setsid` leaves it no controlling TTY.
-fn run_detached(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new("setsid")
-        .arg(common::binary())
-        .args(args)
-        .env_remove("LANG")
-        .env_remove("LC_ALL")
-        .env_remove("LC_MESSAGES")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that exits before reading (a usage error) closes the pipe: that is not a failure.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

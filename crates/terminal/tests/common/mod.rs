@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -299,4 +300,40 @@ pub fn make_executable(path: &Path) {
 /// Parses the command's stdout as one JSON value.
 pub fn json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout.trim()).unwrap_or_else(|_| panic!("stdout is not JSON: {stdout:?}"))
+}
+
+/// Runs the binary without a terminal: `setsid` leaves it no controlling TTY. Returns the exit
+/// status, stdout and stderr.
+pub fn run_detached(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new("setsid")
+        .arg(binary())
+        .args(args)
+        .env_remove("LANG")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A command that exits before reading (a usage error) closes the pipe: that is not a failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A file under node_modules, or a clear failure when the Node packages are not installed.
+pub fn node_module(relative: &str) -> PathBuf {
+    let path = workspace_root().join("node_modules").join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: these tests need the Node packages. Run `npm ci` at the workspace root \
+         (`npm test` runs scripts/bootstrap.sh, which does).",
+        path.display()
+    );
+    path
 }
