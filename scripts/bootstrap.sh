@@ -170,4 +170,40 @@ else
   .venv/bin/python -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" </dev/null
 fi
 
+# 8. PostgreSQL for the relay's tests ---------------------------------------------------------------
+# crates/relay/tests/store.rs and the relay e2e suites start throwaway servers with scripts/pg-temp.sh,
+# which only needs the binaries (initdb, pg_ctl). Debian's postinst creates a "main" cluster and may
+# try to start it: a temporary policy-rc.d forbids that, and any cluster still running afterwards is
+# stopped, so nothing is left listening on 5432.
+if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  say "postgresql: present"
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install postgresql"
+    SUDO="sudo -n"
+  fi
+  say "postgresql: installing with apt-get"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  added_policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    $SUDO sh -c 'printf "#!/bin/sh\nexit 101\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
+    added_policy=yes
+  fi
+  install_status=0
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql </dev/null || install_status=$?
+  [ -z "$added_policy" ] || $SUDO rm -f /usr/sbin/policy-rc.d
+  if command -v pg_lsclusters >/dev/null 2>&1; then
+    pg_lsclusters --no-header 2>/dev/null | awk '$4 == "online" { print $1, $2 }' \
+      | while read -r pg_version pg_cluster; do
+          say "postgresql: stopping the cluster $pg_version/$pg_cluster the package started"
+          $SUDO pg_ctlcluster "$pg_version" "$pg_cluster" stop </dev/null || true
+        done
+  fi
+  # Only the binaries matter: a postinst that failed to set up its own cluster is not fatal.
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
+    || die "apt-get install postgresql (status $install_status) did not provide /usr/lib/postgresql/*/bin/initdb"
+  [ "$install_status" -eq 0 ] || say "postgresql: apt-get exited $install_status, but initdb is installed; continuing"
+fi
+
 say "done in $((SECONDS - START))s"

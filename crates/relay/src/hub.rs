@@ -33,6 +33,11 @@ impl Hub {
         workspace_id: &str,
     ) -> broadcast::Receiver<Event> {
         let mut routes = self.routes();
+        // People who closed every stream leave a channel nobody reads: forget those here, so
+        // the map holds only people who listen now.
+        routes
+            .tenants
+            .retain(|_, sender| sender.receiver_count() > 0);
         routes
             .tenants
             .entry((user_id.to_string(), workspace_id.to_string()))

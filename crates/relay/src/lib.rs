@@ -15,7 +15,24 @@
 )]
 #![deny(missing_docs, missing_debug_implementations)]
 
+/// The HTTP API: routes, handlers, and the JSON views they answer with.
+pub mod api;
+/// Who is calling: the service token or a person's JWT.
+pub mod auth;
+/// The host side in Rust: a relay client and an rmcp `ClientHandler` that asks through it.
+pub mod client;
+/// Flags and environment variables.
+pub mod config;
+/// The JSON error every failure answers with.
+pub mod error;
 /// In-process fan-out of store events to streams and long-polls.
 pub mod hub;
+/// A running relay: store, HTTP server, expiry sweeper.
+pub mod server;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.
 pub mod store;
+/// A person's server-sent events.
+pub mod stream;
+
+pub use config::Config;
+pub use server::{open_store, serve, serve_with_store, ServeError, Server};

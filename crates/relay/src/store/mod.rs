@@ -9,6 +9,12 @@ use serde_json::Value;
 
 use crate::hub::Hub;
 
+/// The single-process store on one SQLite file.
+pub mod sqlite;
+
+/// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
+pub mod postgres;
+
 /// Where an elicitation is in its life. `complete` is not a status but a flag ([`Record::completed`]):
 /// URL-mode completion may come before or after the person's consent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,232 @@
+//! The host API (service token): create an elicitation, wait for its result, withdraw it, report
+//! URL-mode completion.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+use super::checks::{check_request, is_url_mode};
+use super::{host_view, json_body, load, new_id, now_ms, public_status, AppState};
+use crate::auth::Host;
+use crate::error::ApiError;
+use crate::store::{NewElicitation, Status, Tenant};
+
+/// Without `timeoutMs`, an elicitation waits this long for the person.
+pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
+/// The shortest and longest `timeoutMs` (others are clamped).
+pub const TIMEOUT_RANGE_MS: (i64, i64) = (1_000, 86_400_000);
+/// The longest `?wait=` in seconds (longer is clamped).
+pub const MAX_WAIT_SECONDS: f64 = 60.0;
+/// The longest scope id, server name or idempotency key.
+pub const MAX_FIELD_CHARS: usize = 256;
+/// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
+const REREAD_INTERVAL: Duration = Duration::from_secs(1);
+
+/// `POST /v1/elicitations`: 201 `{"id","expiresAt"}`.
+pub async fn create(
+    State(state): State<AppState>,
+    _host: Host,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let idempotency_key = idempotency_key(&headers)?;
+    let body = json_body(body)?;
+    let body = body
+        .as_object()
+        .ok_or_else(|| ApiError::bad_request("body must be a JSON object"))?;
+    let tenant = scope(body.get("scope"))?;
+    let server_name = match body.get("serverName") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) if name.chars().count() <= MAX_FIELD_CHARS => Some(name.clone()),
+        Some(_) => {
+            return Err(ApiError::bad_request(format!(
+                "serverName must be a string of at most {MAX_FIELD_CHARS} characters"
+            )))
+        }
+    };
+    let timeout_ms = match body.get("timeoutMs") {
+        None | Some(Value::Null) => DEFAULT_TIMEOUT_MS,
+        Some(Value::Number(number)) => {
+            let ms = number.as_f64().unwrap_or(f64::MAX);
+            // Clamped as a float first, so huge or negative numbers cannot overflow.
+            ms.clamp(TIMEOUT_RANGE_MS.0 as f64, TIMEOUT_RANGE_MS.1 as f64) as i64
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "timeoutMs must be a number of milliseconds",
+            ))
+        }
+    };
+    let id = new_id()?;
+    let request = body
+        .get("request")
+        .ok_or_else(|| ApiError::bad_request("request is required"))?;
+    let checked = check_request(request, &id).map_err(ApiError::invalid_params)?;
+    let created_at = now_ms();
+    let record = state
+        .store
+        .create(NewElicitation {
+            id,
+            tenant,
+            request: checked.stored,
+            server_name,
+            created_at,
+            expires_at: created_at.saturating_add(timeout_ms),
+            idempotency_key,
+        })
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": record.id, "expiresAt": record.expires_at})),
+    )
+        .into_response())
+}
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Ok(key) if !key.is_empty() && key.chars().count() <= MAX_FIELD_CHARS => {
+            Ok(Some(key.to_string()))
+        }
+        _ => Err(ApiError::bad_request(format!(
+            "Idempotency-Key must be 1 to {MAX_FIELD_CHARS} visible ASCII characters"
+        ))),
+    }
+}
+
+fn scope(value: Option<&Value>) -> Result<Tenant, ApiError> {
+    let scope = value.and_then(Value::as_object).ok_or_else(|| {
+        ApiError::bad_request("scope must be an object {userId, workspaceId, conversationId?}")
+    })?;
+    let field = |name: &str, required: bool| -> Result<String, ApiError> {
+        match scope.get(name) {
+            Some(Value::String(text))
+                if !text.is_empty() && text.chars().count() <= MAX_FIELD_CHARS =>
+            {
+                Ok(text.clone())
+            }
+            None | Some(Value::Null) if !required => Ok(String::new()),
+            Some(Value::String(text)) if text.is_empty() && !required => Ok(String::new()),
+            _ => Err(ApiError::bad_request(format!(
+                "scope.{name} must be a {}string of at most {MAX_FIELD_CHARS} characters",
+                if required { "non-empty " } else { "" }
+            ))),
+        }
+    };
+    Ok(Tenant {
+        user_id: field("userId", true)?,
+        workspace_id: field("workspaceId", true)?,
+        conversation_id: field("conversationId", false)?,
+    })
+}
+
+/// `GET /v1/elicitations/{id}/result?wait=SECONDS`: the result, waiting up to `wait` seconds
+/// for one while pending.
+pub async fn result(
+    State(state): State<AppState>,
+    _host: Host,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Ok(Path(id)) = id else {
+        return Err(ApiError::no_such_elicitation());
+    };
+    let query = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
+    let wait = match query.0.get("wait") {
+        None => 0.0,
+        Some(text) => match text.parse::<f64>() {
+            Ok(seconds) if seconds.is_finite() => seconds.clamp(0.0, MAX_WAIT_SECONDS),
+            _ => {
+                return Err(ApiError::bad_request(
+                    "wait must be a number of seconds (0 to 60)",
+                ))
+            }
+        },
+    };
+    let deadline = Instant::now() + Duration::from_secs_f64(wait);
+    let waiter = state.store.hub().waiter(&id);
+    loop {
+        // Armed before the read: an event between the read and the select still wakes us.
+        let notified = waiter.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let record = load(state.store.as_ref(), &id)
+            .await?
+            .ok_or_else(ApiError::no_such_elicitation)?;
+        if record.status != Status::Pending || Instant::now() >= deadline {
+            return Ok(Json(host_view(&record)));
+        }
+        let mut shutdown = state.shutdown.clone();
+        tokio::select! {
+            () = &mut notified => {}
+            () = tokio::time::sleep(REREAD_INTERVAL) => {}
+            () = tokio::time::sleep_until(deadline) => {}
+            _ = shutdown.wait_for(|stopping| *stopping) => {
+                return Ok(Json(host_view(&record)));
+            }
+        }
+    }
+}
+
+/// `DELETE /v1/elicitations/{id}`: withdraws it while pending; always the final state.
+pub async fn withdraw(
+    State(state): State<AppState>,
+    _host: Host,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Ok(Path(id)) = id else {
+        return Err(ApiError::no_such_elicitation());
+    };
+    let record = load(state.store.as_ref(), &id)
+        .await?
+        .ok_or_else(ApiError::no_such_elicitation)?;
+    if record.status != Status::Pending {
+        return Ok(Json(host_view(&record)));
+    }
+    state
+        .store
+        .finish(
+            &id,
+            Status::Withdrawn,
+            &json!({"action": "cancel"}),
+            now_ms(),
+        )
+        .await?;
+    let record = state.store.get(&id).await?.unwrap_or(record);
+    Ok(Json(host_view(&record)))
+}
+
+/// `POST /v1/elicitations/{id}/complete`: URL-mode completion (2025-11-25).
+pub async fn complete(
+    State(state): State<AppState>,
+    _host: Host,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Ok(Path(id)) = id else {
+        return Err(ApiError::no_such_elicitation());
+    };
+    let record = load(state.store.as_ref(), &id)
+        .await?
+        .ok_or_else(ApiError::no_such_elicitation)?;
+    if !is_url_mode(&record.request) {
+        return Err(ApiError::conflict(
+            "only a URL-mode elicitation can complete",
+        ));
+    }
+    if !record.completed {
+        // `false` means another call marked it first: the same outcome.
+        state.store.complete(&id).await?;
+    }
+    let record = state.store.get(&id).await?.unwrap_or(record);
+    Ok(Json(json!({"status": public_status(&record)})))
+}

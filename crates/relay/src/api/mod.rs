@@ -1,0 +1,289 @@
+//! The HTTP API: the routes, the state handlers share, and the pieces both APIs use (JSON views of
+//! an elicitation, body and query parsing that always answers JSON, expiry on read).
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, FromRef, MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::Router;
+use serde_json::{json, Map, Value};
+use tokio::sync::watch;
+use tower::{Layer, ServiceExt};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::auth::Auth;
+use crate::error::ApiError;
+use crate::store::{Record, Status, Store};
+
+pub mod checks;
+pub mod host;
+pub mod people;
+
+/// The largest request body accepted (413 past it).
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// Every route: method and path (`{id}` for the elicitation id). The OpenAPI document lists the
+/// same ones.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("POST", "/v1/elicitations"),
+    ("GET", "/v1/elicitations"),
+    ("GET", "/v1/elicitations/{id}/result"),
+    ("POST", "/v1/elicitations/{id}/result"),
+    ("DELETE", "/v1/elicitations/{id}"),
+    ("POST", "/v1/elicitations/{id}/complete"),
+    ("GET", "/v1/elicitations/{id}/status"),
+    ("GET", "/v1/stream"),
+    ("GET", "/v1/openapi.json"),
+];
+
+/// The OpenAPI 3.1 document of this API, served as is.
+pub const OPENAPI_DOCUMENT: &str = include_str!("../../openapi.json");
+
+/// The routes people's browsers call (with their JWT); only these get CORS headers.
+pub const PEOPLE_ROUTES: &[(&str, &str)] = &[
+    ("GET", "/v1/elicitations"),
+    ("POST", "/v1/elicitations/{id}/result"),
+    ("GET", "/v1/elicitations/{id}/status"),
+    ("GET", "/v1/stream"),
+];
+
+/// What every handler reaches.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// Where elicitations live.
+    pub store: Arc<dyn Store>,
+    /// Token checks.
+    pub auth: Arc<Auth>,
+    /// Flips to `true` when the server shuts down, so streams end and the server can stop.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl FromRef<AppState> for Arc<Auth> {
+    fn from_ref(state: &AppState) -> Self {
+        Arc::clone(&state.auth)
+    }
+}
+
+/// Why the router could not be built from the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterError(pub String);
+
+impl std::fmt::Display for RouterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RouterError {}
+
+/// The whole API. `allow_origins` empty: no CORS headers at all.
+pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, RouterError> {
+    let cors = cors_layer(allow_origins)?;
+    let router = Router::new()
+        .route(
+            "/v1/elicitations",
+            post(host::create).get(people::list_pending),
+        )
+        .route(
+            "/v1/elicitations/{id}/result",
+            get(host::result).post(people::answer),
+        )
+        .route("/v1/elicitations/{id}", delete(host::withdraw))
+        .route("/v1/elicitations/{id}/complete", post(host::complete))
+        .route("/v1/elicitations/{id}/status", get(people::status))
+        .route("/v1/stream", get(crate::stream::stream))
+        .route("/v1/openapi.json", get(openapi))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(cors, people_cors))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state);
+    Ok(router)
+}
+
+fn cors_layer(allow_origins: &[String]) -> Result<Option<CorsLayer>, RouterError> {
+    if allow_origins.is_empty() {
+        return Ok(None);
+    }
+    let origin = if allow_origins.iter().any(|origin| origin == "*") {
+        AllowOrigin::any()
+    } else {
+        let origins = allow_origins
+            .iter()
+            .map(|origin| {
+                HeaderValue::from_str(origin)
+                    .map_err(|_| RouterError(format!("--allow-origin {origin:?} is not valid")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        AllowOrigin::list(origins)
+    };
+    Ok(Some(
+        CorsLayer::new()
+            .allow_origin(origin)
+            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+            .max_age(std::time::Duration::from_secs(600)),
+    ))
+}
+
+/// Puts CORS on the people's routes only (a preflight is judged by the method it asks for).
+async fn people_cors(
+    State(cors): State<Option<CorsLayer>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(cors) = cors else {
+        return next.run(request).await;
+    };
+    let method = if request.method() == Method::OPTIONS {
+        request
+            .headers()
+            .get(header::ACCESS_CONTROL_REQUEST_METHOD)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("OPTIONS")
+            .to_string()
+    } else {
+        request.method().as_str().to_string()
+    };
+    let for_people = request
+        .extensions()
+        .get::<MatchedPath>()
+        .is_some_and(|path| {
+            PEOPLE_ROUTES.iter().any(|(route_method, route_path)| {
+                *route_method == method && *route_path == path.as_str()
+            })
+        });
+    if !for_people {
+        return next.run(request).await;
+    }
+    match cors.layer(next).oneshot(request).await {
+        Ok(response) => response.into_response(),
+        Err(never) => match never {},
+    }
+}
+
+async fn openapi() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        OPENAPI_DOCUMENT,
+    )
+        .into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "no such route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// A fresh id: 128 random bits as 32 lowercase hex characters.
+pub fn new_id() -> Result<String, ApiError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|error| {
+        eprintln!("koder-elicitation-relay: no randomness: {error}");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no randomness available")
+    })?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// Whether a path id could be one of ours; anything else is unknown without a database read.
+pub fn is_well_formed_id(id: &str) -> bool {
+    id.len() == 32
+        && id
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+}
+
+/// A JSON body, or the JSON error that says why not (413 past the limit, 400 otherwise).
+pub fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
+    let bytes = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::payload_too_large(MAX_BODY_BYTES)
+        } else {
+            ApiError::bad_request("could not read the request body")
+        }
+    })?;
+    serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::bad_request(format!("body is not valid JSON: {error}")))
+}
+
+/// The status people see: expired/withdrawn, else `complete` once completed, else settled or
+/// pending.
+pub fn public_status(record: &Record) -> &'static str {
+    match record.status {
+        Status::Expired | Status::Withdrawn => record.status.as_str(),
+        _ if record.completed => "complete",
+        status => status.as_str(),
+    }
+}
+
+/// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
+pub fn result_of(record: &Record) -> Value {
+    record
+        .result
+        .clone()
+        .unwrap_or_else(|| json!({"action": "cancel"}))
+}
+
+/// The host's view: `{"status":"pending"}` or `{"status","result"}`.
+pub fn host_view(record: &Record) -> Value {
+    match record.status {
+        Status::Pending => json!({"status": "pending"}),
+        status => json!({"status": status.as_str(), "result": result_of(record)}),
+    }
+}
+
+/// The element's view of one elicitation (stream events and the pending list).
+pub fn elicitation_view(record: &Record) -> Value {
+    let mut view = Map::new();
+    view.insert("id".into(), json!(record.id));
+    view.insert("request".into(), record.request.clone());
+    view.insert("serverName".into(), json!(record.server_name));
+    view.insert("createdAt".into(), json!(record.created_at));
+    view.insert("expiresAt".into(), json!(record.expires_at));
+    view.insert(
+        "scope".into(),
+        json!({
+            "userId": record.tenant.user_id,
+            "workspaceId": record.tenant.workspace_id,
+            "conversationId": record.tenant.conversation_id,
+        }),
+    );
+    Value::Object(view)
+}
+
+/// The elicitation with this id after expiring it if its time is up (conditional: only one
+/// writer wins, here or in the sweeper or on another replica).
+pub async fn load(store: &dyn Store, id: &str) -> Result<Option<Record>, ApiError> {
+    if !is_well_formed_id(id) {
+        return Ok(None);
+    }
+    let Some(record) = store.get(id).await? else {
+        return Ok(None);
+    };
+    let now = now_ms();
+    if record.status != Status::Pending || record.expires_at > now {
+        return Ok(Some(record));
+    }
+    store
+        .finish(id, Status::Expired, &json!({"action": "cancel"}), now)
+        .await?;
+    // Whoever won, the row now says how it ended.
+    Ok(store.get(id).await?.or(Some(record)))
+}

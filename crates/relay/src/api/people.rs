@@ -1,0 +1,118 @@
+//! The people's API (their JWT): list what waits for them, answer it, read its status. Every
+//! lookup is scoped by the token; out of scope answers exactly as unknown does.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::checks::{check_answer, AnswerError};
+use super::{elicitation_view, json_body, load, now_ms, public_status, result_of, AppState};
+use crate::auth::Person;
+use crate::error::ApiError;
+use crate::store::{Record, Status, Store, TenantFilter};
+
+/// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
+pub async fn list_pending(
+    State(state): State<AppState>,
+    Person(filter): Person,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let query = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
+    match query.0.get("status").map(String::as_str) {
+        None | Some("pending") => {}
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "status must be \"pending\" (the only list kept)",
+            ))
+        }
+    }
+    let now = now_ms();
+    let elicitations: Vec<Value> = state
+        .store
+        .pending(&filter)
+        .await?
+        .iter()
+        // Due but not yet swept: already over for the person.
+        .filter(|record| record.expires_at > now)
+        .map(elicitation_view)
+        .collect();
+    Ok(Json(json!({ "elicitations": elicitations })))
+}
+
+/// The record if it exists and the token may see it.
+async fn scoped(
+    store: &dyn Store,
+    filter: &TenantFilter,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Record, ApiError> {
+    let Ok(Path(id)) = id else {
+        return Err(ApiError::no_such_elicitation());
+    };
+    match load(store, &id).await? {
+        Some(record) if filter.admits(&record.tenant) => Ok(record),
+        _ => Err(ApiError::no_such_elicitation()),
+    }
+}
+
+/// `POST /v1/elicitations/{id}/result`: the person's `ElicitResult`, stored exactly once.
+pub async fn answer(
+    State(state): State<AppState>,
+    Person(filter): Person,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_body(body)?;
+    let record = scoped(state.store.as_ref(), &filter, id).await?;
+    let result = match check_answer(&body, &record.request) {
+        Ok(result) => result,
+        Err(AnswerError::Invalid(error)) => return Err(ApiError::invalid_params(error)),
+        Err(AnswerError::Content(errors)) => {
+            // Content for one already over is not worth checking: say it is over.
+            if record.status != Status::Pending {
+                return settled_answer(&record, &body);
+            }
+            return Err(ApiError::invalid_content(errors));
+        }
+    };
+    if record.status == Status::Pending
+        && state
+            .store
+            .finish(&record.id, Status::Settled, &result, now_ms())
+            .await?
+    {
+        return Ok(Json(json!({"status": "settled", "result": result})));
+    }
+    // Another writer won (or it was over already): answer from the row as it is now.
+    let record = state.store.get(&record.id).await?.unwrap_or(record);
+    settled_answer(&record, &result)
+}
+
+/// The answer for one no longer pending: the same result again is fine, another one conflicts.
+fn settled_answer(record: &Record, result: &Value) -> Result<Json<Value>, ApiError> {
+    match record.status {
+        Status::Settled if record.result.as_ref() == Some(result) => Ok(Json(
+            json!({"status": "settled", "result": result_of(record)}),
+        )),
+        Status::Settled => Err(ApiError::conflict(
+            "already answered with a different result",
+        )),
+        Status::Expired => Err(ApiError::gone("this elicitation expired")),
+        Status::Withdrawn => Err(ApiError::gone("this elicitation was withdrawn")),
+        // Still pending after losing a conditional update cannot happen; never store twice.
+        Status::Pending => Err(ApiError::conflict("try again")),
+    }
+}
+
+/// `GET /v1/elicitations/{id}/status`.
+pub async fn status(
+    State(state): State<AppState>,
+    Person(filter): Person,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let record = scoped(state.store.as_ref(), &filter, id).await?;
+    Ok(Json(json!({"status": public_status(&record)})))
+}

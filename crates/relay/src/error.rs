@@ -1,0 +1,151 @@
+//! Every failure the HTTP API reports, as one JSON shape:
+//! `{"error":{"status":<http status>,"message":"…"}}`, plus `jsonrpcCode` for a request or answer
+//! the core refused and `errors` for content that breaks the requested schema.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use koder_mcp_elicitation_core::content::ContentError;
+use koder_mcp_elicitation_core::error::ElicitationError;
+use serde_json::{json, Map, Value};
+
+use crate::store::StoreError;
+
+/// The one message for an unknown id and for one outside the caller's scope, so the two cannot
+/// be told apart.
+pub const NO_SUCH_ELICITATION: &str = "no such elicitation";
+
+/// An error answer of the HTTP API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+    jsonrpc_code: Option<i32>,
+    errors: Vec<ContentError>,
+}
+
+impl ApiError {
+    /// An error with a status and a message and nothing else.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            message: message.into(),
+            jsonrpc_code: None,
+            errors: Vec::new(),
+        }
+    }
+
+    /// 400 with a plain message.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// 400 carrying the core's JSON-RPC code and its message (which names the path).
+    pub fn invalid_params(error: ElicitationError) -> Self {
+        ApiError {
+            jsonrpc_code: Some(error.code),
+            ..ApiError::new(StatusCode::BAD_REQUEST, error.message)
+        }
+    }
+
+    /// 401: no token, a bad one, or the wrong kind.
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::UNAUTHORIZED, message)
+    }
+
+    /// 404 for an unknown or out-of-scope id (one body for both).
+    pub fn no_such_elicitation() -> Self {
+        ApiError::new(StatusCode::NOT_FOUND, NO_SUCH_ELICITATION)
+    }
+
+    /// 409: the elicitation is settled differently, or the operation does not fit it.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::CONFLICT, message)
+    }
+
+    /// 410: it expired or was withdrawn before this answer.
+    pub fn gone(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::GONE, message)
+    }
+
+    /// 413: the body is over the limit.
+    pub fn payload_too_large(limit_bytes: usize) -> Self {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body is larger than {limit_bytes} bytes"),
+        )
+    }
+
+    /// 422: content that breaks the request's schema, one entry per broken rule.
+    pub fn invalid_content(errors: Vec<ContentError>) -> Self {
+        ApiError {
+            errors,
+            ..ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "content does not match the requested schema",
+            )
+        }
+    }
+
+    /// 500: the database failed. The detail goes to the log, never to the caller.
+    pub fn storage(error: &StoreError) -> Self {
+        eprintln!("koder-elicitation-relay: {error}");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> Value {
+        let mut error = Map::new();
+        error.insert("status".into(), json!(self.status.as_u16()));
+        error.insert("message".into(), json!(self.message));
+        if let Some(code) = self.jsonrpc_code {
+            error.insert("jsonrpcCode".into(), json!(code));
+        }
+        if !self.errors.is_empty() {
+            let errors = self
+                .errors
+                .iter()
+                .map(|error| {
+                    json!({"path": error.path, "keyword": error.keyword, "message": error.message})
+                })
+                .collect();
+            error.insert("errors".into(), Value::Array(errors));
+        }
+        json!({ "error": error })
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        ApiError::storage(&error)
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status.as_u16(), self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, axum::Json(self.body())).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

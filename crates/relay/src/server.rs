@@ -1,0 +1,187 @@
+//! A running relay: the store chosen by the database URL, the HTTP server, and the expiry sweeper.
+//! Every task belongs to the [`Server`] and stops with it (on [`Server::shutdown`] or on drop).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::api::{self, now_ms, AppState};
+use crate::auth::Auth;
+use crate::config::{redact_database, Config, DatabaseKind};
+use crate::hub::Hub;
+use crate::store::postgres::PostgresStore;
+use crate::store::sqlite::SqliteStore;
+use crate::store::Store;
+
+/// How often due elicitations are expired.
+pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
+/// How long a graceful shutdown waits for open requests before dropping them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Why the relay could not start.
+#[derive(Debug)]
+pub enum ServeError {
+    /// The configuration cannot work (bad origin, unsupported database URL).
+    Config(String),
+    /// The database could not be opened.
+    Database(String),
+    /// The address could not be bound.
+    Bind(std::io::Error),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Config(message) => write!(f, "{message}"),
+            ServeError::Database(message) => write!(f, "cannot open the database: {message}"),
+            ServeError::Bind(error) => write!(f, "cannot listen: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Opens the store a database URL names (`sqlite:…` or `postgres://…`).
+pub async fn open_store(url: &str, hub: Hub) -> Result<Arc<dyn Store>, ServeError> {
+    let described = |error: crate::store::StoreError| {
+        ServeError::Database(format!("{} ({})", error.0, redact_database(url)))
+    };
+    match DatabaseKind::of(url) {
+        Some(DatabaseKind::Sqlite) => Ok(Arc::new(
+            SqliteStore::open(url, hub).await.map_err(described)?,
+        )),
+        Some(DatabaseKind::Postgres) => Ok(Arc::new(
+            PostgresStore::connect(url, hub).await.map_err(described)?,
+        )),
+        None => Err(ServeError::Config(format!(
+            "database URL {:?} must start with sqlite: or postgres://",
+            redact_database(url)
+        ))),
+    }
+}
+
+/// Opens the store, binds, and starts serving and sweeping.
+pub async fn serve(config: Config) -> Result<Server, ServeError> {
+    let store = open_store(&config.database, Hub::default()).await?;
+    serve_with_store(config, store).await
+}
+
+/// Like [`serve`], on a store already open (tests share one between servers).
+pub async fn serve_with_store(config: Config, store: Arc<dyn Store>) -> Result<Server, ServeError> {
+    let (shutdown, shutdown_rx) = watch::channel(false);
+    let state = AppState {
+        store: Arc::clone(&store),
+        auth: Arc::new(Auth::new(&config.service_token, &config.jwt_secret)),
+        shutdown: shutdown_rx.clone(),
+    };
+    let app =
+        api::router(state, &config.allow_origins).map_err(|error| ServeError::Config(error.0))?;
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(ServeError::Bind)?;
+    let local_addr = listener.local_addr().map_err(ServeError::Bind)?;
+    let mut stop_rx = shutdown_rx.clone();
+    let http = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stop_rx.wait_for(|stopping| *stopping).await;
+            })
+            .await
+    });
+    let sweeper = tokio::spawn(sweep(Arc::clone(&store), shutdown_rx));
+    Ok(Server {
+        local_addr,
+        store,
+        shutdown,
+        http: Some(http),
+        sweeper: Some(sweeper),
+    })
+}
+
+/// Expires due elicitations every [`SWEEP_INTERVAL`] until shutdown.
+async fn sweep(store: Arc<dyn Store>, mut shutdown: watch::Receiver<bool>) {
+    let mut ticks = tokio::time::interval(SWEEP_INTERVAL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing = false;
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {}
+            _ = shutdown.wait_for(|stopping| *stopping) => return,
+        }
+        match store.expire_due(now_ms()).await {
+            Ok(_) => failing = false,
+            Err(error) => {
+                // Said once per outage, not five times a second.
+                if !failing {
+                    eprintln!("koder-elicitation-relay: expiry sweep failed: {error}");
+                }
+                failing = true;
+            }
+        }
+    }
+}
+
+/// A running relay.
+#[derive(Debug)]
+pub struct Server {
+    local_addr: SocketAddr,
+    store: Arc<dyn Store>,
+    shutdown: watch::Sender<bool>,
+    http: Option<JoinHandle<std::io::Result<()>>>,
+    sweeper: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// The address it listens on (the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// `http://HOST:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.local_addr)
+    }
+
+    /// Its store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Stops accepting, ends streams and long-polls, waits for open requests (up to 10 s), and
+    /// stops the sweeper.
+    pub async fn shutdown(mut self) -> std::io::Result<()> {
+        let _ = self.shutdown.send(true);
+        if let Some(sweeper) = self.sweeper.take() {
+            let _ = sweeper.await;
+        }
+        let Some(mut http) = self.http.take() else {
+            return Ok(());
+        };
+        match tokio::time::timeout(SHUTDOWN_GRACE, &mut http).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(join_error)) => Err(std::io::Error::other(join_error)),
+            Err(_) => {
+                http.abort();
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        for task in [
+            self.sweeper.take().map(|task| task.abort_handle()),
+            self.http.take().map(|task| task.abort_handle()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            task.abort();
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The single-process store: one SQLite file in WAL mode. Every state change is one conditional
+//! statement (`… WHERE status = 'pending'`), so exactly one writer wins, and the winner publishes
+//! the change to the [`Hub`].
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::Row;
+
+use super::{
+    Event, EventKind, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
+};
+use crate::hub::Hub;
+
+/// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// A few readers alongside the one writer WAL allows.
+const POOL_SIZE: u32 = 4;
+
+const SCHEMA: [&str; 3] = [
+    "CREATE TABLE IF NOT EXISTS koder_elicitations (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        request TEXT NOT NULL,
+        server_name TEXT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT NULL,
+        finished_at BIGINT NULL,
+        completed INTEGER NOT NULL DEFAULT 0,
+        idempotency_key TEXT NULL UNIQUE
+    )",
+    "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
+        ON koder_elicitations (user_id, workspace_id, status)",
+    "CREATE INDEX IF NOT EXISTS koder_elicitations_due
+        ON koder_elicitations (status, expires_at)",
+];
+
+/// `SELECT <every column> FROM koder_elicitations <rest>` as one static string.
+macro_rules! select_sql {
+    ($rest:literal) => {
+        concat!(
+            "SELECT id, user_id, workspace_id, conversation_id, request, server_name, ",
+            "created_at, expires_at, status, result, finished_at, completed ",
+            "FROM koder_elicitations ",
+            $rest
+        )
+    };
+}
+
+/// Elicitations in one SQLite file (or in memory, for tests).
+#[derive(Debug)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    hub: Hub,
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing) the database at `url` (`sqlite://PATH` or `sqlite::memory:`),
+    /// switches it to WAL and creates the table and its indexes.
+    pub async fn open(url: &str, hub: Hub) -> Result<SqliteStore, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(BUSY_TIMEOUT);
+        // Each connection to `:memory:` is its own empty database: keep exactly one, forever.
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let pool_options = if in_memory {
+            SqlitePoolOptions::new()
+                .max_connections(1)
+                .min_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None)
+        } else {
+            SqlitePoolOptions::new().max_connections(POOL_SIZE)
+        };
+        let pool = pool_options.connect_with(options).await?;
+        for statement in SCHEMA {
+            sqlx::query(statement).execute(&pool).await?;
+        }
+        Ok(SqliteStore { pool, hub })
+    }
+
+    async fn by_idempotency_key(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        let row = sqlx::query(select_sql!("WHERE idempotency_key = ?1"))
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(record_from_row).transpose()
+    }
+
+    fn publish(&self, kind: EventKind, record_id: &str, tenant: &Tenant) {
+        self.hub.publish(&Event {
+            kind,
+            id: record_id.to_string(),
+            tenant: tenant.clone(),
+        });
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create(&self, new: NewElicitation) -> Result<Record, StoreError> {
+        let request = new.request.to_string();
+        let inserted = sqlx::query(
+            "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
+             server_name, created_at, expires_at, status, result, finished_at, completed, \
+             idempotency_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', NULL, NULL, 0, ?9)",
+        )
+        .bind(&new.id)
+        .bind(&new.tenant.user_id)
+        .bind(&new.tenant.workspace_id)
+        .bind(&new.tenant.conversation_id)
+        .bind(&request)
+        .bind(&new.server_name)
+        .bind(new.created_at)
+        .bind(new.expires_at)
+        .bind(&new.idempotency_key)
+        .execute(&self.pool)
+        .await;
+        match inserted {
+            Ok(_) => {
+                self.publish(EventKind::Created, &new.id, &new.tenant);
+                Ok(Record {
+                    id: new.id,
+                    tenant: new.tenant,
+                    request: new.request,
+                    server_name: new.server_name,
+                    created_at: new.created_at,
+                    expires_at: new.expires_at,
+                    status: Status::Pending,
+                    result: None,
+                    finished_at: None,
+                    completed: false,
+                })
+            }
+            Err(error) => {
+                let unique_violation = error
+                    .as_database_error()
+                    .is_some_and(|database_error| database_error.is_unique_violation());
+                if let (true, Some(key)) = (unique_violation, new.idempotency_key.as_deref()) {
+                    // The key was used before: answer with that first record, create nothing.
+                    if let Some(existing) = self.by_idempotency_key(key).await? {
+                        return Ok(existing);
+                    }
+                }
+                Err(error.into())
+            }
+        }
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
+        let row = sqlx::query(select_sql!("WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(record_from_row).transpose()
+    }
+
+    async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
+        let rows = sqlx::query(select_sql!(
+            "WHERE user_id = ?1 AND workspace_id = ?2 AND status = 'pending' \
+             AND (?3 IS NULL OR conversation_id = ?3) ORDER BY created_at, id"
+        ))
+        .bind(&filter.user_id)
+        .bind(&filter.workspace_id)
+        .bind(&filter.conversation_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(record_from_row).collect()
+    }
+
+    async fn finish(
+        &self,
+        id: &str,
+        status: Status,
+        result: &Value,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let Some(kind) = EventKind::finishing(status) else {
+            return Err(StoreError("cannot finish an elicitation as pending".into()));
+        };
+        let changed = sqlx::query(
+            "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 \
+             WHERE id = ?4 AND status = 'pending' \
+             RETURNING user_id, workspace_id, conversation_id",
+        )
+        .bind(status.as_str())
+        .bind(result.to_string())
+        .bind(now_ms)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        match changed {
+            Some(row) => {
+                self.publish(kind, id, &tenant_from_row(&row)?);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn complete(&self, id: &str) -> Result<bool, StoreError> {
+        let changed = sqlx::query(
+            "UPDATE koder_elicitations SET completed = 1 WHERE id = ?1 AND completed = 0 \
+             RETURNING user_id, workspace_id, conversation_id",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        match changed {
+            Some(row) => {
+                self.publish(EventKind::Complete, id, &tenant_from_row(&row)?);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn expire_due(&self, now_ms: i64) -> Result<Vec<Record>, StoreError> {
+        let rows = sqlx::query(
+            "UPDATE koder_elicitations \
+             SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 \
+             WHERE status = 'pending' AND expires_at <= ?1 \
+             RETURNING id, user_id, workspace_id, conversation_id, request, server_name, \
+             created_at, expires_at, status, result, finished_at, completed",
+        )
+        .bind(now_ms)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut expired = rows
+            .iter()
+            .map(record_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        expired.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        for record in &expired {
+            self.publish(EventKind::Expired, &record.id, &record.tenant);
+        }
+        Ok(expired)
+    }
+
+    fn hub(&self) -> &Hub {
+        &self.hub
+    }
+}
+
+fn tenant_from_row(row: &SqliteRow) -> Result<Tenant, StoreError> {
+    Ok(Tenant {
+        user_id: row.try_get("user_id")?,
+        workspace_id: row.try_get("workspace_id")?,
+        conversation_id: row.try_get("conversation_id")?,
+    })
+}
+
+fn record_from_row(row: &SqliteRow) -> Result<Record, StoreError> {
+    let status_name: String = row.try_get("status")?;
+    let status = Status::parse(&status_name)
+        .ok_or_else(|| StoreError(format!("unknown status {status_name:?} in the database")))?;
+    let request_text: String = row.try_get("request")?;
+    let result_text: Option<String> = row.try_get("result")?;
+    Ok(Record {
+        id: row.try_get("id")?,
+        tenant: tenant_from_row(row)?,
+        request: parse_json(&request_text)?,
+        server_name: row.try_get("server_name")?,
+        created_at: row.try_get("created_at")?,
+        expires_at: row.try_get("expires_at")?,
+        status,
+        result: result_text.as_deref().map(parse_json).transpose()?,
+        finished_at: row.try_get("finished_at")?,
+        completed: row.try_get("completed")?,
+    })
+}
+
+fn parse_json(text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|error| StoreError(format!("stored JSON is invalid: {error}")))
+}

@@ -1,0 +1,193 @@
+//! The `koder-elicitation-relay` binary as its users start it: flags, environment, the one
+//! `listening on` line, exit codes, and a graceful stop on SIGTERM.
+
+mod http_support;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use http_support::{create_body, person, TempDir};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_koder-elicitation-relay");
+
+fn relay_command(cwd: &Path) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(cwd)
+        .env_remove("KODER_RELAY_SERVICE_TOKEN")
+        .env_remove("KODER_RELAY_JWT_SECRET")
+        .env_remove("KODER_RELAY_DATABASE")
+        // Never the fixed default port in tests: another run may hold it.
+        .env("KODER_RELAY_LISTEN", "127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// A started relay, killed when dropped so a failing test leaves no process behind.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits for the first stdout line; returns it and a receiver of any further lines.
+fn first_line(child: &mut Child) -> (String, mpsc::Receiver<String>) {
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let line = receiver
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a `listening on` line within 20 s");
+    (line, receiver)
+}
+
+fn wait_exit(child: &mut Child, within: Duration) -> Option<i32> {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    None
+}
+
+#[tokio::test]
+async fn two_secrets_start_it_on_sqlite_in_the_working_directory() {
+    let temp = TempDir::new("bin");
+    let dir = &temp.0;
+    let mut running = Running(
+        relay_command(dir)
+            .args(["--service-token", "a", "--jwt-secret", "b"])
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut running.0;
+    let (line, more) = first_line(child);
+    let url = line
+        .strip_prefix("listening on http://127.0.0.1:")
+        .map(|port| format!("http://127.0.0.1:{port}"))
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    assert_ne!(port, 0);
+    assert!(dir.join("koder-elicitation-relay.db").exists());
+
+    let client = reqwest::Client::new();
+    let created = client
+        .post(format!("{url}/v1/elicitations"))
+        .header("authorization", "Bearer a")
+        .body(create_body("u", "w", "").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    // Wrong secret for people's tokens: the binary uses the one given.
+    let listed = client
+        .get(format!("{url}/v1/elicitations"))
+        .header("authorization", format!("Bearer {}", person("u", "w")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 401);
+
+    let pid = child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    assert_eq!(wait_exit(child, Duration::from_secs(10)), Some(0));
+    assert!(
+        more.try_iter().next().is_none(),
+        "exactly one line on stdout"
+    );
+}
+
+#[test]
+fn secrets_from_the_environment_and_clear_refusals() {
+    let temp = TempDir::new("bin");
+    let dir = &temp.0;
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = relay_command(dir);
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut running = Running(command.spawn().unwrap());
+        let child = &mut running.0;
+        let code = wait_exit(child, Duration::from_secs(10));
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let mut stdout = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        (code, stdout, stderr)
+    };
+    let (code, _, stderr) = run(&["--jwt-secret", "b"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("missing secret"), "{stderr}");
+    assert!(stderr.contains("KODER_RELAY_SERVICE_TOKEN"), "{stderr}");
+    let (code, _, stderr) = run(&["--service-token", "a"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("KODER_RELAY_JWT_SECRET"), "{stderr}");
+    let (code, _, stderr) = run(
+        &["--service-token", "a", "--jwt-secret", "b", "--nope"],
+        &[],
+    );
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("--nope"), "{stderr}");
+    let (code, _, stderr) = run(
+        &[
+            "--service-token",
+            "a",
+            "--jwt-secret",
+            "b",
+            "--listen",
+            "everywhere",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("--listen"), "{stderr}");
+    let (code, stdout, _) = run(&["--help"], &[]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("--allow-origin"), "{stdout}");
+
+    // Both secrets from the environment, a database URL from the environment too.
+    let mut running = Running(
+        relay_command(dir)
+            .env("KODER_RELAY_SERVICE_TOKEN", "a")
+            .env("KODER_RELAY_JWT_SECRET", "b")
+            .env(
+                "KODER_RELAY_DATABASE",
+                format!("sqlite://{}", dir.join("env.db").display()),
+            )
+            .spawn()
+            .unwrap(),
+    );
+    let (line, _) = first_line(&mut running.0);
+    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+    assert!(dir.join("env.db").exists());
+}
