@@ -103,6 +103,15 @@ export interface ElicitOptions {
   serverName?: string;
 }
 
+/** The options of `connectRelay()`. */
+export interface ConnectRelayOptions {
+  /**
+   * Resolves the person's relay token: an HS256 JWT your app signs (`sub`, `workspace`, optional
+   * `conversation`, `exp`). Called to connect, and again whenever the relay answers 401.
+   */
+  token: () => string | Promise<string>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Results
 
@@ -364,6 +373,17 @@ export interface KoderMcpElicitation extends HTMLElement {
   complete(elicitationId: string): boolean;
   /** Withdraws the elicitation on screen, the same as aborting its signal. */
   cancel(): void;
+  /**
+   * Joins a koder-elicitation-relay at `url`: reads its SSE stream (`GET {url}/v1/stream`, bearer
+   * token from `options.token`) and shows each of the person's pending elicitations as `elicit()`
+   * does (event details carry the relay's id as `detail.id`). The person's accept, decline or cancel
+   * is posted to `{url}/v1/elicitations/{id}/result`; a timeout is not (the relay expires it). One
+   * answered, withdrawn or expired elsewhere closes here; a URL-mode one completes on the relay's
+   * `complete`. A 401 asks `token()` for a fresh token; a dropped stream reconnects with backoff
+   * (0.5 s doubling to 30 s, with jitter). A second call replaces the first. Returns `disconnect()`:
+   * it stops the stream and closes every open relay elicitation without answering it.
+   */
+  connectRelay(url: string, options: ConnectRelayOptions): () => void;
   /** A dialog is showing. */
   readonly open: boolean;
   /** Elicitations open or queued. */

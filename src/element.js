@@ -8,6 +8,7 @@ import init, { defineElement as defineWithCore } from "./elicitation_core.js";
 import { ElicitationError, coreFunctions } from "./js/api.js";
 // The same module instance as the glue's own snippet: the build bundles both as one.
 import { coreUnavailable, defineElement } from "./js/define.js";
+import { connectRelay } from "./js/relay.js";
 
 export { ElicitationError };
 
@@ -15,7 +16,13 @@ const TAG = "koder-mcp-elicitation";
 const hasCustomElements = typeof customElements !== "undefined";
 let coreLoaded = false;
 
-if (hasCustomElements) defineElement(TAG);
+if (hasCustomElements) {
+  defineElement(TAG);
+  // Here rather than in define.js: that file is also a wasm-bindgen snippet, copied alone.
+  customElements.get(TAG).prototype.connectRelay ??= function (url, options) {
+    return connectRelay(this, url, options);
+  };
+}
 
 /** Resolves once the wasm is in and the element has its controller; rejects if it cannot load. */
 export const ready = hasCustomElements

@@ -1,0 +1,207 @@
+// `el.connectRelay(url, { token })`: joins the element to a koder-elicitation-relay. One SSE stream,
+// read with fetch (so a 401 is seen and a fresh token asked for), brings the person's pending
+// elicitations; each is shown with elicit() and the person's own answer is posted back. This and
+// status-url polling are the element's only network access, and this starts only when the host
+// calls it. Server strings go to elicit() as they came: the element renders them as text.
+
+const connections = new WeakMap(); // element → the disconnect() of its current connection
+const ENDINGS = ["accept", "reject", "cancel", "timeout"];
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 30_000;
+
+export function connectRelay(element, url, options) {
+  const getToken = options?.token;
+  if (typeof getToken !== "function") throw new TypeError("connectRelay: options.token must be a function");
+  connections.get(element)?.();
+  const base = String(url).replace(/\/+$/, "");
+  const stop = new AbortController();
+  const shown = new Map(); // relay id → the id complete() takes, for each one shown on this connection
+  const open = new Map(); // relay id → its AbortController, while its elicit() is pending
+  const endings = new Map(); // relay id → how it ended on screen: "post" (the person answered), "timeout", "other"
+  let bearer = null;
+  const token = async (fresh) => (bearer = !fresh && bearer !== null ? bearer : String(await getToken()));
+  const authorized = async (fresh) => ({ Authorization: `Bearer ${await token(fresh)}` });
+
+  // The element fires its event just before it settles the promise; the request's id is the relay id.
+  const onEnding = (event) => {
+    const { id, source } = event.detail ?? {};
+    if (event.target !== element || !open.has(id)) return;
+    const type = event.type;
+    endings.set(id, type === "timeout" ? type : type !== "cancel" || source === "user" ? "post" : "other");
+  };
+  for (const type of ENDINGS) element.addEventListener(type, onEnding, true);
+
+  function show(id, view) {
+    if (shown.has(id)) return;
+    const request = tagged(view.request, id);
+    const controller = new AbortController();
+    shown.set(id, String((request?.params ?? request)?.elicitationId ?? id));
+    open.set(id, controller);
+    const settled = () => {
+      open.delete(id);
+      const ending = endings.get(id);
+      endings.delete(id);
+      return ending;
+    };
+    element.elicit(request, {
+      signal: controller.signal,
+      serverName: view.serverName,
+      timeoutMs: Math.max(1, view.expiresAt - Date.now()),
+    }).then((result) => {
+      const ending = settled();
+      // A timeout is the relay's to expire. Closed without an answer (the element removed, its
+      // scope changed, the rate limit): still pending there, so a later replay may show it again.
+      if (ending === "post") post(id, result);
+      else if (ending !== "timeout") shown.delete(id);
+    }, settled);
+  }
+
+  async function post(id, result) {
+    for (const fresh of [false, true]) {
+      let status = 0;
+      try {
+        const response = await fetch(`${base}/v1/elicitations/${encodeURIComponent(id)}/result`, {
+          method: "POST",
+          headers: { ...(await authorized(fresh)), "Content-Type": "application/json" },
+          body: JSON.stringify(result),
+        });
+        status = response.status;
+      } catch {}
+      // 404/409/410: answered or withdrawn elsewhere. Unreached: the next replay brings it back.
+      if (status !== 401 || stop.signal.aborted) {
+        if (status === 0 || status >= 500) shown.delete(id);
+        return;
+      }
+    }
+  }
+
+  function onEvent(type, text) {
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const id = data?.id;
+    if (typeof id !== "string" || stop.signal.aborted) return;
+    if (type === "elicitation") show(id, data);
+    else if (type === "complete") {
+      if (shown.has(id)) element.complete(shown.get(id));
+    }
+    else if (type === "settled" || type === "withdrawn" || type === "expired") open.get(id)?.abort();
+  }
+
+  // After a reconnect: close what ended elsewhere while the stream was down (the replay lists only
+  // pending ones). Only those open before the request was made, so one shown meanwhile stays.
+  async function resync() {
+    const before = [...open.keys()];
+    if (before.length === 0) return;
+    try {
+      const response = await fetch(`${base}/v1/elicitations?status=pending`, { headers: await authorized(false), signal: stop.signal });
+      if (!response.ok) return;
+      const pending = new Set((await response.json()).elicitations.map((view) => view.id));
+      for (const id of before) if (!pending.has(id)) open.get(id)?.abort();
+    } catch {}
+  }
+
+  const pause = (ms) => new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stop.signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop.signal.addEventListener("abort", done);
+  });
+
+  (async () => {
+    let delay = FIRST_DELAY_MS;
+    let retryAtOnce = true; // the first 401 after a good connect asks for a fresh token without waiting
+    while (!stop.signal.aborted) {
+      let status = 0;
+      try {
+        const response = await fetch(`${base}/v1/stream`, {
+          headers: { ...(await authorized(false)), Accept: "text/event-stream" },
+          cache: "no-store",
+          signal: stop.signal,
+        });
+        status = response.status;
+        if (response.ok && response.body) {
+          delay = FIRST_DELAY_MS;
+          retryAtOnce = true;
+          resync();
+          await readEvents(response.body, onEvent);
+        } else {
+          response.body?.cancel().catch(() => {});
+        }
+      } catch {}
+      if (stop.signal.aborted) return;
+      if (status === 401) {
+        bearer = null;
+        if (retryAtOnce) {
+          retryAtOnce = false;
+          continue;
+        }
+      }
+      await pause(delay * (0.5 + Math.random() / 2));
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
+    }
+  })();
+
+  function disconnect() {
+    if (stop.signal.aborted) return;
+    stop.abort();
+    for (const type of ENDINGS) element.removeEventListener(type, onEnding, true);
+    for (const controller of open.values()) controller.abort();
+    open.clear();
+    if (connections.get(element) === disconnect) connections.delete(element);
+  }
+  connections.set(element, disconnect);
+  return disconnect;
+}
+
+/**
+ * The relay's request as a JSON-RPC request (or an envelope) whose id is the relay id, so the
+ * element's events name it. Any shape the relay took: bare params, an inputRequests entry, a
+ * JSON-RPC request, an envelope, or JSON text of one. What does not parse goes on as it is (elicit
+ * rejects it).
+ */
+function tagged(request, id) {
+  if (typeof request === "string") {
+    try {
+      request = JSON.parse(request);
+    } catch {
+      return request;
+    }
+  }
+  if (request === null || typeof request !== "object") return request;
+  if ("jsonrpc" in request || request.type === "elicitation/request") return { ...request, id };
+  return { jsonrpc: "2.0", id, method: "elicitation/create", params: typeof request.method === "string" ? request.params : request };
+}
+
+/** Reads SSE from `body` until it ends, calling `onEvent(type, data)` per event. */
+async function readEvents(body, onEvent) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = "";
+  let type = "";
+  let data = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const lines = (rest + value).split("\n");
+    rest = lines.pop();
+    for (let line of lines) {
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      if (line === "") {
+        if (data !== null) onEvent(type, data);
+        type = "";
+        data = null;
+      } else if (line.startsWith("event:")) {
+        type = line.slice(6).trim();
+      } else if (line.startsWith("data:")) {
+        const chunk = line.slice(line.startsWith("data: ") ? 6 : 5);
+        data = data === null ? chunk : `${data}\n${chunk}`;
+      }
+    }
+  }
+}

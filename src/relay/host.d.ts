@@ -1,0 +1,81 @@
+// Types of `koder-mcp-elicitation/relay`: the host side of koder-elicitation-relay for the
+// TypeScript MCP SDK v2. Self-contained: no dependency on the SDK's types, so it fits its
+// `client.setRequestHandler("elicitation/create", …)` without importing them.
+
+/** Whose browser the elicitation goes to (the relay's tenant). */
+export interface RelayScope {
+  /** The person: the `sub` of their token. Non-empty, at most 256 characters. */
+  userId: string;
+  /** Their workspace: the `workspace` claim. Non-empty, at most 256 characters. */
+  workspaceId: string;
+  /** The conversation; a person's token with a `conversation` claim only sees its own. Default "". */
+  conversationId?: string;
+}
+
+/** The MCP ElicitResult the person gave (or `{ action: "cancel" }` when it expired). */
+export interface RelayElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+  [key: string]: unknown;
+}
+
+/** The part of an SDK v2 handler context the handler reads. */
+export interface RelayHandlerContext {
+  mcpReq?: { signal?: AbortSignal };
+}
+
+/** An `elicitation/create` request as SDK v2 hands it to a handler. */
+export interface RelayElicitRequest {
+  method?: string;
+  params?: Record<string, unknown>;
+}
+
+export interface RelayElicitationOptions {
+  /** The relay's base URL, e.g. `https://relay.example.com` (without `/v1`). */
+  url: string;
+  /** The relay's service token (`--service-token`). Keep it on the server. */
+  serviceToken: string;
+  /** Who answers: a fixed scope, or one per request (e.g. from the session the client serves). */
+  scope:
+    | RelayScope
+    | ((request: RelayElicitRequest, ctx: RelayHandlerContext | undefined) => RelayScope | Promise<RelayScope>);
+  /** The MCP server's name, shown in the person's dialog. */
+  serverName?: string;
+  /** How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000). */
+  timeoutMs?: number;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** The handler {@link relayElicitationHandler} returns. */
+export interface RelayElicitationHandler {
+  (request: RelayElicitRequest, ctx?: RelayHandlerContext): Promise<RelayElicitResult>;
+  /**
+   * URL mode on MCP 2025-11-25: the server reported this elicitation complete
+   * (`notifications/elicitation/complete`); the relay is told and the person's dialog stops
+   * waiting. Unknown ids are ignored.
+   *
+   * `client.setNotificationHandler("notifications/elicitation/complete", (n) => handler.complete(n.params.elicitationId))`
+   */
+  complete(elicitationId: string): Promise<void>;
+}
+
+/**
+ * An `elicitation/create` handler that posts the request to the relay (with an Idempotency-Key,
+ * so a retried post creates nothing twice), long-polls until the person answered or it expired,
+ * and resolves with the ElicitResult. When the request's `ctx.mcpReq.signal` aborts, it withdraws
+ * the elicitation (the person's dialog closes) and rejects with the signal's reason. A relay error
+ * rejects with a {@link RelayError}.
+ */
+export function relayElicitationHandler(options: RelayElicitationOptions): RelayElicitationHandler;
+
+/** The relay refused a call (4xx), or kept failing (5xx) after retries. */
+export class RelayError extends Error {
+  readonly name: 'RelayError';
+  /** The HTTP status. */
+  readonly status: number;
+  /** The relay's JSON body: `{ error: { status, message, jsonrpcCode?, errors? } }`. */
+  readonly body: unknown;
+  /** The JSON-RPC code (-32602) when the relay's core refused the request itself. */
+  readonly code?: number;
+}

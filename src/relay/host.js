@@ -1,0 +1,192 @@
+// The host side of koder-elicitation-relay for the TypeScript MCP SDK v2 (the package's `./relay`
+// export, Node 20+ or any runtime with fetch and AbortSignal.any):
+//
+//   const handler = relayElicitationHandler({ url, serviceToken, scope: { userId, workspaceId } });
+//   client.setRequestHandler("elicitation/create", handler);
+//   // URL mode on MCP 2025-11-25: the server's completion reaches the person's dialog too.
+//   client.setNotificationHandler("notifications/elicitation/complete", (n) => handler.complete(n.params.elicitationId));
+//
+// Each elicitation/create the client gets is posted to the relay for that person, and the handler
+// waits (long-polling) until the person answers in their browser, the relay expires it, or the
+// call that asked is aborted; then the relay is told to withdraw it, so the person's dialog closes.
+
+const POLL_WAIT_SECONDS = 25;
+// The long-poll answers after POLL_WAIT_SECONDS at the latest; beyond this margin the connection is
+// taken as lost and the poll retried.
+const POLL_MARGIN_MS = 15_000;
+const CALL_TIMEOUT_MS = 15_000;
+// Network errors and 5xx answers are retried for this long (every call is idempotent: the create
+// carries an Idempotency-Key) with a doubling backoff between these bounds.
+const RETRY_FOR_MS = 30_000;
+const BACKOFF_FIRST_MS = 200;
+const BACKOFF_MAX_MS = 2_000;
+// Where an elicitation ends: the stored result is the answer (`{"action":"cancel"}` when it
+// expired or was withdrawn, as the element's own timeout).
+const FINAL = new Set(['settled', 'expired', 'withdrawn']);
+
+/** An error answer of the relay (4xx, or 5xx after retrying): the relay's message, its status and body. */
+export class RelayError extends Error {
+  constructor(status, body, fallback) {
+    const detail = body?.error;
+    const message = typeof detail?.message === 'string' ? detail.message : fallback;
+    super(`koder-elicitation-relay answered ${status}: ${message}`);
+    this.name = 'RelayError';
+    this.status = status;
+    this.body = body;
+    // A request the relay's core refused is an invalid request for the MCP peer too: the SDK answers
+    // the server with this JSON-RPC code.
+    if (Number.isSafeInteger(detail?.jsonrpcCode)) this.code = detail.jsonrpcCode;
+  }
+}
+
+/**
+ * An `elicitation/create` handler for SDK v2's `client.setRequestHandler` that routes the request
+ * through the relay to the person `scope` names and resolves with their ElicitResult.
+ */
+export function relayElicitationHandler(options) {
+  const { url, serviceToken, scope, serverName, timeoutMs } = options ?? {};
+  const fetchImpl = options?.fetch ?? globalThis.fetch;
+  if (typeof url !== 'string' || url === '') throw new TypeError('relayElicitationHandler: `url` (the relay\'s base URL) is required');
+  if (typeof serviceToken !== 'string' || serviceToken === '') throw new TypeError('relayElicitationHandler: `serviceToken` is required');
+  if (typeof scope !== 'function' && !isScope(scope)) {
+    throw new TypeError('relayElicitationHandler: `scope` must be { userId, workspaceId, conversationId? } (non-empty strings) or a function returning one');
+  }
+  if (typeof fetchImpl !== 'function') throw new TypeError('relayElicitationHandler: no fetch: pass `fetch`');
+  const base = url.replace(/\/+$/, '');
+  const relay = (method, path, { body, headers, signal, timeout = CALL_TIMEOUT_MS } = {}) =>
+    callRelay(fetchImpl, `${base}${path}`, method, serviceToken, { body, headers, signal, timeout });
+  // URL-mode elicitationIds (the server's) to the relay's paths, while a completion may still come.
+  const awaitingCompletion = new Map();
+
+  async function relayElicitation(request, ctx) {
+    const signal = ctx?.mcpReq?.signal;
+    signal?.throwIfAborted();
+    const tenant = typeof scope === 'function' ? await scope(request, ctx) : scope;
+    if (!isScope(tenant)) throw new TypeError('relayElicitationHandler: the `scope` function must return { userId, workspaceId, conversationId? }');
+    const body = {
+      scope: tenant,
+      request: request?.params ?? {},
+      ...(serverName !== undefined && { serverName }),
+      ...(timeoutMs !== undefined && { timeoutMs }),
+    };
+    const headers = { 'Idempotency-Key': globalThis.crypto.randomUUID() };
+    // The create is not aborted half-way: once it is sent, the relay may hold the elicitation, and
+    // only its id lets the handler withdraw it.
+    const created = await retrying(() => relay('POST', '/v1/elicitations', { body, headers }), signal, Date.now() + RETRY_FOR_MS);
+    const path = `/v1/elicitations/${encodeURIComponent(created.id)}`;
+    const urlId = request?.params?.mode === 'url' && typeof request.params.elicitationId === 'string' && request.params.elicitationId !== ''
+      ? request.params.elicitationId
+      : undefined;
+    if (urlId !== undefined) awaitingCompletion.set(urlId, path);
+    let result;
+    try {
+      signal?.throwIfAborted();
+      // The relay settles it as expired by expiresAt; a relay unreachable past that is given up on.
+      const giveUpAt = Math.max(Number(created.expiresAt) || 0, Date.now()) + RETRY_FOR_MS;
+      for (;;) {
+        const outcome = await retrying(
+          () => relay('GET', `${path}/result?wait=${POLL_WAIT_SECONDS}`, { signal, timeout: POLL_WAIT_SECONDS * 1000 + POLL_MARGIN_MS }),
+          signal,
+          giveUpAt,
+        );
+        if (outcome?.status === 'pending') continue;
+        if (FINAL.has(outcome?.status) && typeof outcome.result === 'object' && outcome.result !== null) {
+          result = outcome.result;
+          return result;
+        }
+        throw new RelayError(200, outcome, `an unexpected result ${JSON.stringify(outcome)}`);
+      }
+    } catch (error) {
+      // The call that asked is over (aborted, or the wait failed): nobody takes the answer, so the
+      // person must not give one.
+      await retrying(() => relay('DELETE', path), undefined, Date.now() + CALL_TIMEOUT_MS).catch(() => {});
+      throw signal?.aborted ? abortReason(signal) : error;
+    } finally {
+      // Only an accepted URL elicitation waits for its completion.
+      if (urlId !== undefined && result?.action !== 'accept') awaitingCompletion.delete(urlId);
+    }
+  }
+
+  /**
+   * The server reported a URL-mode elicitation complete (`notifications/elicitation/complete`,
+   * MCP 2025-11-25): the relay is told, and the person's dialog stops waiting. Unknown ids are
+   * ignored, as the element does.
+   */
+  relayElicitation.complete = async (elicitationId) => {
+    const path = awaitingCompletion.get(elicitationId);
+    if (path === undefined) return;
+    awaitingCompletion.delete(elicitationId);
+    await retrying(() => relay('POST', `${path}/complete`), undefined, Date.now() + RETRY_FOR_MS);
+  };
+  return relayElicitation;
+}
+
+function isScope(scope) {
+  const text = (value) => typeof value === 'string' && value !== '';
+  return typeof scope === 'object' && scope !== null && text(scope.userId) && text(scope.workspaceId)
+    && (scope.conversationId === undefined || typeof scope.conversationId === 'string');
+}
+
+function abortReason(signal) {
+  return signal.reason ?? new DOMException('The elicitation was aborted', 'AbortError');
+}
+
+/** One relay call: the JSON answer of a 2xx, else a RelayError (`retry` set for network errors and 5xx). */
+async function callRelay(fetchImpl, url, method, serviceToken, { body, headers, signal, timeout }) {
+  const timer = AbortSignal.timeout(timeout);
+  let response;
+  try {
+    response = await fetchImpl(url, {
+      method,
+      headers: {
+        Authorization: `Bearer ${serviceToken}`,
+        Accept: 'application/json',
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+      signal: signal ? AbortSignal.any([signal, timer]) : timer,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw abortReason(signal);
+    throw Object.assign(new Error(`koder-elicitation-relay unreachable: ${error?.message ?? error}`, { cause: error }), { retry: true });
+  }
+  const text = await response.text().catch(() => '');
+  let parsed;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (response.ok && parsed !== undefined) return parsed;
+  const error = new RelayError(response.status, parsed, response.ok ? 'an answer that is not JSON' : response.statusText || 'no message');
+  if (response.status >= 500) error.retry = true;
+  throw error;
+}
+
+/** `attempt()` until it succeeds, fails for good, `signal` aborts, or `deadline` (ms) passes. */
+async function retrying(attempt, signal, deadline) {
+  for (let backoff = BACKOFF_FIRST_MS; ; backoff = Math.min(backoff * 2, BACKOFF_MAX_MS)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!error?.retry || signal?.aborted || Date.now() + backoff > deadline) throw error;
+    }
+    await sleep(backoff, signal);
+  }
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

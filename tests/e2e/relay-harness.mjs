@@ -1,0 +1,174 @@
+// Shared helpers for the Node tests that run the real relay (crates/relay) over HTTP.
+//
+//   const relay = await startRelay({ allowOrigins: [pages.url] });   // SQLite in a fresh temp dir
+//   const token = mintToken({ sub: 'u_1', workspace: 'w_1' });        // a person's HS256 JWT
+//   await fetch(`${relay.url}/v1/elicitations`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` }, ... });
+//   await relay.stop();
+//
+//   const postgres = await startPostgres();                           // scripts/pg-temp.sh
+//   const a = await startRelay({ database: postgres.url });
+//   ...
+//   await postgres.stop();
+//
+// The binary is target/debug/koder-elicitation-relay (`cargo build -p koder-elicitation-relay`;
+// scripts/test.sh builds it before the e2e stage).
+import { spawn, execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { repoRoot } from './harness.mjs';
+
+/** The hosts' bearer token every harness relay runs with (unless a test passes its own). */
+export const SERVICE_TOKEN = 'test-service-token-7f3a9c2e4b1d8a6f';
+/** The HS256 secret of people's tokens every harness relay runs with (unless a test passes its own). */
+export const JWT_SECRET = 'test-jwt-secret-5e8b1f4c9a2d7e3b6c0a4f8d1e9b2c7a';
+
+/** How long a relay may take to print its `listening on` line. */
+const START_TIMEOUT_MS = 30_000;
+/** How long stop() waits after SIGTERM before it sends SIGKILL. */
+const STOP_TIMEOUT_MS = 10_000;
+
+/** The relay binary's path; throws a clear error when it has not been built. */
+export function relayBinary() {
+  const binary = join(repoRoot, 'target', 'debug', 'koder-elicitation-relay');
+  if (!existsSync(binary)) {
+    throw new Error(`relay binary missing: ${binary} (build it with \`cargo build -p koder-elicitation-relay\`)`);
+  }
+  return binary;
+}
+
+/**
+ * Starts a relay on 127.0.0.1 with a port of its own (or on `listen`, e.g. a killed relay's
+ * address to bring it back there) and resolves once it listens:
+ * `{ url, database, child, stop(), kill(signal) }`. Without `database` it gets a fresh SQLite file
+ * in a new temp dir (removed by stop()). `stop()` sends SIGTERM and waits for the exit (SIGKILL
+ * after 10 s); `kill(signal)` sends `signal` (default SIGKILL) and resolves when the process is
+ * gone, leaving the database as it is, so a test can start another relay on it.
+ */
+export async function startRelay({
+  database,
+  serviceToken = SERVICE_TOKEN,
+  jwtSecret = JWT_SECRET,
+  allowOrigins = [],
+  cwd = repoRoot,
+  listen = '127.0.0.1:0',
+} = {}) {
+  const binary = relayBinary();
+  let ownDir = null;
+  if (database === undefined) {
+    ownDir = mkdtempSync(join(tmpdir(), 'koder-relay-'));
+    database = `sqlite://${join(ownDir, 'relay.db')}`;
+  }
+  const args = ['--listen', listen, '--database', database, '--service-token', serviceToken, '--jwt-secret', jwtSecret];
+  for (const origin of allowOrigins) args.push('--allow-origin', origin);
+  // Secrets come from the flags only; an ambient KODER_RELAY_* must not change what a test runs.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KODER_RELAY_')));
+  const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-8192);
+  });
+  const exited = new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+  const url = await new Promise((resolve, reject) => {
+    let started = false;
+    const fail = (why) => {
+      if (started) return;
+      started = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      if (ownDir !== null) rmSync(ownDir, { recursive: true, force: true });
+      reject(new Error(`relay did not start: ${why}${stderr ? `\n${stderr.trim()}` : ''}`));
+    };
+    const timer = setTimeout(() => fail(`no "listening on" line within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /^listening on (http:\/\/\S+)$/.exec(line.trim());
+      if (!match || started) return;
+      started = true;
+      clearTimeout(timer);
+      resolve(match[1].replace(/\/$/, ''));
+    });
+    child.once('error', (error) => fail(error.message));
+    // 'close' rather than 'exit': by then its stderr has been read to the end.
+    child.once('close', (code, signal) => fail(`it exited with ${code ?? signal}`));
+  });
+  // The line reader keeps reading (and dropping) stdout, so a chatty relay never blocks on a full pipe.
+
+  const removeOwnDir = () => {
+    if (ownDir !== null) rmSync(ownDir, { recursive: true, force: true });
+    ownDir = null;
+  };
+  return {
+    url,
+    database,
+    child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      removeOwnDir();
+    },
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+const base64url = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+/**
+ * A person's HS256 JWT for the relay: `sub`, `workspace`, `conversation` (left out when
+ * undefined), `exp` (seconds since the epoch; default one hour from now). Other claims pass through.
+ */
+export function mintToken(claims, secret = JWT_SECRET) {
+  const payload = { exp: Math.floor(Date.now() / 1000) + 3600 };
+  for (const [name, value] of Object.entries(claims ?? {})) if (value !== undefined) payload[name] = value;
+  const signingInput = `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(payload)}`;
+  const signature = createHmac('sha256', secret).update(signingInput).digest('base64url');
+  return `${signingInput}.${signature}`;
+}
+
+function pgTemp(action, dir) {
+  return new Promise((resolve, reject) => {
+    execFile('bash', [join(repoRoot, 'scripts', 'pg-temp.sh'), action, dir], { timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`scripts/pg-temp.sh ${action} failed: ${(stderr || error.message).trim()}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** A throwaway PostgreSQL (scripts/pg-temp.sh) in a new temp dir: `{ url, stop() }`. */
+export async function startPostgres() {
+  const dir = mkdtempSync(join(tmpdir(), 'koder-pg-'));
+  let url;
+  try {
+    const lines = (await pgTemp('start', dir)).trim().split('\n');
+    url = lines[lines.length - 1].trim();
+    if (!url.startsWith('postgres://')) throw new Error(`scripts/pg-temp.sh start printed no postgres:// URL: ${lines.join(' | ')}`);
+  } catch (error) {
+    await pgTemp('stop', dir).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url,
+    async stop() {
+      try {
+        await pgTemp('stop', dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
