@@ -15,6 +15,7 @@
 //   koder-mcp-elicitation.node.js  the server entry (src/element.node.js, package.json's `node` condition)
 //   js/api.js                    the exports both entries share (src/js/api.js), unbundled for the server entry
 //   react.d.ts, vue.d.ts, ...    framework typings (src/frameworks/*.d.ts, package.json's `./react`, ...)
+//   relay.js, relay.d.ts         the relay's host helper (src/relay/host.js, package.json's `./relay`)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, cpSync, copyFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -138,6 +139,9 @@ copyModule(NODE_ENTRY_SRC, NODE_ENTRY_OUT);
 for (const name of readdirSync(FRAMEWORK_DTS_DIR).filter((n) => n.endsWith('.d.ts'))) {
   copyFileSync(join(FRAMEWORK_DTS_DIR, name), join(DIST, name));
 }
+// The relay's host helper (src/relay/host.js, package.json's `./relay`): Node only, no wasm.
+copyModule(join(ROOT, 'src', 'relay', 'host.js'), 'relay.js');
+copyFileSync(join(ROOT, 'src', 'relay', 'host.d.ts'), join(DIST, 'relay.d.ts'));
 
 let esbuild;
 try {

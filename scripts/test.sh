@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test` — every check, in order, stopping at the first failure:
-#   fmt, clippy (host), clippy (wasm32), cargo test (native), wasm-bindgen-test in headless
-#   Chromium (tests/browser_*.rs), npm run build, node --test tests/e2e/*.test.mjs (Chromium, plus
-#   the contract smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
+#   fmt, clippy (host), clippy (wasm32), cargo test (native, the relay's against real SQLite and a
+#   throwaway PostgreSQL), wasm-bindgen-test in headless Chromium (tests/browser_*.rs), npm run
+#   build (plus the relay binary), node --test tests/e2e/*.test.mjs (Chromium, plus the contract
+#   smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
 # `npm test` runs scripts/bootstrap.sh first, so this assumes the toolchain is installed.
 #
 # Environment:
@@ -74,6 +75,8 @@ fi
 
 stage "npm run build"
 node scripts/build.mjs
+# The e2e suites start real relays from target/debug (tests/e2e/relay-harness.mjs).
+cargo build -p koder-elicitation-relay
 
 stage "e2e (node --test tests/e2e)"
 shopt -s nullglob
