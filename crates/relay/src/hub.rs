@@ -74,6 +74,12 @@ impl Hub {
         }
     }
 
+    /// Ends every open stream, so that each person reconnects and has the pending ones replayed.
+    /// For when events may have been missed: this replica's link to the others was down.
+    pub fn end_streams(&self) {
+        self.routes().tenants.clear();
+    }
+
     /// Open tenant channels and id waiters (for tests and the load bench).
     pub fn sizes(&self) -> (usize, usize) {
         let routes = self.routes();

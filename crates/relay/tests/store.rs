@@ -720,6 +720,7 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     // change on A must reach B again.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let mut heard_again = false;
+    let mut streams_ended = false;
     while !heard_again && tokio::time::Instant::now() < deadline {
         let Ok(after) = replica_a
             .create(new_elicitation(
@@ -732,18 +733,30 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
         };
-        while let Ok(Ok(heard)) =
-            tokio::time::timeout(Duration::from_millis(500), heard_by_b.recv()).await
-        {
-            if heard.id == after.id {
-                heard_again = true;
-                break;
+        loop {
+            match tokio::time::timeout(Duration::from_millis(500), heard_by_b.recv()).await {
+                Ok(Ok(heard)) if heard.id == after.id => {
+                    heard_again = true;
+                    break;
+                }
+                Ok(Ok(_)) => {}
+                // B ended its streams when its link came back, since it may have missed
+                // changes meanwhile: a stream reconnects and has the pending ones replayed.
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => {
+                    streams_ended = true;
+                    heard_by_b = hub_b.subscribe_tenant("cy", "acme");
+                }
+                _ => break,
             }
         }
     }
     assert!(
         heard_again,
         "B hears A's changes again after the server restarted"
+    );
+    assert!(
+        streams_ended,
+        "B ended the streams that may have missed changes while it was cut off"
     );
     assert!(replica_b.is_listening());
     assert_eq!(

@@ -351,7 +351,8 @@ async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
 /// The LISTEN task: publishes the other replicas' changes to `hub` until aborted. A lost
 /// connection is re-established by the listener itself (re-issuing LISTEN); when that fails, a
 /// fresh listener is built with a doubling delay. Changes made while disconnected are not
-/// heard: long-polls still re-read the row every second, and streams replay pending on reconnect.
+/// heard: long-polls still re-read the row every second, and this replica's streams are ended
+/// so that each person reconnects and gets the pending ones replayed.
 async fn relay_notifications(mut listener: PgListener, url: String, hub: Hub, origin: String) {
     loop {
         match listener.try_recv().await {
@@ -361,8 +362,11 @@ async fn relay_notifications(mut listener: PgListener, url: String, hub: Hub, or
                 }
             }
             // The connection dropped and the listener reconnected: keep listening.
-            Ok(None) => {}
-            Err(_) => listener = relisten(&url).await,
+            Ok(None) => hub.end_streams(),
+            Err(_) => {
+                listener = relisten(&url).await;
+                hub.end_streams();
+            }
         }
     }
 }
