@@ -47,7 +47,7 @@ pub fn blank(document: &Document, locale: Locale) -> Chrome {
     set_attr(&dialog, "aria-modal", "true");
     set_attr(&dialog, "aria-labelledby", "kme-title");
     set_attr(&dialog, "aria-describedby", "kme-message");
-    set_attr(&dialog, "lang", locale.tag());
+    set_attr(&dialog, "lang", &locale.tag());
 
     let header = create_part(document, "header", "header", None);
     let server = create_part(document, "p", "server", None);

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::error::ElicitationError;
-use crate::i18n::{violation_message, Locale};
+use crate::i18n::{process_wide, Catalog, Locale};
 use crate::validate::Rules;
 
 /// One broken rule: where (JSON Pointer), which keyword, and a localized message.
@@ -17,7 +17,19 @@ pub struct ContentError {
 
 /// Checks `content` against `schema` (any schema built from the supported keywords). An empty
 /// list means valid; a malformed schema is an `ElicitationError` naming the keyword's path.
+/// The messages come from the process-wide catalog (the shipped locales and what the web element
+/// or the terminal registered).
 pub fn validate_content(
+    schema: &Value,
+    content: &Value,
+    locale: Locale,
+) -> Result<Vec<ContentError>, ElicitationError> {
+    validate_content_with(&process_wide(), schema, content, locale)
+}
+
+/// [`validate_content`] with the messages of `catalog` (a tenant's own, say).
+pub fn validate_content_with(
+    catalog: &Catalog,
     schema: &Value,
     content: &Value,
     locale: Locale,
@@ -29,7 +41,7 @@ pub fn validate_content(
         .map(|violation| ContentError {
             path: violation.path,
             keyword: violation.kind.keyword(),
-            message: violation_message(locale, &violation.kind),
+            message: catalog.violation_message(locale, &violation.kind),
         })
         .collect())
 }
@@ -82,6 +94,27 @@ mod tests {
         assert_eq!(missing.len(), 1);
         assert_eq!(missing[0].keyword, "required");
         assert_eq!(missing[0].message, "city is required");
+    }
+
+    #[test]
+    fn a_catalog_gives_its_own_messages_and_leaves_the_others_alone() {
+        let mut tenant = Catalog::new();
+        tenant
+            .register_translation(
+                "en-US",
+                "mcp-elicitation-error-enum = Pick C or F, please\n",
+            )
+            .expect("registers");
+        let content = json!({"city": "Lisbon", "temperature_unit": "K"});
+        let theirs = validate_content_with(&tenant, &weather(), &content, Locale::EnUs).unwrap();
+        assert_eq!(theirs[0].message, "Pick C or F, please");
+        let others = validate_content_with(&Catalog::new(), &weather(), &content, Locale::EnUs);
+        assert_eq!(
+            others.unwrap()[0].message,
+            "Choose one of the listed options"
+        );
+        let shared = validate_content(&weather(), &content, Locale::EnUs).unwrap();
+        assert_eq!(shared[0].message, "Choose one of the listed options");
     }
 
     #[test]

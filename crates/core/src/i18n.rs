@@ -2,27 +2,29 @@
 //! them with the Fluent parser at build time and embeds each locale's text without comments (see
 //! `i18n/compile.rs`); `ftl.rs`, a small parser for the subset they use, reads a locale into
 //! [`Part`]s the first time it is needed, and this module formats those, so the binary carries no
-//! Fluent runtime. A host may register more languages, or override shipped messages, at run time
-//! ([`register_translation`]), through the same parser.
+//! Fluent runtime. A host may register more languages, or override shipped messages, at run time,
+//! through the same parser, in a [`Catalog`] it owns (a server holds one per tenant) or in the
+//! process-wide one the free functions here use ([`register_translation`], [`text`]…), which the
+//! web element and the terminal share.
 //! A message missing in a locale falls back to the nearest locale that has it, then `en-US`,
 //! never to its id.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use crate::form::Problem;
 use crate::validate::ViolationKind;
 
+mod catalog;
 #[cfg(test)]
 mod compile;
 mod ftl;
 mod registry;
 mod template;
 
+pub(crate) use catalog::process_wide;
+pub use catalog::Catalog;
 pub use ftl::FtlError;
-pub use registry::{
-    normalize_tag, register_translation, set_locale_rules, LocaleRules, PluralCategory,
-    TranslationError,
-};
+pub use registry::{normalize_tag, LocaleRules, PluralCategory, TranslationError};
 pub use template::template;
 
 /// A locale: one the component ships, or one a host registered.
@@ -30,49 +32,71 @@ pub use template::template;
 pub enum Locale {
     EnUs,
     PtBr,
-    /// Added with [`register_translation`].
+    /// Added with [`Catalog::register_translation`] (or [`register_translation`]).
     Registered(RegisteredLocale),
 }
 
-/// A handle on a registered locale (it stays valid: registrations are never removed).
+/// A handle on a locale registered in one catalog (it stays valid there: registrations are never
+/// removed). Every other catalog reads it as en-US.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RegisteredLocale(u16);
+pub struct RegisteredLocale(
+    // The catalog's id (low 24 bits) above the registration's index (8 bits): one `u32` keeps a
+    // `Locale` a pair of scalars, passed in registers in the wasm rather than through memory.
+    u32,
+);
+
+impl RegisteredLocale {
+    fn new(catalog: u32, index: usize) -> RegisteredLocale {
+        // The index is below MAX_REGISTERED_LOCALES (64).
+        RegisteredLocale(catalog << 8 | (index as u32 & 0xff))
+    }
+
+    fn catalog(self) -> u32 {
+        self.0 >> 8
+    }
+
+    fn index(self) -> usize {
+        (self.0 & 0xff) as usize
+    }
+}
 
 /// The locales the component ships.
 pub const LOCALES: [Locale; 2] = [Locale::EnUs, Locale::PtBr];
 
 impl Locale {
-    /// The BCP 47 tag (normalized, for a registered locale: `es-MX`).
-    pub fn tag(self) -> &'static str {
+    /// The BCP 47 tag in the process-wide catalog (normalized, for a registered locale: `es-MX`);
+    /// a locale of an owned catalog has its tag from [`Catalog::tag`].
+    pub fn tag(self) -> String {
+        process_wide().tag(self).to_string()
+    }
+
+    /// A shipped locale's tag.
+    fn shipped_tag(self) -> Option<&'static str> {
         match self {
-            Locale::EnUs => "en-US",
-            Locale::PtBr => "pt-BR",
-            Locale::Registered(RegisteredLocale(index)) => registry::tag_of(index),
+            Locale::EnUs => Some("en-US"),
+            Locale::PtBr => Some("pt-BR"),
+            Locale::Registered(_) => None,
         }
     }
 
     /// The shipped locale with exactly this tag (any case, `-` or `_`).
     fn shipped(tag: &str) -> Option<Locale> {
-        LOCALES
-            .into_iter()
-            .find(|locale| same_tag(locale.tag(), tag))
+        LOCALES.into_iter().find(|locale| {
+            locale
+                .shipped_tag()
+                .is_some_and(|known| same_tag(known, tag))
+        })
     }
 
-    /// The locale for a language tag: the one with that tag, else the nearest by dropping
-    /// subtags (`es-MX-x` → `es-MX` → `es`), else one with the same language (`pt-PT` → `pt-BR`);
-    /// registered locales before shipped ones.
+    /// The locale for a language tag in the process-wide catalog (see [`Catalog::locale`]).
     pub fn from_tag(tag: &str) -> Option<Locale> {
-        nearest(tag, &registry::available())
+        process_wide().locale(tag)
     }
 
-    /// The first candidate that matches a locale (`lang`, ancestor `lang`,
-    /// `navigator.languages`…; see [`Locale::from_tag`]), else `en-US`.
+    /// The first candidate that matches a locale of the process-wide catalog (`lang`, ancestor
+    /// `lang`, `navigator.languages`…; see [`Catalog::locale`]), else `en-US`.
     pub fn negotiate<'a>(candidates: impl IntoIterator<Item = &'a str>) -> Locale {
-        let available = registry::available();
-        candidates
-            .into_iter()
-            .find_map(|tag| nearest(tag, &available))
-            .unwrap_or(Locale::EnUs)
+        process_wide().negotiate(candidates)
     }
 
     #[cfg(test)]
@@ -118,7 +142,7 @@ fn truncations(tag: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-fn nearest(tag: &str, available: &[(&'static str, Locale)]) -> Option<Locale> {
+fn nearest(tag: &str, available: &[(&str, Locale)]) -> Option<Locale> {
     let find = |wanted: &str| {
         available
             .iter()
@@ -196,12 +220,12 @@ fn shipped(source: &str) -> Vec<(String, Vec<Part>)> {
 }
 
 /// Where a locale's messages come from: its shipped table, or a host's registration.
-enum Source {
+enum Source<'a> {
     Shipped(Table),
-    Registered(Arc<registry::Messages>),
+    Registered(&'a registry::Messages),
 }
 
-impl Source {
+impl Source<'_> {
     fn get(&self, id: &str) -> Option<&[Part]> {
         match self {
             Source::Shipped(table) => lookup(table, id),
@@ -210,51 +234,13 @@ impl Source {
     }
 }
 
-/// Where a message in `locale` is looked for, in order: what was registered for it, its shipped
-/// table, then the same for its nearer tags (`es-MX` → `es`), other locales of its language,
-/// and en-US.
-fn fallback_chain(locale: Locale) -> Vec<(Locale, Source)> {
-    // Nothing registered (the usual case): the shipped table, then en-US, with no lookups.
-    if let (Locale::EnUs | Locale::PtBr, false) = (locale, registry::any()) {
-        let mut chain = Vec::with_capacity(2);
-        for locale in [locale, Locale::EnUs] {
-            if let Some(table) = locale.table() {
-                chain.push((locale, Source::Shipped(table)));
-            }
-        }
-        return chain;
-    }
-    let mut tags: Vec<(&'static str, Locale)> = vec![(locale.tag(), locale)];
-    let available = registry::available();
-    let lang = language(locale.tag());
-    let nearer = truncations(locale.tag()).skip(1).filter_map(|tag| {
-        available
-            .iter()
-            .find(|(known, _)| same_tag(known, tag))
-            .copied()
-    });
-    let same_language = available
-        .iter()
-        .filter(|(known, _)| language(known) == lang)
-        .copied();
-    for candidate in nearer
-        .chain(same_language)
-        .chain([(Locale::EnUs.tag(), Locale::EnUs)])
-    {
-        if !tags.iter().any(|(_, locale)| *locale == candidate.1) {
-            tags.push(candidate);
-        }
-    }
-    let mut chain = Vec::new();
-    for (tag, locale) in tags {
-        if let Some(messages) = registry::messages_for(tag) {
-            chain.push((locale, Source::Registered(messages)));
-        }
-        if let Some(table) = locale.table() {
-            chain.push((locale, Source::Shipped(table)));
-        }
-    }
-    chain
+/// How one locale of a fallback chain writes plurals and numbers: the shipped ones by their
+/// built-in rules, a registered one by its catalog's [`LocaleRules`] for its tag.
+#[derive(Clone, Copy)]
+struct Style<'a> {
+    locale: Locale,
+    tag: &'a str,
+    rules: Option<LocaleRules>,
 }
 
 fn lookup<'a>(table: &'a [(String, Vec<Part>)], id: &str) -> Option<&'a [Part]> {
@@ -267,14 +253,21 @@ fn lookup<'a>(table: &'a [(String, Vec<Part>)], id: &str) -> Option<&'a [Part]> 
 
 /// The CLDR cardinal plural category of `n` (en: `one: i = 1 and v = 0`; pt: `one: i = 0..1`),
 /// with the operands taken from the number as it is displayed, like fluent-rs did.
-/// A registered locale asks the surface's rules ([`set_locale_rules`]).
-fn plural_category(locale: Locale, n: f64) -> &'static str {
+/// A registered locale asks its catalog's rules ([`Catalog::set_locale_rules`]), else English's
+/// (`one` for exactly 1).
+fn plural_category(style: Style, n: f64) -> &'static str {
     // `as` truncates toward zero and saturates (NaN → 0), as fluent-rs's operands did.
     let i = n.abs() as u64;
-    let one = match locale {
+    let one = match style.locale {
         Locale::EnUs => i == 1 && n.fract() == 0.0,
         Locale::PtBr => i <= 1,
-        Locale::Registered(_) => return registry::plural(locale.tag(), n),
+        Locale::Registered(_) => {
+            let category = style.rules.and_then(|rules| (rules.plural)(style.tag, n));
+            return category.map_or_else(
+                || if n == 1.0 { "one" } else { "other" },
+                PluralCategory::name,
+            );
+        }
     };
     if one {
         "one"
@@ -287,10 +280,10 @@ fn plural_category(locale: Locale, n: f64) -> &'static str {
 /// same number, never an exponent, no grouping; pt-BR takes a decimal comma ("0,5"). Avoids
 /// `format!("{}", f64)`, whose float printing would add kilobytes to the wasm: integers print as
 /// `i64`, other numbers through serde_json's shortest-form float printer (already in the binary).
-/// A registered locale asks the surface's rules ([`set_locale_rules`]) first.
-fn display_number(locale: Locale, n: f64) -> String {
-    if let Locale::Registered(_) = locale {
-        if let Some(text) = registry::number(locale.tag(), n) {
+/// A registered locale asks its catalog's rules ([`Catalog::set_locale_rules`]) first.
+fn display_number(style: Style, n: f64) -> String {
+    if let (Locale::Registered(_), Some(rules)) = (style.locale, style.rules) {
+        if let Some(text) = (rules.number)(style.tag, n) {
             return text;
         }
     }
@@ -305,7 +298,7 @@ fn display_number(locale: Locale, n: f64) -> String {
     } else {
         format_float(n)
     };
-    if locale == Locale::PtBr {
+    if style.locale == Locale::PtBr {
         text = text.replace('.', ",");
     }
     text
@@ -381,7 +374,7 @@ fn exact_decimal(n: f64) -> Option<(u64, i32)> {
 }
 
 /// Writes `parts` into `out`; false when an argument was missing (its `{$name}` is written instead).
-fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut String) -> bool {
+fn write_parts(style: Style, parts: &[Part], args: &[(&str, Arg)], out: &mut String) -> bool {
     // The last argument of a name wins, as with FluentArgs.
     let arg = |name: &str| {
         args.iter()
@@ -395,7 +388,7 @@ fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut S
             Part::Text(text) => out.push_str(text),
             Part::Var(name) => match arg(name) {
                 Some(Arg::Text(text)) => out.push_str(text),
-                Some(Arg::Number(n)) => out.push_str(&display_number(locale, n)),
+                Some(Arg::Number(n)) => out.push_str(&display_number(style, n)),
                 None => {
                     clean = false;
                     out.push_str("{$");
@@ -415,14 +408,14 @@ fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut S
                     .find(|(key, _)| match (key, selector) {
                         (Key::Name(name), Some(Arg::Text(text))) => name == text,
                         (Key::Name(name), Some(Arg::Number(n))) => {
-                            name == plural_category(locale, n)
+                            name == plural_category(style, n)
                         }
                         (Key::Number(key), Some(Arg::Number(n))) => *key == n,
                         _ => false,
                     })
                     .or_else(|| variants.get(*default))
                     .map_or(&[][..], |(_, parts)| parts.as_ref());
-                clean &= write_parts(locale, chosen, args, out);
+                clean &= write_parts(style, chosen, args, out);
             }
         }
     }
@@ -431,14 +424,14 @@ fn write_parts(locale: Locale, parts: &[Part], args: &[(&str, Arg)], out: &mut S
 
 /// Formats `id` from the first table that has it and formats it cleanly; failing that (a
 /// missing argument, say), the first table's best effort. `None` only when no table has `id`.
-fn format_chain(chain: &[(Locale, Source)], id: &str, args: &[(&str, Arg)]) -> Option<String> {
+fn format_chain(chain: &[(Style, Source)], id: &str, args: &[(&str, Arg)]) -> Option<String> {
     let mut best_effort = None;
-    for (locale, source) in chain {
+    for (style, source) in chain {
         let Some(parts) = source.get(id) else {
             continue;
         };
         let mut text = String::new();
-        if write_parts(*locale, parts, args, &mut text) {
+        if write_parts(*style, parts, args, &mut text) {
             return Some(text);
         }
         best_effort.get_or_insert(text);
@@ -446,89 +439,129 @@ fn format_chain(chain: &[(Locale, Source)], id: &str, args: &[(&str, Arg)]) -> O
     best_effort
 }
 
+/// Registers a language in the process-wide catalog (see [`Catalog::register_translation`]).
+pub fn register_translation(tag: &str, ftl: &str) -> Result<Locale, TranslationError> {
+    catalog::process_wide_mut().register_translation(tag, ftl)
+}
+
+/// Sets the rules for the process-wide catalog's registered locales (the last call wins).
+pub fn set_locale_rules(rules: LocaleRules) {
+    catalog::process_wide_mut().set_locale_rules(rules);
+}
+
+// These read a copy of the process-wide catalog. Not inlined: at every call site the copy's
+// drop would add code to the wasm.
+
 /// Whether a locale's own messages (shipped or registered) have this one (no fallback).
+#[inline(never)]
 pub fn has_message(locale: Locale, id: &str) -> bool {
-    registry::messages_for(locale.tag()).is_some_and(|messages| lookup(&messages, id).is_some())
-        || locale.table().and_then(|table| lookup(table, id)).is_some()
+    process_wide().has_message(locale, id)
 }
 
 /// The message `id` in `locale` with `args`, falling back to the nearest locale, then `en-US`.
+#[inline(never)]
 pub fn text(locale: Locale, id: &str, args: &[(&str, Arg)]) -> String {
-    format_chain(&fallback_chain(locale), id, args)
-        // Only an id that no file has (a programming error) shows as itself.
-        .unwrap_or_else(|| id.to_string())
+    process_wide().text(locale, id, args)
 }
 
 /// A shorthand for messages without arguments.
+#[inline(never)]
 pub fn plain(locale: Locale, id: &str) -> String {
-    text(locale, id, &[])
+    process_wide().plain(locale, id)
 }
 
 /// The localized message for a rule the value breaks.
+#[inline(never)]
 pub fn violation_message(locale: Locale, kind: &ViolationKind) -> String {
-    let limit = |id: &str, limit: f64| text(locale, id, &[("limit", Arg::Number(limit))]);
-    match kind {
-        ViolationKind::Type { expected } => text(
-            locale,
-            "mcp-elicitation-error-type",
-            &[(
-                "expected",
-                Arg::Text(&crate::strings::join(expected, " | ")),
-            )],
-        ),
-        ViolationKind::Required { property } => text(
-            locale,
-            "mcp-elicitation-error-required_property",
-            &[("property", Arg::Text(property))],
-        ),
-        ViolationKind::MinLength { limit: n } => {
-            limit("mcp-elicitation-error-min_length", *n as f64)
-        }
-        ViolationKind::MaxLength { limit: n } => {
-            limit("mcp-elicitation-error-max_length", *n as f64)
-        }
-        ViolationKind::Pattern { .. } => plain(locale, "mcp-elicitation-error-pattern"),
-        ViolationKind::Format { format } => match format.as_str() {
-            "email" => plain(locale, "mcp-elicitation-error-format-email"),
-            "uri" => plain(locale, "mcp-elicitation-error-format-uri"),
-            "date" => plain(locale, "mcp-elicitation-error-format-date"),
-            "date-time" => plain(locale, "mcp-elicitation-error-format-date_time"),
-            other => text(
-                locale,
-                "mcp-elicitation-error-format-other",
-                &[("format", Arg::Text(other))],
-            ),
-        },
-        ViolationKind::Minimum { limit: n } => limit("mcp-elicitation-error-minimum", *n),
-        ViolationKind::Maximum { limit: n } => limit("mcp-elicitation-error-maximum", *n),
-        ViolationKind::ExclusiveMinimum { limit: n } => {
-            limit("mcp-elicitation-error-exclusive_minimum", *n)
-        }
-        ViolationKind::ExclusiveMaximum { limit: n } => {
-            limit("mcp-elicitation-error-exclusive_maximum", *n)
-        }
-        ViolationKind::Enum => plain(locale, "mcp-elicitation-error-enum"),
-        ViolationKind::Const => plain(locale, "mcp-elicitation-error-const"),
-        ViolationKind::MinItems { limit: n } => limit("mcp-elicitation-error-min_items", *n as f64),
-        ViolationKind::MaxItems { limit: n } => limit("mcp-elicitation-error-max_items", *n as f64),
-        ViolationKind::UniqueItems => plain(locale, "mcp-elicitation-error-unique_items"),
-    }
+    process_wide().violation_message(locale, kind)
 }
 
 /// The localized message for a field problem.
+#[inline(never)]
 pub fn problem_message(locale: Locale, problem: &Problem) -> String {
-    match problem {
-        Problem::Required => plain(locale, "mcp-elicitation-field_required"),
-        Problem::NotANumber => plain(locale, "mcp-elicitation-error-not_a_number"),
-        Problem::NotAnInteger => plain(locale, "mcp-elicitation-error-not_an_integer"),
-        Problem::NotADateTime => plain(locale, "mcp-elicitation-error-not_a_date_time"),
-        Problem::Rule(kind) => violation_message(locale, kind),
+    process_wide().problem_message(locale, problem)
+}
+
+impl Catalog {
+    /// The localized message for a rule the value breaks.
+    pub fn violation_message(&self, locale: Locale, kind: &ViolationKind) -> String {
+        let limit = |id: &str, limit: f64| self.text(locale, id, &[("limit", Arg::Number(limit))]);
+        match kind {
+            ViolationKind::Type { expected } => self.text(
+                locale,
+                "mcp-elicitation-error-type",
+                &[(
+                    "expected",
+                    Arg::Text(&crate::strings::join(expected, " | ")),
+                )],
+            ),
+            ViolationKind::Required { property } => self.text(
+                locale,
+                "mcp-elicitation-error-required_property",
+                &[("property", Arg::Text(property))],
+            ),
+            ViolationKind::MinLength { limit: n } => {
+                limit("mcp-elicitation-error-min_length", *n as f64)
+            }
+            ViolationKind::MaxLength { limit: n } => {
+                limit("mcp-elicitation-error-max_length", *n as f64)
+            }
+            ViolationKind::Pattern { .. } => self.plain(locale, "mcp-elicitation-error-pattern"),
+            ViolationKind::Format { format } => match format.as_str() {
+                "email" => self.plain(locale, "mcp-elicitation-error-format-email"),
+                "uri" => self.plain(locale, "mcp-elicitation-error-format-uri"),
+                "date" => self.plain(locale, "mcp-elicitation-error-format-date"),
+                "date-time" => self.plain(locale, "mcp-elicitation-error-format-date_time"),
+                other => self.text(
+                    locale,
+                    "mcp-elicitation-error-format-other",
+                    &[("format", Arg::Text(other))],
+                ),
+            },
+            ViolationKind::Minimum { limit: n } => limit("mcp-elicitation-error-minimum", *n),
+            ViolationKind::Maximum { limit: n } => limit("mcp-elicitation-error-maximum", *n),
+            ViolationKind::ExclusiveMinimum { limit: n } => {
+                limit("mcp-elicitation-error-exclusive_minimum", *n)
+            }
+            ViolationKind::ExclusiveMaximum { limit: n } => {
+                limit("mcp-elicitation-error-exclusive_maximum", *n)
+            }
+            ViolationKind::Enum => self.plain(locale, "mcp-elicitation-error-enum"),
+            ViolationKind::Const => self.plain(locale, "mcp-elicitation-error-const"),
+            ViolationKind::MinItems { limit: n } => {
+                limit("mcp-elicitation-error-min_items", *n as f64)
+            }
+            ViolationKind::MaxItems { limit: n } => {
+                limit("mcp-elicitation-error-max_items", *n as f64)
+            }
+            ViolationKind::UniqueItems => self.plain(locale, "mcp-elicitation-error-unique_items"),
+        }
+    }
+
+    /// The localized message for a field problem.
+    pub fn problem_message(&self, locale: Locale, problem: &Problem) -> String {
+        match problem {
+            Problem::Required => self.plain(locale, "mcp-elicitation-field_required"),
+            Problem::NotANumber => self.plain(locale, "mcp-elicitation-error-not_a_number"),
+            Problem::NotAnInteger => self.plain(locale, "mcp-elicitation-error-not_an_integer"),
+            Problem::NotADateTime => self.plain(locale, "mcp-elicitation-error-not_a_date_time"),
+            Problem::Rule(kind) => self.violation_message(locale, kind),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The style of a shipped locale, as a fallback chain gives it.
+    fn built_in(locale: Locale) -> Style<'static> {
+        Style {
+            locale,
+            tag: "",
+            rules: None,
+        }
+    }
 
     fn ids(locale: Locale) -> Vec<String> {
         locale
@@ -631,8 +664,8 @@ mod tests {
             one("only-pt", "Only in Portuguese"),
         ]);
         let chain = [
-            (Locale::PtBr, Source::Shipped(pt)),
-            (Locale::EnUs, Source::Shipped(en)),
+            (built_in(Locale::PtBr), Source::Shipped(pt)),
+            (built_in(Locale::EnUs), Source::Shipped(en)),
         ];
         assert_eq!(
             format_chain(&chain, "only-en", &[]).as_deref(),
@@ -691,16 +724,19 @@ mod tests {
         }
         for n in samples {
             let expected = n.to_string();
-            assert_eq!(display_number(Locale::EnUs, n), expected, "{n:e}");
+            assert_eq!(display_number(built_in(Locale::EnUs), n), expected, "{n:e}");
             assert_eq!(
-                display_number(Locale::PtBr, n),
+                display_number(built_in(Locale::PtBr), n),
                 expected.replace('.', ","),
                 "{n:e}"
             );
         }
-        assert_eq!(display_number(Locale::PtBr, 1234.5), "1234,5");
-        assert_eq!(display_number(Locale::EnUs, f64::NAN), "NaN");
-        assert_eq!(display_number(Locale::EnUs, f64::NEG_INFINITY), "-inf");
+        assert_eq!(display_number(built_in(Locale::PtBr), 1234.5), "1234,5");
+        assert_eq!(display_number(built_in(Locale::EnUs), f64::NAN), "NaN");
+        assert_eq!(
+            display_number(built_in(Locale::EnUs), f64::NEG_INFINITY),
+            "-inf"
+        );
     }
 
     #[test]
@@ -716,8 +752,8 @@ mod tests {
             (10.0, "other", "other"),
             (1e21, "other", "other"),
         ] {
-            assert_eq!(plural_category(EnUs, n), en, "en {n}");
-            assert_eq!(plural_category(PtBr, n), pt, "pt {n}");
+            assert_eq!(plural_category(built_in(EnUs), n), en, "en {n}");
+            assert_eq!(plural_category(built_in(PtBr), n), pt, "pt {n}");
         }
     }
 
@@ -742,7 +778,7 @@ mod tests {
         }];
         let format = |locale, args: &[(&str, Arg)]| {
             let mut out = String::new();
-            let clean = write_parts(locale, &select, args, &mut out);
+            let clean = write_parts(built_in(locale), &select, args, &mut out);
             (out, clean)
         };
         let n = |n| [("n", Arg::Number(n))];
@@ -964,6 +1000,95 @@ mcp-elicitation-timeout-announce = { $seconds ->
         // An empty registration takes the override away again.
         register_translation("pt-BR", "").expect("ok");
         assert_eq!(plain(Locale::PtBr, id), "Já terminei");
+    }
+
+    #[test]
+    fn a_registration_in_one_catalog_changes_nothing_in_another() {
+        let accept = "mcp-elicitation-action-accept";
+        let mut tenant = Catalog::new();
+        let mut neighbour = Catalog::new();
+        let frisian = tenant
+            .register_translation("fy", &format!("{accept} = Ferstjoere\n"))
+            .expect("registers");
+        assert_eq!(tenant.tag(frisian), "fy");
+        assert_eq!(tenant.negotiate(["fy-NL"]), frisian);
+        assert_eq!(tenant.plain(frisian, accept), "Ferstjoere");
+        assert!(tenant.has_message(frisian, accept));
+        assert!(!tenant.has_message(frisian, "mcp-elicitation-action-reject"));
+        // The neighbour and the process-wide catalog never heard of it.
+        assert_eq!(neighbour.locale("fy"), None);
+        assert_eq!(neighbour.negotiate(["fy-NL"]), Locale::EnUs);
+        assert_eq!(Locale::from_tag("fy"), None);
+        // A handle from another catalog reads as en-US, never as that catalog's registration.
+        assert_eq!(neighbour.plain(frisian, accept), "Submit");
+        assert_eq!(neighbour.tag(frisian), "en-US");
+        assert_eq!(plain(frisian, accept), "Submit");
+        // The neighbour's own first registration is another handle, and the tenant's stays its own.
+        let neighbours_frisian = neighbour
+            .register_translation("fy", &format!("{accept} = Ferstjoere (oar)\n"))
+            .expect("registers");
+        assert_ne!(neighbours_frisian, frisian);
+        assert_eq!(
+            neighbour.plain(neighbours_frisian, accept),
+            "Ferstjoere (oar)"
+        );
+        assert_eq!(tenant.plain(frisian, accept), "Ferstjoere");
+        assert_eq!(tenant.plain(neighbours_frisian, accept), "Submit");
+    }
+
+    #[test]
+    fn a_catalog_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Catalog>();
+    }
+
+    #[test]
+    fn a_shipped_locale_override_stays_in_its_catalog() {
+        let accept = "mcp-elicitation-action-accept";
+        let mut tenant = Catalog::new();
+        let neighbour = Catalog::new();
+        let english = tenant
+            .register_translation("en-us", &format!("{accept} = Send it\n"))
+            .expect("registers");
+        assert_eq!(english, Locale::EnUs);
+        assert_eq!(tenant.plain(Locale::EnUs, accept), "Send it");
+        // Portuguese falls back to the tenant's English only for what it lacks.
+        assert_eq!(tenant.plain(Locale::PtBr, accept), "Enviar");
+        assert_eq!(neighbour.plain(Locale::EnUs, accept), "Submit");
+        assert_eq!(plain(Locale::EnUs, accept), "Submit");
+        assert_eq!(
+            neighbour.violation_message(Locale::EnUs, &ViolationKind::MinLength { limit: 1 }),
+            "Enter at least 1 character"
+        );
+    }
+
+    #[test]
+    fn each_catalog_plurals_by_its_own_rules() {
+        let announce = |catalog: &Catalog, locale, n: f64| {
+            catalog.text(
+                locale,
+                "mcp-elicitation-timeout-announce",
+                &[("seconds", Arg::Number(n))],
+            )
+        };
+        let mut with_rules = Catalog::new();
+        with_rules.set_locale_rules(polish_rules());
+        let mut without = Catalog::new();
+        let pl = with_rules
+            .register_translation("pl", POLISH)
+            .expect("registers");
+        let plain_pl = without
+            .register_translation("pl", POLISH)
+            .expect("registers");
+        assert_eq!(
+            announce(&with_rules, pl, 3.0),
+            "Zostanie zamknięte za <3> sekundy."
+        );
+        // No rules: English's plural (3 is not `one`, so the default variant) and plain numbers.
+        assert_eq!(
+            announce(&without, plain_pl, 3.0),
+            "Zostanie zamknięte za 3 sekund."
+        );
     }
 
     #[test]

@@ -78,6 +78,7 @@ pub const MAX_DRAFTS: usize = 64;
 /// again); the least recently used goes first.
 pub const MAX_URL_CONSENTS: usize = 32;
 
-/// Most languages a host may register (`i18n::register_translation`); registering one again
-/// replaces it and does not count twice.
+/// Most languages one catalog holds (`i18n::Catalog::register_translation`, and the process-wide
+/// catalog's `i18n::register_translation`); registering one again replaces it and does not count
+/// twice.
 pub const MAX_REGISTERED_LOCALES: usize = 64;

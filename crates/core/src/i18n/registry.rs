@@ -1,24 +1,11 @@
-//! Languages a host adds (or shipped ones it overrides) at run time, and the rules a surface
-//! gives for them: plural categories and number formatting. A registration is parsed and checked
-//! whole against the en-US messages before anything is stored, so a bad one changes nothing.
+//! What a host's translation must be (checked whole against the en-US messages before a catalog
+//! stores anything, so a bad one changes nothing), and the rules a surface gives for registered
+//! locales: plural categories and number formatting.
 
-use std::sync::{Arc, PoisonError, RwLock};
-
-use super::{en_us, ftl, lookup, Key, Locale, Part};
-use crate::limits::MAX_REGISTERED_LOCALES;
+use super::{en_us, ftl, lookup, Key, Part};
 
 /// A registered locale's messages, sorted by id (a plain sorted list: no map code in the wasm).
 pub(super) type Messages = Vec<(String, Vec<Part>)>;
-
-struct Registered {
-    /// Normalized (`es-MX`); leaked once per distinct tag, so `Locale::tag` stays `&'static`.
-    tag: &'static str,
-    messages: Arc<Messages>,
-}
-
-/// Registered locales, in registration order; never removed, so an index stays valid.
-static REGISTERED: RwLock<Vec<Registered>> = RwLock::new(Vec::new());
-static RULES: RwLock<Option<LocaleRules>> = RwLock::new(None);
 
 /// A CLDR plural category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +45,8 @@ impl PluralCategory {
     }
 }
 
-/// How a surface formats for a registered locale (the shipped ones have their rules built in).
+/// How a surface formats for a catalog's registered locales (the shipped ones have their rules
+/// built in).
 /// Either function may answer `None` to take the default.
 #[derive(Debug, Clone, Copy)]
 pub struct LocaleRules {
@@ -68,27 +56,6 @@ pub struct LocaleRules {
     /// `n` as the locale writes it (the browser asks `Intl.NumberFormat`). Default: the shortest
     /// decimal form with a `.`, as en-US shows it.
     pub number: fn(tag: &str, n: f64) -> Option<String>,
-}
-
-/// Sets the rules for registered locales, for the whole process (the last call wins).
-pub fn set_locale_rules(rules: LocaleRules) {
-    *RULES.write().unwrap_or_else(PoisonError::into_inner) = Some(rules);
-}
-
-fn rules() -> Option<LocaleRules> {
-    *RULES.read().unwrap_or_else(PoisonError::into_inner)
-}
-
-pub(super) fn plural(tag: &str, n: f64) -> &'static str {
-    let category = rules().and_then(|rules| (rules.plural)(tag, n));
-    category.map_or_else(
-        || if n == 1.0 { "one" } else { "other" },
-        PluralCategory::name,
-    )
-}
-
-pub(super) fn number(tag: &str, n: f64) -> Option<String> {
-    rules().and_then(|rules| (rules.number)(tag, n))
 }
 
 /// Why a registration was refused: every problem, each naming its message.
@@ -113,17 +80,17 @@ impl std::fmt::Display for TranslationError {
     }
 }
 
-/// Adds the language `tag` (a BCP 47 tag such as `es` or `de-CH`) from a Fluent text in the
-/// subset of `i18n/*.ftl`, or replaces what was registered for it before. A shipped tag (`en-US`,
-/// `pt-BR`) overrides the shipped messages it names. Messages it leaves out fall back to the
-/// nearest locale, then en-US. Nothing is stored unless every message is valid: a known id, only
-/// the variables the English message has, and plural variant keys.
-pub fn register_translation(tag: &str, ftl: &str) -> Result<Locale, TranslationError> {
+/// `tag` normalized and the messages of `ftl`, when every message is valid: a known id, only the
+/// variables the English message has, and plural variant keys.
+pub(super) fn parse_translation(
+    tag: &str,
+    ftl: &str,
+) -> Result<(String, Messages), TranslationError> {
     let refuse = |problems: Vec<String>| TranslationError {
         locale: tag.to_string(),
         problems,
     };
-    let Some(tag) = normalize_tag(tag) else {
+    let Some(normalized) = normalize_tag(tag) else {
         return Err(refuse(vec![
             "not a language tag (expected something like `es` or `de-CH`)".to_string(),
         ]));
@@ -131,80 +98,7 @@ pub fn register_translation(tag: &str, ftl: &str) -> Result<Locale, TranslationE
     let parsed = ftl::parse(ftl)
         .map_err(|errors| refuse(errors.iter().map(ToString::to_string).collect()))?;
     let messages = check(parsed).map_err(refuse)?;
-    let mut registered = REGISTERED.write().unwrap_or_else(PoisonError::into_inner);
-    let messages = Arc::new(messages);
-    let index = match registered.iter().position(|entry| entry.tag == tag) {
-        Some(index) => {
-            if let Some(entry) = registered.get_mut(index) {
-                entry.messages = messages;
-            }
-            index
-        }
-        None => {
-            if registered.len() >= MAX_REGISTERED_LOCALES {
-                return Err(refuse(vec![format!(
-                    "at most {MAX_REGISTERED_LOCALES} languages can be registered"
-                )]));
-            }
-            let tag = shipped_tag(&tag).unwrap_or_else(|| String::leak(tag));
-            registered.push(Registered { tag, messages });
-            registered.len() - 1
-        }
-    };
-    Ok(locale_at(
-        index,
-        registered.get(index).map_or("", |entry| entry.tag),
-    ))
-}
-
-/// The locale a registry entry stands for: a shipped one it overrides, or its own.
-fn locale_at(index: usize, tag: &str) -> Locale {
-    Locale::shipped(tag).unwrap_or(Locale::Registered(super::RegisteredLocale(index as u16)))
-}
-
-fn shipped_tag(tag: &str) -> Option<&'static str> {
-    Locale::shipped(tag).map(Locale::tag)
-}
-
-/// The tag of a registered locale.
-pub(super) fn tag_of(index: u16) -> &'static str {
-    let registered = REGISTERED.read().unwrap_or_else(PoisonError::into_inner);
-    registered
-        .get(usize::from(index))
-        .map_or("en-US", |entry| entry.tag)
-}
-
-/// Every locale there is (registered first, in order, then the shipped ones), with its tag.
-pub(super) fn available() -> Vec<(&'static str, Locale)> {
-    let registered = REGISTERED.read().unwrap_or_else(PoisonError::into_inner);
-    let mut all: Vec<(&'static str, Locale)> = registered
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| (entry.tag, locale_at(index, entry.tag)))
-        .collect();
-    for shipped in super::LOCALES {
-        if !all.iter().any(|(_, locale)| *locale == shipped) {
-            all.push((shipped.tag(), shipped));
-        }
-    }
-    all
-}
-
-/// Whether any language was registered.
-pub(super) fn any() -> bool {
-    !REGISTERED
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_empty()
-}
-
-/// What was registered for `tag`, if anything.
-pub(super) fn messages_for(tag: &str) -> Option<Arc<Messages>> {
-    let registered = REGISTERED.read().unwrap_or_else(PoisonError::into_inner);
-    registered
-        .iter()
-        .find(|entry| entry.tag == tag)
-        .map(|entry| Arc::clone(&entry.messages))
+    Ok((normalized, messages))
 }
 
 /// `es_mx` → `es-MX`, `ZH-hant-tw` → `zh-Hant-TW`; `None` for what is not a language tag.
