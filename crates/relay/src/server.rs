@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -75,6 +76,7 @@ pub async fn serve_with_store(config: Config, store: Arc<dyn Store>) -> Result<S
     let state = AppState {
         store: Arc::clone(&store),
         auth: Arc::new(Auth::new(&config.service_token, &config.jwt_secret)),
+        messages: Arc::new(Catalog::new()),
         shutdown: shutdown_rx.clone(),
     };
     let app =

@@ -585,6 +585,22 @@ async fn bad_input_gets_a_json_error_saying_what_is_wrong() {
         error["error"]["errors"],
         json!([{"path": "/city", "keyword": "minLength", "message": "Enter at least 2 characters"}])
     );
+    // In the person's language, as their browser asks for it.
+    let in_portuguese = relay
+        .client
+        .post(format!("{}/v1/elicitations/{id}/result", relay.url))
+        .header("authorization", format!("Bearer {alice}"))
+        .header("accept-language", "pt-BR,pt;q=0.9,en;q=0.8")
+        .body(json!({"action": "accept", "content": {"city": "X"}}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(in_portuguese.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let error: Value = serde_json::from_str(&in_portuguese.text().await.unwrap()).unwrap();
+    assert_eq!(
+        error["error"]["errors"][0]["message"],
+        json!("Digite pelo menos 2 caracteres")
+    );
     let (status, error) = relay.answer(&alice, &id, json!({"action": "accept"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error["error"]["errors"][0]["keyword"], json!("required"));

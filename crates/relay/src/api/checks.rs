@@ -2,9 +2,9 @@
 //! `request::parse_request` (or, for one `inputRequests` entry, by `input_required`), and a
 //! person's answer is checked against the request's mode and `requestedSchema`.
 
-use koder_mcp_elicitation_core::content::{validate_content, ContentError};
+use koder_mcp_elicitation_core::content::{validate_content_with, ContentError};
 use koder_mcp_elicitation_core::error::ElicitationError;
-use koder_mcp_elicitation_core::i18n::Locale;
+use koder_mcp_elicitation_core::i18n::{Catalog, Locale};
 use koder_mcp_elicitation_core::input_required::parse_input_round;
 use koder_mcp_elicitation_core::request::{parse_request, Mode, ParseOptions, Protocol, Request};
 use serde_json::{Map, Value};
@@ -109,8 +109,14 @@ pub enum AnswerError {
 }
 
 /// Checks a person's `ElicitResult` against the stored request and returns what to store:
-/// `{"action"}` or `{"action","content"}` (other members are dropped).
-pub fn check_answer(answer: &Value, stored: &Value) -> Result<Value, AnswerError> {
+/// `{"action"}` or `{"action","content"}` (other members are dropped). Content errors are worded
+/// in `locale` of `messages`.
+pub fn check_answer(
+    answer: &Value,
+    stored: &Value,
+    messages: &Catalog,
+    locale: Locale,
+) -> Result<Value, AnswerError> {
     let object = answer.as_object().ok_or_else(|| {
         AnswerError::Invalid(ElicitationError::invalid(
             "result",
@@ -171,8 +177,8 @@ pub fn check_answer(answer: &Value, stored: &Value) -> Result<Value, AnswerError
                 })?;
                 // No content counts as an empty form: required fields are then missing.
                 let given = Value::Object(content.cloned().unwrap_or_default());
-                let errors =
-                    validate_content(schema, &given, Locale::EnUs).map_err(AnswerError::Invalid)?;
+                let errors = validate_content_with(messages, schema, &given, locale)
+                    .map_err(AnswerError::Invalid)?;
                 if !errors.is_empty() {
                     return Err(AnswerError::Content(errors));
                 }
@@ -198,6 +204,10 @@ pub fn is_url_mode(stored: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check(answer: &Value, stored: &Value) -> Result<Value, AnswerError> {
+        check_answer(answer, stored, &Catalog::new(), Locale::EnUs)
+    }
     use serde_json::json;
 
     fn form() -> Value {
@@ -241,17 +251,17 @@ mod tests {
     fn answers() {
         let stored = form();
         assert_eq!(
-            check_answer(
+            check(
                 &json!({"action": "accept", "content": {"city": "Lisbon"}, "x": 1}),
                 &stored
             ),
             Ok(json!({"action": "accept", "content": {"city": "Lisbon"}}))
         );
         assert_eq!(
-            check_answer(&json!({"action": "decline"}), &stored),
+            check(&json!({"action": "decline"}), &stored),
             Ok(json!({"action": "decline"}))
         );
-        let Err(AnswerError::Content(errors)) = check_answer(
+        let Err(AnswerError::Content(errors)) = check(
             &json!({"action": "accept", "content": {"city": "L"}}),
             &stored,
         ) else {
@@ -259,7 +269,7 @@ mod tests {
         };
         assert_eq!(errors[0].path, "/city");
         assert!(matches!(
-            check_answer(&json!({"action": "accept"}), &stored),
+            check(&json!({"action": "accept"}), &stored),
             Err(AnswerError::Content(_))
         ));
         for bad in [
@@ -270,14 +280,14 @@ mod tests {
             json!([1]),
         ] {
             assert!(
-                matches!(check_answer(&bad, &stored), Err(AnswerError::Invalid(_))),
+                matches!(check(&bad, &stored), Err(AnswerError::Invalid(_))),
                 "{bad}"
             );
         }
         let url = json!({"mode": "url", "message": "Sign in", "url": "https://example.com"});
-        assert!(check_answer(&json!({"action": "accept"}), &url).is_ok());
+        assert!(check(&json!({"action": "accept"}), &url).is_ok());
         assert!(matches!(
-            check_answer(&json!({"action": "accept", "content": {}}), &url),
+            check(&json!({"action": "accept", "content": {}}), &url),
             Err(AnswerError::Invalid(_))
         ));
     }

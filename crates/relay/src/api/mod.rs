@@ -12,6 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Router;
+use koder_mcp_elicitation_core::i18n::Catalog;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 use tower::{Layer, ServiceExt};
@@ -60,6 +61,9 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// Token checks.
     pub auth: Arc<Auth>,
+    /// The relay's own messages (the shipped languages), owned here rather than shared with
+    /// anything else in the process: a person's 422 errors come in their language.
+    pub messages: Arc<Catalog>,
     /// Flips to `true` when the server shuts down, so streams end and the server can stop.
     pub shutdown: watch::Receiver<bool>,
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap};
 use axum::Json;
 use serde_json::{json, Value};
 
@@ -63,11 +64,13 @@ pub async fn answer(
     State(state): State<AppState>,
     Person(filter): Person,
     id: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let body = json_body(body)?;
     let record = scoped(state.store.as_ref(), &filter, id).await?;
-    let result = match check_answer(&body, &record.request) {
+    let locale = state.messages.negotiate(accepted_languages(&headers));
+    let result = match check_answer(&body, &record.request, &state.messages, locale) {
         Ok(result) => result,
         Err(AnswerError::Invalid(error)) => return Err(ApiError::invalid_params(error)),
         Err(AnswerError::Content(errors)) => {
@@ -115,4 +118,17 @@ pub async fn status(
 ) -> Result<Json<Value>, ApiError> {
     let record = scoped(state.store.as_ref(), &filter, id).await?;
     Ok(Json(json!({"status": public_status(&record)})))
+}
+
+/// The language tags of `Accept-Language`, in the order given (weights aside: browsers list
+/// them by preference already). A header that is not text gives none, and so en-US.
+fn accepted_languages(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+    headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|entry| entry.split(';').next())
+        .map(str::trim)
+        .filter(|tag| !tag.is_empty() && *tag != "*")
 }

@@ -1,0 +1,1027 @@
+//! Load generator for the relay (issue 25, item 8). Numbers only: nothing here asserts a timing.
+//!
+//! Opens one SSE stream per person, then creates elicitations through the host API with bounded
+//! concurrency; each host long-polls its result while the person answers the `elicitation` event
+//! as soon as it arrives. Every tenth answer is followed by a second, different answer (it must get
+//! 409), and every tenth one (offset by five) races two different answers (exactly one may win).
+//! With two relays, streams are spread over both, hosts create on one and long-poll on the other,
+//! and people answer on their stream's relay. Prints one JSON object with every figure.
+//!
+//! ```text
+//! cargo run --release -p koder-elicitation-relay --example load -- \
+//!   --relay http://127.0.0.1:8790 --pid 1234 [--relay URL --pid PID] \
+//!   --service-token T --jwt-secret S [--streams 1000] [--elicitations 10000] [--hosts 64] \
+//!   [--people N] [--conflict-every 10] [--wait 30] [--give-up 120]
+//! ```
+//!
+//! `bench/relay.mjs` (`npm run bench:relay`) starts the relays and runs this.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::{EncodingKey, Header};
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// Every figure the bench can be told to change.
+#[derive(Debug, Clone)]
+struct Options {
+    relays: Vec<String>,
+    pids: Vec<u32>,
+    /// The database server's main process (PostgreSQL's postmaster): its CPU and its children's.
+    db_pid: Option<u32>,
+    service_token: String,
+    jwt_secret: String,
+    streams: usize,
+    /// Distinct people behind the streams (default: one per stream); fewer people share
+    /// the relay's per-person channel, which tells its cost from a connection's.
+    people: Option<usize>,
+    elicitations: usize,
+    hosts: usize,
+    conflict_every: usize,
+    wait_seconds: u64,
+    give_up: Duration,
+}
+
+impl Options {
+    fn parse() -> Result<Options, Failure> {
+        let mut options = Options {
+            relays: Vec::new(),
+            pids: Vec::new(),
+            db_pid: None,
+            service_token: std::env::var("KODER_RELAY_SERVICE_TOKEN").unwrap_or_default(),
+            jwt_secret: std::env::var("KODER_RELAY_JWT_SECRET").unwrap_or_default(),
+            streams: 1000,
+            people: None,
+            elicitations: 10_000,
+            hosts: 64,
+            conflict_every: 10,
+            wait_seconds: 30,
+            give_up: Duration::from_secs(120),
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--relay" => options
+                    .relays
+                    .push(value()?.trim_end_matches('/').to_string()),
+                "--pid" => options.pids.push(value()?.parse()?),
+                "--db-pid" => options.db_pid = Some(value()?.parse()?),
+                "--service-token" => options.service_token = value()?,
+                "--jwt-secret" => options.jwt_secret = value()?,
+                "--streams" => options.streams = value()?.parse()?,
+                "--people" => options.people = Some(value()?.parse()?),
+                "--elicitations" => options.elicitations = value()?.parse()?,
+                "--hosts" => options.hosts = value()?.parse()?,
+                "--conflict-every" => options.conflict_every = value()?.parse()?,
+                "--wait" => options.wait_seconds = value()?.parse()?,
+                "--give-up" => options.give_up = Duration::from_secs(value()?.parse()?),
+                other => return Err(format!("unknown flag {other}").into()),
+            }
+        }
+        if options.relays.is_empty() {
+            return Err("at least one --relay URL is needed".into());
+        }
+        if options.service_token.is_empty() || options.jwt_secret.is_empty() {
+            return Err("--service-token and --jwt-secret are needed".into());
+        }
+        if options.streams == 0
+            || options.people == Some(0)
+            || options.hosts == 0
+            || options.conflict_every < 2
+        {
+            return Err("--streams, --people and --hosts must be > 0, --conflict-every ≥ 2".into());
+        }
+        Ok(options)
+    }
+}
+
+/// One stream's person: their token and the relay the stream (and their answers) use.
+#[derive(Debug)]
+struct Person {
+    user_id: String,
+    token: String,
+    relay: usize,
+}
+
+const WORKSPACE: &str = "bench";
+
+/// What happened to one elicitation, on the generator's monotonic clock.
+#[derive(Debug, Default)]
+struct Slot {
+    id: Option<String>,
+    create_sent: Option<Instant>,
+    shown: Option<Instant>,
+    answer_sent: Option<Instant>,
+    host_returned: Option<Instant>,
+    /// The answers that got 200 (more than one different answer: settled twice).
+    accepted_answers: Vec<String>,
+    host_status: Option<String>,
+    host_result: Option<Value>,
+    /// Whether the event had to cross replicas (created on one, streamed from the other).
+    shown_across: bool,
+    /// Whether the settle had to cross replicas (answered on one, long-polled on the other).
+    settled_across: bool,
+}
+
+/// How each kind of second answer went.
+#[derive(Debug, Default)]
+struct Tally {
+    sent: AtomicU64,
+    conflict: AtomicU64,
+    won: AtomicU64,
+    other: AtomicU64,
+}
+
+impl Tally {
+    fn count(&self, status: StatusCode) {
+        self.sent.fetch_add(1, Ordering::Relaxed);
+        let bucket = match status {
+            StatusCode::CONFLICT => &self.conflict,
+            StatusCode::OK => &self.won,
+            _ => &self.other,
+        };
+        bucket.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "sent": self.sent.load(Ordering::Relaxed),
+            "got409": self.conflict.load(Ordering::Relaxed),
+            "got200": self.won.load(Ordering::Relaxed),
+            "other": self.other.load(Ordering::Relaxed),
+        })
+    }
+}
+
+/// Counters every task adds to.
+#[derive(Debug, Default)]
+struct Counters {
+    duplicate_events: AtomicU64,
+    misrouted_events: AtomicU64,
+    foreign_events: AtomicU64,
+    create_errors: AtomicU64,
+    answer_errors: AtomicU64,
+    poll_errors: AtomicU64,
+    polls_still_pending: AtomicU64,
+    stream_reconnects: AtomicU64,
+    streams_open: AtomicUsize,
+    answers_in_flight: AtomicUsize,
+    second_answers: Tally,
+    raced_answers: Tally,
+}
+
+#[derive(Debug)]
+struct Shared {
+    options: Options,
+    people: Vec<Person>,
+    slots: Vec<Mutex<Slot>>,
+    counters: Counters,
+    http: Client,
+    stopping: AtomicBool,
+}
+
+impl Shared {
+    fn slot(&self, seq: usize) -> Option<MutexGuard<'_, Slot>> {
+        self.slots
+            .get(seq)
+            .map(|slot| slot.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn relay(&self, index: usize) -> &str {
+        let count = self.options.relays.len();
+        self.options
+            .relays
+            .get(index % count)
+            .map_or("", String::as_str)
+    }
+}
+
+fn answer_text(seq: usize, which: &str) -> String {
+    format!("{which}-{seq}")
+}
+
+fn mint_token(secret: &str, user_id: &str) -> Result<String, Failure> {
+    let exp = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + 4 * 3600;
+    let claims = json!({"sub": user_id, "workspace": WORKSPACE, "exp": exp});
+    Ok(jsonwebtoken::encode(
+        &Header::default(),
+        &claims,
+        &EncodingKey::from_secret(secret.as_bytes()),
+    )?)
+}
+
+/// `VmRSS` of a process in bytes, from /proc.
+fn rss_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// User + system CPU seconds of a process, from /proc (fields 14 and 15 of `stat`).
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // after ")" the fields start at 3 (state), so utime (14) is index 11 and stime (15) index 12.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ is 100 on every Linux we run on.
+    Some(ticks as f64 / 100.0)
+}
+
+/// CPU seconds of a process and its direct children (PostgreSQL's backends).
+fn tree_cpu_seconds(root: u32) -> Option<f64> {
+    let mut total = cpu_seconds(&root.to_string())?;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|ppid| ppid.parse::<u32>().ok());
+        if parent == Some(root) {
+            total += cpu_seconds(pid).unwrap_or(0.0);
+        }
+    }
+    Some(total)
+}
+
+/// The whole machine's CPU seconds so far, from /proc/stat.
+#[derive(Debug, Clone, Copy)]
+struct MachineCpu {
+    busy: f64,
+    idle: f64,
+    stolen: f64,
+}
+
+fn machine_cpu() -> Option<MachineCpu> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let ticks: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    let field = |index: usize| ticks.get(index).copied().unwrap_or(0.0);
+    // user nice system idle iowait irq softirq steal
+    Some(MachineCpu {
+        busy: (field(0) + field(1) + field(2) + field(5) + field(6)) / 100.0,
+        idle: (field(3) + field(4)) / 100.0,
+        stolen: field(7) / 100.0,
+    })
+}
+
+/// One kind of thread's CPU seconds and context switches.
+#[derive(Debug, Clone, Copy, Default)]
+struct ThreadUsage {
+    cpu_seconds: f64,
+    voluntary_switches: f64,
+    involuntary_switches: f64,
+}
+
+/// CPU seconds and context switches of a process's threads, summed by thread name (tokio's
+/// workers, sqlx's SQLite workers, …): where a relay's time goes.
+fn thread_usage(pid: u32) -> BTreeMap<String, ThreadUsage> {
+    let mut usage: BTreeMap<String, ThreadUsage> = BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return usage;
+    };
+    for task in tasks.flatten() {
+        let path = task.path();
+        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+            continue;
+        };
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let name = head
+            .split_once('(')
+            .map_or("?", |(_, name)| name)
+            .to_string();
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |index: usize| {
+            fields
+                .get(index)
+                .and_then(|field| field.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        let cpu = (ticks(11) + ticks(12)) / 100.0;
+        let switches = std::fs::read_to_string(path.join("status"))
+            .ok()
+            .map(|status| {
+                let count = |key: &str| {
+                    status
+                        .lines()
+                        .find_map(|line| line.strip_prefix(key))
+                        .and_then(|value| value.trim().parse::<f64>().ok())
+                        .unwrap_or(0.0)
+                };
+                (
+                    count("voluntary_ctxt_switches:"),
+                    count("nonvoluntary_ctxt_switches:"),
+                )
+            })
+            .unwrap_or((0.0, 0.0));
+        let entry = usage.entry(name).or_default();
+        entry.cpu_seconds += cpu;
+        entry.voluntary_switches += switches.0;
+        entry.involuntary_switches += switches.1;
+    }
+    usage
+}
+
+/// What each kind of thread did between two [`thread_usage`] readings.
+fn thread_usage_delta(
+    before: &BTreeMap<String, ThreadUsage>,
+    after: &BTreeMap<String, ThreadUsage>,
+) -> Value {
+    let mut delta = serde_json::Map::new();
+    for (name, now) in after {
+        let then = before.get(name).copied().unwrap_or_default();
+        delta.insert(
+            name.clone(),
+            json!({
+                "cpuSeconds": round3(now.cpu_seconds - then.cpu_seconds),
+                "voluntarySwitches": now.voluntary_switches - then.voluntary_switches,
+                "involuntarySwitches": now.involuntary_switches - then.involuntary_switches,
+            }),
+        );
+    }
+    Value::Object(delta)
+}
+
+/// Milliseconds with microsecond resolution.
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
+/// p50 / p95 / p99 / max (nearest rank) of a set of latencies in ms.
+fn summary(mut values: Vec<f64>) -> Value {
+    values.sort_by(f64::total_cmp);
+    let rank = |p: f64| {
+        let index = ((p * values.len() as f64).ceil() as usize).saturating_sub(1);
+        values.get(index).copied().map(round3)
+    };
+    let mean = if values.is_empty() {
+        None
+    } else {
+        Some(round3(values.iter().sum::<f64>() / values.len() as f64))
+    };
+    json!({
+        "count": values.len(),
+        "p50": rank(0.50),
+        "p95": rank(0.95),
+        "p99": rank(0.99),
+        "max": values.last().copied().map(round3),
+        "mean": mean,
+    })
+}
+
+/// One SSE event: its name and its data.
+fn parse_sse_block(block: &str) -> Option<(String, String)> {
+    let mut event = String::from("message");
+    let mut data = Vec::new();
+    for line in block.lines() {
+        if let Some(value) = line.strip_prefix("event:") {
+            event = value.trim_start().to_string();
+        } else if let Some(value) = line.strip_prefix("data:") {
+            data.push(value.strip_prefix(' ').unwrap_or(value));
+        }
+    }
+    if data.is_empty() {
+        return None; // a keep-alive comment
+    }
+    Some((event, data.join("\n")))
+}
+
+/// The index of the first blank line (the end of an SSE event) in `buffer`, and its length.
+fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
+    let lf = buffer.windows(2).position(|pair| pair == b"\n\n");
+    let crlf = buffer.windows(4).position(|quad| quad == b"\r\n\r\n");
+    match (lf, crlf) {
+        (Some(a), Some(b)) if b < a => Some((b, 4)),
+        (Some(a), _) => Some((a, 2)),
+        (None, Some(b)) => Some((b, 4)),
+        (None, None) => None,
+    }
+}
+
+/// Opens one person's stream; `Ok` once the relay answered 200 with the stream.
+async fn open_stream(shared: &Shared, person: &Person) -> Result<reqwest::Response, Failure> {
+    let response = shared
+        .http
+        .get(format!("{}/v1/stream", shared.relay(person.relay)))
+        .bearer_auth(&person.token)
+        .header("accept", "text/event-stream")
+        .send()
+        .await?;
+    if response.status() != StatusCode::OK {
+        return Err(format!("stream answered {}", response.status()).into());
+    }
+    Ok(response)
+}
+
+/// Reads a person's stream until it ends, answering each new elicitation at once.
+async fn read_stream(shared: Arc<Shared>, person_index: usize, mut response: reqwest::Response) {
+    let mut buffer: Vec<u8> = Vec::new();
+    loop {
+        let chunk = match response.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) | Err(_) => return,
+        };
+        let seen = Instant::now();
+        buffer.extend_from_slice(&chunk);
+        while let Some((end, separator)) = event_end(&buffer) {
+            let block: Vec<u8> = buffer.drain(..end + separator).collect();
+            let text = String::from_utf8_lossy(&block);
+            if let Some((event, data)) = parse_sse_block(&text) {
+                if event == "elicitation" {
+                    on_elicitation(&shared, person_index, &data, seen);
+                }
+            }
+        }
+    }
+}
+
+fn on_elicitation(shared: &Arc<Shared>, person_index: usize, data: &str, seen: Instant) {
+    let counters = &shared.counters;
+    let Ok(view) = serde_json::from_str::<Value>(data) else {
+        counters.foreign_events.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let seq = view
+        .get("serverName")
+        .and_then(Value::as_str)
+        .and_then(|name| name.strip_prefix("bench-"))
+        .and_then(|number| number.parse::<usize>().ok());
+    let (Some(seq), Some(id)) = (seq, view.get("id").and_then(Value::as_str)) else {
+        counters.foreign_events.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let Some(person) = shared.people.get(person_index) else {
+        return;
+    };
+    let for_user = view.pointer("/scope/userId").and_then(Value::as_str);
+    let target = shared.people.get(seq % shared.people.len());
+    if for_user != Some(person.user_id.as_str())
+        || target.map(|target| target.user_id.as_str()) != for_user
+    {
+        counters.misrouted_events.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    {
+        let Some(mut slot) = shared.slot(seq) else {
+            counters.foreign_events.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        if slot.shown.is_some() {
+            // A replay after a lag or a reconnect: the element ignores ids it already shows.
+            counters.duplicate_events.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        slot.shown = Some(seen);
+    }
+    counters.answers_in_flight.fetch_add(1, Ordering::SeqCst);
+    let shared = Arc::clone(shared);
+    let id = id.to_string();
+    tokio::spawn(async move {
+        answer(&shared, person_index, seq, &id).await;
+        shared
+            .counters
+            .answers_in_flight
+            .fetch_sub(1, Ordering::SeqCst);
+    });
+}
+
+async fn post_answer(
+    shared: &Shared,
+    relay: usize,
+    token: &str,
+    id: &str,
+    text: &str,
+) -> Result<StatusCode, Failure> {
+    let body = json!({"action": "accept", "content": {"answer": text}});
+    let response = shared
+        .http
+        .post(format!(
+            "{}/v1/elicitations/{id}/result",
+            shared.relay(relay)
+        ))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await?;
+    let status = response.status();
+    response.bytes().await?;
+    Ok(status)
+}
+
+/// The person's answer; for some, a second different one after it or racing it.
+async fn answer(shared: &Shared, person_index: usize, seq: usize, id: &str) {
+    let Some(person) = shared.people.get(person_index) else {
+        return;
+    };
+    let counters = &shared.counters;
+    let first = answer_text(seq, "first");
+    let second = answer_text(seq, "second");
+    let every = shared.options.conflict_every;
+    let races = seq % every == every / 2;
+    if let Some(mut slot) = shared.slot(seq) {
+        slot.answer_sent = Some(Instant::now());
+    }
+    if races {
+        // Two different answers at once, the second through the other relay when there are two.
+        let (a, b) = tokio::join!(
+            post_answer(shared, person.relay, &person.token, id, &first),
+            post_answer(shared, person.relay + 1, &person.token, id, &second),
+        );
+        for (result, text) in [(a, first), (b, second)] {
+            match result {
+                Ok(status) => {
+                    if status == StatusCode::OK {
+                        if let Some(mut slot) = shared.slot(seq) {
+                            slot.accepted_answers.push(text);
+                        }
+                    }
+                    counters.raced_answers.count(status);
+                }
+                Err(_) => {
+                    counters.answer_errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        return;
+    }
+    match post_answer(shared, person.relay, &person.token, id, &first).await {
+        Ok(StatusCode::OK) => {
+            if let Some(mut slot) = shared.slot(seq) {
+                slot.accepted_answers.push(first);
+            }
+        }
+        Ok(_) | Err(_) => {
+            counters.answer_errors.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    }
+    if seq.is_multiple_of(every) {
+        match post_answer(shared, person.relay, &person.token, id, &second).await {
+            Ok(status) => {
+                if status == StatusCode::OK {
+                    if let Some(mut slot) = shared.slot(seq) {
+                        slot.accepted_answers.push(second);
+                    }
+                }
+                counters.second_answers.count(status);
+            }
+            Err(_) => {
+                counters.answer_errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// One host: create, then long-poll (on the other relay when there are two) until it is not pending.
+async fn host(shared: &Shared, seq: usize) {
+    let counters = &shared.counters;
+    let person_index = seq % shared.people.len();
+    let Some(person) = shared.people.get(person_index) else {
+        return;
+    };
+    let body = json!({
+        "scope": {"userId": person.user_id, "workspaceId": WORKSPACE},
+        "request": {
+            "method": "elicitation/create",
+            "params": {
+                "message": format!("Load bench elicitation {seq}"),
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"answer": {"type": "string", "title": "Answer"}},
+                    "required": ["answer"],
+                },
+            },
+        },
+        "serverName": format!("bench-{seq}"),
+        "timeoutMs": 600_000,
+    })
+    .to_string();
+    // Half the creates land on the person's stream's relay and half on the other; the long-poll
+    // is always on the relay the create did not use.
+    let relays = shared.options.relays.len();
+    let create_relay = (seq / 2) % relays;
+    let poll_relay = (create_relay + 1) % relays;
+    if let Some(mut slot) = shared.slot(seq) {
+        slot.create_sent = Some(Instant::now());
+        slot.shown_across = create_relay != person.relay % relays;
+        slot.settled_across = poll_relay != person.relay % relays;
+    }
+    let created = shared
+        .http
+        .post(format!("{}/v1/elicitations", shared.relay(create_relay)))
+        .bearer_auth(&shared.options.service_token)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await;
+    let id = match created {
+        Ok(response) if response.status() == StatusCode::CREATED => {
+            let body = response.bytes().await.unwrap_or_default();
+            serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|value| value.get("id").and_then(Value::as_str).map(String::from))
+        }
+        _ => None,
+    };
+    let Some(id) = id else {
+        counters.create_errors.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    if let Some(mut slot) = shared.slot(seq) {
+        slot.id = Some(id.clone());
+    }
+    let deadline = Instant::now() + shared.options.give_up;
+    let url = format!(
+        "{}/v1/elicitations/{id}/result?wait={}",
+        shared.relay(poll_relay),
+        shared.options.wait_seconds
+    );
+    while Instant::now() < deadline {
+        let polled = shared
+            .http
+            .get(&url)
+            .bearer_auth(&shared.options.service_token)
+            .send()
+            .await;
+        let value = match polled {
+            Ok(response) if response.status() == StatusCode::OK => response
+                .bytes()
+                .await
+                .ok()
+                .and_then(|body| serde_json::from_slice::<Value>(&body).ok()),
+            _ => None,
+        };
+        let Some(value) = value else {
+            counters.poll_errors.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let returned = Instant::now();
+        let status = value.get("status").and_then(Value::as_str).unwrap_or("");
+        if status == "pending" {
+            counters.polls_still_pending.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        if let Some(mut slot) = shared.slot(seq) {
+            slot.host_returned = Some(returned);
+            slot.host_status = Some(status.to_string());
+            slot.host_result = value.get("result").cloned();
+        }
+        return;
+    }
+}
+
+/// Whether the host's result is exactly the accepted answer `text`.
+fn result_is(result: Option<&Value>, text: &str) -> bool {
+    result.is_some_and(|result| {
+        result.get("action").and_then(Value::as_str) == Some("accept")
+            && result.get("content") == Some(&json!({"answer": text}))
+    })
+}
+
+/// Polls `condition` every 10 ms until it holds or `limit` passes.
+async fn wait_until(limit: Duration, condition: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while !condition() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
+}
+
+/// Keeps one person's stream open (reconnecting as the element does) until the bench stops.
+async fn keep_stream(shared: Arc<Shared>, person_index: usize, first: reqwest::Response) {
+    shared.counters.streams_open.fetch_add(1, Ordering::SeqCst);
+    read_stream(Arc::clone(&shared), person_index, first).await;
+    shared.counters.streams_open.fetch_sub(1, Ordering::SeqCst);
+    while !shared.stopping.load(Ordering::SeqCst) {
+        shared
+            .counters
+            .stream_reconnects
+            .fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let Some(person) = shared.people.get(person_index) else {
+            return;
+        };
+        if let Ok(response) = open_stream(&shared, person).await {
+            shared.counters.streams_open.fetch_add(1, Ordering::SeqCst);
+            read_stream(Arc::clone(&shared), person_index, response).await;
+            shared.counters.streams_open.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+async fn run(options: Options) -> Result<Value, Failure> {
+    let relay_count = options.relays.len();
+    let people_count = options.people.unwrap_or(options.streams);
+    let people = (0..options.streams)
+        .map(|index| {
+            let user_id = format!("person-{:05}", index % people_count);
+            let token = mint_token(&options.jwt_secret, &user_id)?;
+            Ok(Person {
+                user_id,
+                token,
+                relay: index % relay_count,
+            })
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
+    let http = Client::builder()
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(10))
+        .pool_idle_timeout(Duration::from_secs(90))
+        .build()?;
+    let shared = Arc::new(Shared {
+        slots: (0..options.elicitations)
+            .map(|_| Mutex::new(Slot::default()))
+            .collect(),
+        people,
+        options: options.clone(),
+        counters: Counters::default(),
+        http,
+        stopping: AtomicBool::new(false),
+    });
+
+    // Warm each relay's HTTP path before the baseline, so the baseline is not a cold process.
+    for (index, relay) in options.relays.iter().enumerate() {
+        for _ in 0..20 {
+            let response = shared
+                .http
+                .get(format!("{relay}/v1/elicitations?status=pending"))
+                .bearer_auth(shared.people.get(index).map_or("", |p| p.token.as_str()))
+                .send()
+                .await?;
+            response.bytes().await?;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss_before: Vec<Option<u64>> = options.pids.iter().map(|&pid| rss_bytes(pid)).collect();
+
+    // 1. Streams, 50 opening at a time.
+    let opened_at = Instant::now();
+    let opening = Arc::new(Semaphore::new(50));
+    let mut openers = Vec::with_capacity(options.streams);
+    for person_index in 0..options.streams {
+        let shared = Arc::clone(&shared);
+        let opening = Arc::clone(&opening);
+        openers.push(tokio::spawn(async move {
+            let permit = opening.acquire_owned().await.ok();
+            let person = shared.people.get(person_index)?;
+            let response = open_stream(&shared, person).await.ok()?;
+            drop(permit);
+            Some(tokio::spawn(keep_stream(
+                Arc::clone(&shared),
+                person_index,
+                response,
+            )))
+        }));
+    }
+    let mut stream_tasks = Vec::with_capacity(options.streams);
+    let mut streams_failed = 0usize;
+    for opener in openers {
+        match opener.await {
+            Ok(Some(task)) => stream_tasks.push(task),
+            _ => streams_failed += 1,
+        }
+    }
+    let streams_open_seconds = opened_at.elapsed().as_secs_f64();
+    // Let the relays finish each stream's replay of pending (none) and settle their allocations.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_streams: Vec<Option<u64>> = options.pids.iter().map(|&pid| rss_bytes(pid)).collect();
+
+    // 2. Elicitations: `hosts` in flight at a time.
+    let relay_cpu_before: Vec<Option<f64>> = options
+        .pids
+        .iter()
+        .map(|pid| cpu_seconds(&pid.to_string()))
+        .collect();
+    let own_cpu_before = cpu_seconds("self");
+    let threads_before: Vec<_> = options.pids.iter().map(|&pid| thread_usage(pid)).collect();
+    let db_cpu_before = options.db_pid.and_then(tree_cpu_seconds);
+    let machine_before = machine_cpu();
+    let started = Instant::now();
+    let hosts = Arc::new(Semaphore::new(options.hosts));
+    let mut host_tasks = Vec::with_capacity(options.elicitations);
+    for seq in 0..options.elicitations {
+        let permit = Arc::clone(&hosts).acquire_owned().await?;
+        let shared = Arc::clone(&shared);
+        host_tasks.push(tokio::spawn(async move {
+            host(&shared, seq).await;
+            drop(permit);
+        }));
+    }
+    for task in host_tasks {
+        task.await?;
+    }
+    let answers_done = {
+        let shared = Arc::clone(&shared);
+        wait_until(Duration::from_secs(30), move || {
+            shared.counters.answers_in_flight.load(Ordering::SeqCst) == 0
+        })
+        .await
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    let relay_cpu: Vec<Option<f64>> = options
+        .pids
+        .iter()
+        .zip(&relay_cpu_before)
+        .map(|(pid, before)| Some(round3(cpu_seconds(&pid.to_string())? - (*before)?)))
+        .collect();
+    let own_cpu = cpu_seconds("self")
+        .zip(own_cpu_before)
+        .map(|(after, before)| round3(after - before));
+    let db_cpu = options
+        .db_pid
+        .and_then(tree_cpu_seconds)
+        .zip(db_cpu_before)
+        .map(|(after, before)| round3(after - before));
+    let machine = machine_cpu().zip(machine_before).map(|(after, before)| {
+        json!({
+            "busySeconds": round3(after.busy - before.busy),
+            "idleSeconds": round3(after.idle - before.idle),
+            "stealSeconds": round3(after.stolen - before.stolen),
+        })
+    });
+    let threads: Vec<Value> = options
+        .pids
+        .iter()
+        .zip(&threads_before)
+        .map(|(&pid, before)| thread_usage_delta(before, &thread_usage(pid)))
+        .collect();
+    let rss_after: Vec<Option<u64>> = options.pids.iter().map(|&pid| rss_bytes(pid)).collect();
+    let streams_open_at_end = shared.counters.streams_open.load(Ordering::SeqCst);
+    shared.stopping.store(true, Ordering::SeqCst);
+    for task in &stream_tasks {
+        task.abort();
+    }
+
+    // 3. Figures.
+    let mut to_shown = Vec::new();
+    let mut to_host = Vec::new();
+    // The same latencies split by whether they crossed replicas (two relays only).
+    let (mut shown_local, mut shown_across) = (Vec::new(), Vec::new());
+    let (mut host_local, mut host_across) = (Vec::new(), Vec::new());
+    let (mut lost, mut settled_twice, mut never_shown, mut host_statuses) =
+        (0u64, 0u64, 0u64, BTreeMap::<String, u64>::new());
+    for slot in &shared.slots {
+        let slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let (Some(sent), Some(shown)) = (slot.create_sent, slot.shown) {
+            let latency = millis(shown.saturating_duration_since(sent));
+            to_shown.push(latency);
+            if slot.shown_across {
+                shown_across.push(latency);
+            } else {
+                shown_local.push(latency);
+            }
+        }
+        if slot.shown.is_none() {
+            never_shown += 1;
+        }
+        *host_statuses
+            .entry(slot.host_status.clone().unwrap_or_else(|| "none".into()))
+            .or_default() += 1;
+        let winner = slot.accepted_answers.first();
+        let twice = slot.accepted_answers.len() > 1
+            || (slot.host_status.as_deref() == Some("settled")
+                && winner.is_some_and(|text| !result_is(slot.host_result.as_ref(), text)));
+        if twice {
+            settled_twice += 1;
+            continue;
+        }
+        match (winner, slot.host_status.as_deref()) {
+            (Some(text), Some("settled")) if result_is(slot.host_result.as_ref(), text) => {
+                if let (Some(answered), Some(returned)) = (slot.answer_sent, slot.host_returned) {
+                    let latency = millis(returned.saturating_duration_since(answered));
+                    to_host.push(latency);
+                    if slot.settled_across {
+                        host_across.push(latency);
+                    } else {
+                        host_local.push(latency);
+                    }
+                }
+            }
+            _ => lost += 1,
+        }
+    }
+    let counters = &shared.counters;
+    let memory: Vec<Value> = options
+        .pids
+        .iter()
+        .enumerate()
+        .map(|(index, pid)| {
+            let before = rss_before.get(index).copied().flatten();
+            let streams = rss_streams.get(index).copied().flatten();
+            let after = rss_after.get(index).copied().flatten();
+            let streams_here = shared
+                .people
+                .iter()
+                .filter(|person| person.relay == index)
+                .count();
+            let per_stream = before
+                .zip(streams)
+                .map(|(before, streams)| (streams as f64 - before as f64) / streams_here as f64);
+            json!({
+                "pid": pid,
+                "relay": options.relays.get(index),
+                "streams": streams_here,
+                "rssBeforeBytes": before,
+                "rssStreamsOpenBytes": streams,
+                "rssAfterRunBytes": after,
+                "perStreamBytes": per_stream.map(f64::round),
+            })
+        })
+        .collect();
+    let worst_per_stream = memory
+        .iter()
+        .filter_map(|replica| replica.get("perStreamBytes").and_then(Value::as_f64))
+        .fold(None, |worst: Option<f64>, value| {
+            Some(worst.map_or(value, |w| w.max(value)))
+        });
+    Ok(json!({
+        "relays": options.relays.len(),
+        "streams": options.streams,
+        "people": people_count,
+        "streamsFailed": streams_failed,
+        "streamsOpenSeconds": round3(streams_open_seconds),
+        "streamsOpenAtEnd": streams_open_at_end,
+        "streamReconnects": counters.stream_reconnects.load(Ordering::Relaxed),
+        "elicitations": options.elicitations,
+        "hosts": options.hosts,
+        "seconds": round3(elapsed),
+        "perSecond": round3(options.elicitations as f64 / elapsed),
+        "lost": lost,
+        "settledTwice": settled_twice,
+        "neverShown": never_shown,
+        "hostStatuses": host_statuses,
+        "secondAnswers": counters.second_answers.to_json(),
+        "racedAnswers": counters.raced_answers.to_json(),
+        "createToShownMs": summary(to_shown),
+        "answerToHostMs": summary(to_host),
+        "byReplicaPath": (relay_count > 1).then(|| json!({
+            "createToShownMs": {"sameReplica": summary(shown_local), "crossReplica": summary(shown_across)},
+            "answerToHostMs": {"sameReplica": summary(host_local), "crossReplica": summary(host_across)},
+        })),
+        "memory": memory,
+        "perStreamBytes": worst_per_stream.map(f64::round),
+        "duplicateEvents": counters.duplicate_events.load(Ordering::Relaxed),
+        "misroutedEvents": counters.misrouted_events.load(Ordering::Relaxed),
+        "foreignEvents": counters.foreign_events.load(Ordering::Relaxed),
+        "errors": {
+            "create": counters.create_errors.load(Ordering::Relaxed),
+            "answer": counters.answer_errors.load(Ordering::Relaxed),
+            "poll": counters.poll_errors.load(Ordering::Relaxed),
+        },
+        "answersSettledBeforeEnd": answers_done,
+        "pollsStillPending": counters.polls_still_pending.load(Ordering::Relaxed),
+        "cpuSeconds": {
+            "relays": relay_cpu,
+            "generator": own_cpu,
+            "database": db_cpu,
+            "machine": machine,
+        },
+        "relayThreads": threads,
+    }))
+}
+
+#[tokio::main]
+async fn main() {
+    let figures = match Options::parse() {
+        Ok(options) => run(options).await,
+        Err(error) => Err(error),
+    };
+    match figures {
+        Ok(figures) => println!("{figures}"),
+        Err(error) => {
+            eprintln!("load: {error}");
+            std::process::exit(1);
+        }
+    }
+}
