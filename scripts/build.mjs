@@ -167,9 +167,18 @@ const oneShim = {
     });
   },
 };
+// Modules the entry loads on demand (`import("./js/….js")`, e.g. the relay client) stay files of
+// their own beside it, so pages that never call them never download them.
+const onDemand = {
+  name: 'on-demand',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/js\/[^/]+\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined);
+  },
+};
 await esbuild.build({
   entryPoints: [join(DIST, ENTRY_OUT)],
-  plugins: [oneShim],
+  plugins: [oneShim, onDemand],
   outfile: join(DIST, ENTRY_OUT),
   allowOverwrite: true,
   bundle: true,

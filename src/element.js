@@ -8,7 +8,6 @@ import init, { defineElement as defineWithCore } from "./elicitation_core.js";
 import { ElicitationError, coreFunctions } from "./js/api.js";
 // The same module instance as the glue's own snippet: the build bundles both as one.
 import { coreUnavailable, defineElement } from "./js/define.js";
-import { connectRelay } from "./js/relay.js";
 
 export { ElicitationError };
 
@@ -18,9 +17,21 @@ let coreLoaded = false;
 
 if (hasCustomElements) {
   defineElement(TAG);
-  // Here rather than in define.js: that file is also a wasm-bindgen snippet, copied alone.
+  // Here rather than in define.js: that file is also a wasm-bindgen snippet, copied alone. The
+  // relay client is its own module, fetched on the first call: pages that never join a relay
+  // download nothing for it.
   customElements.get(TAG).prototype.connectRelay ??= function (url, options) {
-    return connectRelay(this, url, options);
+    if (typeof options?.token !== "function") throw new TypeError("connectRelay: options.token must be a function");
+    let disconnect = null;
+    let stopped = false;
+    import("./js/relay.js").then(
+      ({ connectRelay }) => { if (!stopped) disconnect = connectRelay(this, url, options); },
+      (error) => globalThis.reportError?.(error),
+    );
+    return () => {
+      stopped = true;
+      disconnect?.();
+    };
   };
 }
 

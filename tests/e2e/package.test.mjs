@@ -329,7 +329,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     const Class = customElements.get('koder-mcp-elicitation');
     const proto = Class.prototype;
     const members = {};
-    for (const name of ['elicit', 'elicitRequired', 'elicitInputs', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
+    for (const name of ['elicit', 'elicitRequired', 'elicitInputs', 'connectRelay', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
       'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict']) {
       members[name] = name in proto ? typeof (Object.getOwnPropertyDescriptor(proto, name)?.value ?? 'accessor') : 'missing';
     }
