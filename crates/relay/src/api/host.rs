@@ -17,7 +17,7 @@ use super::checks::{check_request, is_url_mode};
 use super::{host_view, json_body, load, new_id, now_ms, public_status, AppState};
 use crate::auth::Host;
 use crate::error::ApiError;
-use crate::store::{NewElicitation, Status, Tenant};
+use crate::store::{NewElicitation, Record, Status, Store, Tenant};
 
 /// Without `timeoutMs`, an elicitation waits this long for the person.
 pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
@@ -184,12 +184,8 @@ pub async fn withdraw(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Ok(Path(id)) = id else {
-        return Err(ApiError::no_such_elicitation());
-    };
-    let record = load(state.store.as_ref(), &id)
-        .await?
-        .ok_or_else(ApiError::no_such_elicitation)?;
+    let record = found(state.store.as_ref(), id).await?;
+    let id = record.id.clone();
     if record.status != Status::Pending {
         return Ok(Json(host_view(&record)));
     }
@@ -212,12 +208,8 @@ pub async fn complete(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Ok(Path(id)) = id else {
-        return Err(ApiError::no_such_elicitation());
-    };
-    let record = load(state.store.as_ref(), &id)
-        .await?
-        .ok_or_else(ApiError::no_such_elicitation)?;
+    let record = found(state.store.as_ref(), id).await?;
+    let id = record.id.clone();
     if !is_url_mode(&record.request) {
         return Err(ApiError::conflict(
             "only a URL-mode elicitation can complete",
@@ -229,4 +221,17 @@ pub async fn complete(
     }
     let record = state.store.get(&id).await?.unwrap_or(record);
     Ok(Json(json!({"status": public_status(&record)})))
+}
+
+/// The elicitation a host names in the path; a malformed id reads as unknown (404).
+async fn found(
+    store: &dyn Store,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Record, ApiError> {
+    let Ok(Path(id)) = id else {
+        return Err(ApiError::no_such_elicitation());
+    };
+    load(store, &id)
+        .await?
+        .ok_or_else(ApiError::no_such_elicitation)
 }

@@ -12,6 +12,9 @@ use crate::hub::Hub;
 /// The single-process store on one SQLite file.
 pub mod sqlite;
 
+/// Row reading and create results both stores share.
+mod rows;
+
 /// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
 pub mod postgres;
 

@@ -9,10 +9,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::Value;
-use sqlx::postgres::{PgListener, PgPool, PgPoolOptions, PgRow};
-use sqlx::Row;
+use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use tokio::task::JoinHandle;
 
+use super::rows::{created, is_unique_violation, record_from_row, tenant_from_row};
 use super::{
     Event, EventKind, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
 };
@@ -171,24 +171,12 @@ impl Store for PostgresStore {
         match inserted {
             Ok(_) => {
                 self.publish(EventKind::Created, &new.id, &new.tenant);
-                Ok(Record {
-                    id: new.id,
-                    tenant: new.tenant,
-                    request: new.request,
-                    server_name: new.server_name,
-                    created_at: new.created_at,
-                    expires_at: new.expires_at,
-                    status: Status::Pending,
-                    result: None,
-                    finished_at: None,
-                    completed: false,
-                })
+                Ok(created(new))
             }
             Err(error) => {
-                let unique_violation = error
-                    .as_database_error()
-                    .is_some_and(|database_error| database_error.is_unique_violation());
-                if let (true, Some(key)) = (unique_violation, new.idempotency_key.as_deref()) {
+                if let (true, Some(key)) =
+                    (is_unique_violation(&error), new.idempotency_key.as_deref())
+                {
                     // The key was used before: answer with that first record, create nothing.
                     if let Some(existing) = self.by_idempotency_key(key).await? {
                         return Ok(existing);
@@ -410,39 +398,6 @@ fn event_from_notification(payload: &str, own_origin: &str) -> Option<Event> {
             conversation_id: notification.conversation_id,
         },
     })
-}
-
-fn tenant_from_row(row: &PgRow) -> Result<Tenant, StoreError> {
-    Ok(Tenant {
-        user_id: row.try_get("user_id")?,
-        workspace_id: row.try_get("workspace_id")?,
-        conversation_id: row.try_get("conversation_id")?,
-    })
-}
-
-fn record_from_row(row: &PgRow) -> Result<Record, StoreError> {
-    let status_name: String = row.try_get("status")?;
-    let status = Status::parse(&status_name)
-        .ok_or_else(|| StoreError(format!("unknown status {status_name:?} in the database")))?;
-    let request_text: String = row.try_get("request")?;
-    let result_text: Option<String> = row.try_get("result")?;
-    Ok(Record {
-        id: row.try_get("id")?,
-        tenant: tenant_from_row(row)?,
-        request: parse_json(&request_text)?,
-        server_name: row.try_get("server_name")?,
-        created_at: row.try_get("created_at")?,
-        expires_at: row.try_get("expires_at")?,
-        status,
-        result: result_text.as_deref().map(parse_json).transpose()?,
-        finished_at: row.try_get("finished_at")?,
-        completed: row.try_get("completed")?,
-    })
-}
-
-fn parse_json(text: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text)
-        .map_err(|error| StoreError(format!("stored JSON is invalid: {error}")))
 }
 
 #[cfg(test)]
