@@ -186,11 +186,13 @@ impl Store for SqliteStore {
         .bind(result.to_string())
         .bind(now_ms)
         .bind(id)
-        .fetch_optional(&self.pool)
+        // Run to completion (not `fetch_optional`), so the statement is done and its change
+        // committed before anyone hears of it.
+        .fetch_all(&self.pool)
         .await?;
-        match changed {
+        match changed.first() {
             Some(row) => {
-                self.publish(kind, id, &tenant_from_row(&row)?);
+                self.publish(kind, id, &tenant_from_row(row)?);
                 Ok(true)
             }
             None => Ok(false),
@@ -203,11 +205,11 @@ impl Store for SqliteStore {
              RETURNING user_id, workspace_id, conversation_id",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_all(&self.pool)
         .await?;
-        match changed {
+        match changed.first() {
             Some(row) => {
-                self.publish(EventKind::Complete, id, &tenant_from_row(&row)?);
+                self.publish(EventKind::Complete, id, &tenant_from_row(row)?);
                 Ok(true)
             }
             None => Ok(false),
