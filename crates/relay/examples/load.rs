@@ -754,6 +754,8 @@ async fn run(options: Options) -> Result<Value, Failure> {
             })
         })
         .collect::<Result<Vec<_>, Failure>>()?;
+    // As the relay's own client does: a workspace build may enable reqwest's rustls with no provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let http = Client::builder()
         .tcp_nodelay(true)
         .connect_timeout(Duration::from_secs(10))

@@ -193,16 +193,28 @@ impl fmt::Debug for RelayClient {
     }
 }
 
+/// A plain `reqwest::Client`, safe to build whatever reqwest features the application enabled:
+/// when its rustls is on without a crypto provider (reqwest would panic), ring is installed as
+/// the process's provider, unless one already is.
+pub fn http_client() -> Result<reqwest::Client, RelayClientError> {
+    // An error means a provider is installed already: that one is used.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .build()
+        .map_err(|error| RelayClientError::Setup(error.to_string()))
+}
+
 impl RelayClient {
     /// A client for the relay at `base_url` (e.g. `http://127.0.0.1:8790`, without `/v1`).
     pub fn new(
         base_url: impl Into<String>,
         service_token: impl Into<String>,
     ) -> Result<RelayClient, RelayClientError> {
-        let http = reqwest::Client::builder()
-            .build()
-            .map_err(|error| RelayClientError::Setup(error.to_string()))?;
-        Ok(RelayClient::with_http_client(http, base_url, service_token))
+        Ok(RelayClient::with_http_client(
+            http_client()?,
+            base_url,
+            service_token,
+        ))
     }
 
     /// The same with a `reqwest::Client` of the caller's. This crate builds reqwest without TLS

@@ -101,7 +101,7 @@ impl Person {
             scope: Scope::new(user, "w_rust").in_conversation("c_1"),
             token,
             base_url: relay.url(),
-            http: reqwest::Client::new(),
+            http: koder_elicitation_relay::client::http_client().unwrap(),
         }
     }
 
