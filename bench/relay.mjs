@@ -64,8 +64,9 @@ const load1 = () => Number(loadavg()[0].toFixed(2));
 
 // Everything started is stopped again, also when a step fails or the run is interrupted.
 const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length) {
+/** Runs (and forgets) the cleanups pushed since `marks` (default: all), newest first; a failing one is reported. */
+async function cleanUpTo(marks = 0) {
+  while (cleanups.length > marks) {
     try {
       await cleanups.pop()();
     } catch (error) {
@@ -73,6 +74,7 @@ async function cleanUp() {
     }
   }
 }
+const cleanUp = () => cleanUpTo(0);
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     cleanUp().finally(() => process.exit(130));
@@ -289,13 +291,7 @@ async function measure(name, setUp) {
     }
     return figures;
   } finally {
-    while (cleanups.length > marks) {
-      try {
-        await cleanups.pop()();
-      } catch (error) {
-        console.error(`bench:relay: cleanup: ${error.message}`);
-      }
-    }
+    await cleanUpTo(marks);
   }
 }
 
@@ -317,13 +313,7 @@ async function sharedPeopleMemory() {
     });
     return { people: SHARED_PEOPLE, perStreamBytes: figures.perStreamBytes, lost: figures.lost, settledTwice: figures.settledTwice };
   } finally {
-    while (cleanups.length > marks) {
-      try {
-        await cleanups.pop()();
-      } catch (error) {
-        console.error(`bench:relay: cleanup: ${error.message}`);
-      }
-    }
+    await cleanUpTo(marks);
   }
 }
 
