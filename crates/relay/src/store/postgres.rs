@@ -12,7 +12,7 @@ use serde_json::Value;
 use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use tokio::task::JoinHandle;
 
-use super::rows::{created, is_unique_violation, record_from_row, tenant_from_row};
+use super::rows::{created_or_existing, publish, record_from_row, tenant_from_row};
 use super::{
     Event, EventKind, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
 };
@@ -132,14 +132,6 @@ impl PostgresStore {
         .await?;
         row.as_ref().map(record_from_row).transpose()
     }
-
-    fn publish(&self, kind: EventKind, record_id: &str, tenant: &Tenant) {
-        self.hub.publish(&Event {
-            kind,
-            id: record_id.to_string(),
-            tenant: tenant.clone(),
-        });
-    }
 }
 
 #[async_trait]
@@ -167,24 +159,12 @@ impl Store for PostgresStore {
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .execute(&self.pool)
-        .await;
-        match inserted {
-            Ok(_) => {
-                self.publish(EventKind::Created, &new.id, &new.tenant);
-                Ok(created(new))
-            }
-            Err(error) => {
-                if let (true, Some(key)) =
-                    (is_unique_violation(&error), new.idempotency_key.as_deref())
-                {
-                    // The key was used before: answer with that first record, create nothing.
-                    if let Some(existing) = self.by_idempotency_key(key).await? {
-                        return Ok(existing);
-                    }
-                }
-                Err(error.into())
-            }
-        }
+        .await
+        .map(|_| ());
+        created_or_existing(inserted, new, &self.hub, |key| async move {
+            self.by_idempotency_key(&key).await
+        })
+        .await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -244,7 +224,7 @@ impl Store for PostgresStore {
         .await?;
         match changed {
             Some(row) => {
-                self.publish(kind, id, &tenant_from_row(&row)?);
+                publish(&self.hub, kind, id, &tenant_from_row(&row)?);
                 Ok(true)
             }
             None => Ok(false),
@@ -267,7 +247,7 @@ impl Store for PostgresStore {
         .await?;
         match changed {
             Some(row) => {
-                self.publish(EventKind::Complete, id, &tenant_from_row(&row)?);
+                publish(&self.hub, EventKind::Complete, id, &tenant_from_row(&row)?);
                 Ok(true)
             }
             None => Ok(false),
@@ -300,7 +280,7 @@ impl Store for PostgresStore {
             .map(record_from_row)
             .collect::<Result<Vec<_>, _>>()?;
         for record in &expired {
-            self.publish(EventKind::Expired, &record.id, &record.tenant);
+            publish(&self.hub, EventKind::Expired, &record.id, &record.tenant);
         }
         Ok(expired)
     }

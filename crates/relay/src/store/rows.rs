@@ -1,10 +1,13 @@
-//! What both stores share around their SQL: reading a row into a [`Record`], the record a create
-//! stores, and telling an idempotency-key clash from other failures.
+//! What both stores share around their SQL: reading a row into a [`Record`], what a create's
+//! INSERT comes to, and announcing a change on the hub.
+
+use std::future::Future;
 
 use serde_json::Value;
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
-use super::{NewElicitation, Record, Status, StoreError, Tenant};
+use super::{Event, EventKind, NewElicitation, Record, Status, StoreError, Tenant};
+use crate::hub::Hub;
 
 /// A row of `koder_elicitations` as a [`Record`]; stored JSON or a status that does not parse is
 /// a storage error, never a panic.
@@ -51,8 +54,46 @@ where
     })
 }
 
+/// What a create's INSERT came to: the new record, announced on `hub`; or, when its idempotency
+/// key was used before, that first record (found with `by_key`), announced when it was made.
+pub(super) async fn created_or_existing<Found>(
+    inserted: Result<(), sqlx::Error>,
+    new: NewElicitation,
+    hub: &Hub,
+    by_key: impl FnOnce(String) -> Found,
+) -> Result<Record, StoreError>
+where
+    Found: Future<Output = Result<Option<Record>, StoreError>>,
+{
+    let error = match inserted {
+        Ok(()) => {
+            publish(hub, EventKind::Created, &new.id, &new.tenant);
+            return Ok(created(new));
+        }
+        Err(error) => error,
+    };
+    let unique_violation = error
+        .as_database_error()
+        .is_some_and(|database_error| database_error.is_unique_violation());
+    if let (true, Some(key)) = (unique_violation, new.idempotency_key) {
+        if let Some(existing) = by_key(key).await? {
+            return Ok(existing);
+        }
+    }
+    Err(error.into())
+}
+
+/// Announces one change to one elicitation on `hub`.
+pub(super) fn publish(hub: &Hub, kind: EventKind, id: &str, tenant: &Tenant) {
+    hub.publish(&Event {
+        kind,
+        id: id.to_string(),
+        tenant: tenant.clone(),
+    });
+}
+
 /// The record a successful create stored.
-pub(super) fn created(new: NewElicitation) -> Record {
+fn created(new: NewElicitation) -> Record {
     Record {
         id: new.id,
         tenant: new.tenant,
@@ -65,13 +106,6 @@ pub(super) fn created(new: NewElicitation) -> Record {
         finished_at: None,
         completed: false,
     }
-}
-
-/// Whether a failed insert clashed with a unique column (the idempotency key, given one).
-pub(super) fn is_unique_violation(error: &sqlx::Error) -> bool {
-    error
-        .as_database_error()
-        .is_some_and(|database_error| database_error.is_unique_violation())
 }
 
 fn parse_json(text: &str) -> Result<Value, StoreError> {

@@ -11,10 +11,8 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::rows::{created, is_unique_violation, record_from_row, tenant_from_row};
-use super::{
-    Event, EventKind, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
-};
+use super::rows::{created_or_existing, publish, record_from_row, tenant_from_row};
+use super::{EventKind, NewElicitation, Record, Status, Store, StoreError, TenantFilter};
 use crate::hub::Hub;
 
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
@@ -97,14 +95,6 @@ impl SqliteStore {
             .await?;
         row.as_ref().map(record_from_row).transpose()
     }
-
-    fn publish(&self, kind: EventKind, record_id: &str, tenant: &Tenant) {
-        self.hub.publish(&Event {
-            kind,
-            id: record_id.to_string(),
-            tenant: tenant.clone(),
-        });
-    }
 }
 
 #[async_trait]
@@ -126,24 +116,12 @@ impl Store for SqliteStore {
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .execute(&self.pool)
-        .await;
-        match inserted {
-            Ok(_) => {
-                self.publish(EventKind::Created, &new.id, &new.tenant);
-                Ok(created(new))
-            }
-            Err(error) => {
-                if let (true, Some(key)) =
-                    (is_unique_violation(&error), new.idempotency_key.as_deref())
-                {
-                    // The key was used before: answer with that first record, create nothing.
-                    if let Some(existing) = self.by_idempotency_key(key).await? {
-                        return Ok(existing);
-                    }
-                }
-                Err(error.into())
-            }
-        }
+        .await
+        .map(|_| ());
+        created_or_existing(inserted, new, &self.hub, |key| async move {
+            self.by_idempotency_key(&key).await
+        })
+        .await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -192,7 +170,7 @@ impl Store for SqliteStore {
         .await?;
         match changed.first() {
             Some(row) => {
-                self.publish(kind, id, &tenant_from_row(row)?);
+                publish(&self.hub, kind, id, &tenant_from_row(row)?);
                 Ok(true)
             }
             None => Ok(false),
@@ -209,7 +187,7 @@ impl Store for SqliteStore {
         .await?;
         match changed.first() {
             Some(row) => {
-                self.publish(EventKind::Complete, id, &tenant_from_row(row)?);
+                publish(&self.hub, EventKind::Complete, id, &tenant_from_row(row)?);
                 Ok(true)
             }
             None => Ok(false),
@@ -233,7 +211,7 @@ impl Store for SqliteStore {
             .collect::<Result<Vec<_>, _>>()?;
         expired.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         for record in &expired {
-            self.publish(EventKind::Expired, &record.id, &record.tenant);
+            publish(&self.hub, EventKind::Expired, &record.id, &record.tenant);
         }
         Ok(expired)
     }
