@@ -162,21 +162,14 @@ export function connectRelay(element, url, options) {
 
 /**
  * The relay's request as a JSON-RPC request (or an envelope) whose id is the relay id, so the
- * element's events name it. Any shape the relay took: bare params, an inputRequests entry, a
- * JSON-RPC request, an envelope, or JSON text of one. What does not parse goes on as it is (elicit
- * rejects it).
+ * element's events name it. The relay stores a JSON-RPC request, an envelope or bare params (it
+ * decodes JSON text and reduces an inputRequests entry to its params before storing); anything
+ * else goes on as it is (elicit rejects it).
  */
 function tagged(request, id) {
-  if (typeof request === "string") {
-    try {
-      request = JSON.parse(request);
-    } catch {
-      return request;
-    }
-  }
   if (request === null || typeof request !== "object") return request;
   if ("jsonrpc" in request || request.type === "elicitation/request") return { ...request, id };
-  return { jsonrpc: "2.0", id, method: "elicitation/create", params: typeof request.method === "string" ? request.params : request };
+  return { jsonrpc: "2.0", id, method: "elicitation/create", params: request };
 }
 
 /** Reads SSE from `body` until it ends, calling `onEvent(type, data)` per event. */
