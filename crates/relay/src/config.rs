@@ -2,6 +2,8 @@
 
 use std::net::SocketAddr;
 
+use crate::hub::StreamLimits;
+
 /// The address used without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8790";
 /// The database used without `--database`: a SQLite file in the working directory.
@@ -21,6 +23,10 @@ Options:
   --service-token T      the hosts' bearer token (required)   env KODER_RELAY_SERVICE_TOKEN
   --jwt-secret S         HS256 secret of people's tokens (required)   env KODER_RELAY_JWT_SECRET
   --allow-origin ORIGIN  a browser origin allowed by CORS on the people's API (repeatable)
+  --max-streams-per-person N   open streams one person may hold on this replica (default 16;
+                         past it 429)   env KODER_RELAY_MAX_STREAMS_PER_PERSON
+  --max-streams N        open streams this replica holds (default 10000; past it 503)
+                         env KODER_RELAY_MAX_STREAMS
   -h, --help             print this help
 ";
 
@@ -37,6 +43,8 @@ pub struct Config {
     pub jwt_secret: String,
     /// Origins allowed by CORS on the people's API; empty means no CORS headers at all.
     pub allow_origins: Vec<String>,
+    /// How many streams may be open.
+    pub streams: StreamLimits,
 }
 
 impl std::fmt::Debug for Config {
@@ -48,6 +56,7 @@ impl std::fmt::Debug for Config {
             .field("service_token", &"<redacted>")
             .field("jwt_secret", &"<redacted>")
             .field("allow_origins", &self.allow_origins)
+            .field("streams", &self.streams)
             .finish()
     }
 }
@@ -112,6 +121,8 @@ pub fn parse_command(
     let mut service_token = None;
     let mut jwt_secret = None;
     let mut allow_origins = Vec::new();
+    let mut max_streams_per_person = None;
+    let mut max_streams = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         // Both `--flag value` and `--flag=value`.
@@ -127,6 +138,8 @@ pub fn parse_command(
             "--database" => &mut database,
             "--service-token" => &mut service_token,
             "--jwt-secret" => &mut jwt_secret,
+            "--max-streams-per-person" => &mut max_streams_per_person,
+            "--max-streams" => &mut max_streams,
             "--allow-origin" => {
                 let value = flag_value(&flag, inline.map(str::to_string), &mut args)?;
                 allow_origins.push(value);
@@ -162,12 +175,26 @@ pub fn parse_command(
     for origin in &allow_origins {
         check_origin(origin)?;
     }
+    let defaults = StreamLimits::default();
+    let streams = StreamLimits {
+        per_person: count(
+            max_streams_per_person.or_else(|| env("KODER_RELAY_MAX_STREAMS_PER_PERSON")),
+            "--max-streams-per-person",
+            defaults.per_person,
+        )?,
+        per_replica: count(
+            max_streams.or_else(|| env("KODER_RELAY_MAX_STREAMS")),
+            "--max-streams",
+            defaults.per_replica,
+        )?,
+    };
     Ok(Command::Run(Config {
         listen,
         database,
         service_token,
         jwt_secret,
         allow_origins,
+        streams,
     }))
 }
 
@@ -179,6 +206,17 @@ fn flag_value(
     inline
         .or_else(|| rest.next())
         .ok_or_else(|| format!("{flag} needs a value (see --help)"))
+}
+
+/// A positive count, or `default` when not given.
+fn count(value: Option<String>, flag: &str, default: usize) -> Result<usize, String> {
+    match value {
+        None => Ok(default),
+        Some(text) => match text.trim().parse::<usize>() {
+            Ok(count) if count > 0 => Ok(count),
+            _ => Err(format!("{flag} {text:?} must be a whole number above 0")),
+        },
+    }
 }
 
 fn required_secret(value: Option<String>, source: &str) -> Result<String, String> {

@@ -21,6 +21,8 @@ pub struct ApiError {
     message: String,
     jsonrpc_code: Option<i32>,
     errors: Vec<ContentError>,
+    /// Seconds for `Retry-After` (429 and 503).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -31,6 +33,7 @@ impl ApiError {
             message: message.into(),
             jsonrpc_code: None,
             errors: Vec::new(),
+            retry_after: None,
         }
     }
 
@@ -83,6 +86,24 @@ impl ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "content does not match the requested schema",
             )
+        }
+    }
+
+    /// 429: the caller holds as much of something as allowed; try again after `retry_after`
+    /// seconds.
+    pub fn too_many_requests(message: impl Into<String>, retry_after: u64) -> Self {
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, message)
+        }
+    }
+
+    /// 503: this replica cannot take it now; try again (perhaps elsewhere) after `retry_after`
+    /// seconds.
+    pub fn unavailable(message: impl Into<String>, retry_after: u64) -> Self {
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
         }
     }
 
@@ -141,6 +162,11 @@ impl std::error::Error for ApiError {}
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = (self.status, axum::Json(self.body())).into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         if self.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()

@@ -1,54 +1,165 @@
-//! In-process fan-out of store events: to the streams of one person (by user and workspace) and
-//! to the long-polls waiting on one id. Channels exist only while someone listens.
+//! In-process fan-out of rendered events: to the streams of one person (by user and workspace)
+//! and to the long-polls waiting on one id. Every message is rendered once per replica before it
+//! gets here; the hub knows no store. It also counts open streams and refuses past the caps.
 
+use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{broadcast, Notify};
 
-use crate::store::Event;
+use crate::store::Tenant;
 
-/// How many events a slow stream may fall behind before it replays pending ones instead.
-const STREAM_BACKLOG: usize = 256;
+/// How many messages a stream may fall behind before it is ended (its client reconnects and
+/// gets the pending ones replayed). Small: each person's channel holds this many slots.
+pub const STREAM_BACKLOG: usize = 64;
+/// Open streams one person (user and workspace) may hold on one replica by default.
+pub const DEFAULT_MAX_STREAMS_PER_PERSON: usize = 16;
+/// Open streams one replica holds by default.
+pub const DEFAULT_MAX_STREAMS: usize = 10_000;
+/// People's channels are spread over this many locks, so that connecting, publishing and
+/// disconnecting for one person never waits on everybody else.
+const SHARDS: usize = 16;
 
-type TenantKey = (String, String);
+type PersonKey = (String, String);
 
-/// The relay's event switchboard. Cheap to clone: clones share one switchboard.
-#[derive(Debug, Clone, Default)]
-pub struct Hub {
-    inner: Arc<Mutex<Routes>>,
+/// One event as streams send it: rendered once, shared by every stream that should see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    /// Whose elicitation it is (streams of a conversation-limited token filter on it).
+    pub tenant: Tenant,
+    /// The SSE event name.
+    pub name: &'static str,
+    /// The SSE data: one line of JSON.
+    pub data: String,
 }
 
-#[derive(Debug, Default)]
-struct Routes {
-    tenants: HashMap<TenantKey, broadcast::Sender<Event>>,
-    waiters: HashMap<String, Arc<Notify>>,
+/// How many streams may be open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamLimits {
+    /// Per person (user and workspace) on this replica.
+    pub per_person: usize,
+    /// On this replica in all.
+    pub per_replica: usize,
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        StreamLimits {
+            per_person: DEFAULT_MAX_STREAMS_PER_PERSON,
+            per_replica: DEFAULT_MAX_STREAMS,
+        }
+    }
+}
+
+/// Why a stream was not opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// This person holds as many streams as allowed.
+    PersonFull,
+    /// This replica holds as many streams as allowed.
+    ReplicaFull,
+}
+
+/// The relay's event switchboard. Cheap to clone: clones share one switchboard.
+#[derive(Debug, Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    limits: StreamLimits,
+    hasher: RandomState,
+    shards: Vec<Mutex<HashMap<PersonKey, Channel>>>,
+    waiters: Mutex<HashMap<String, Arc<Notify>>>,
+    open_streams: AtomicUsize,
+}
+
+/// One person's channel and how many of their streams are open.
+#[derive(Debug)]
+struct Channel {
+    sender: broadcast::Sender<Arc<Outgoing>>,
+    streams: usize,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub::new(StreamLimits::default())
+    }
 }
 
 impl Hub {
-    /// Events of one person in one workspace (every conversation; streams filter further).
-    pub fn subscribe_tenant(
-        &self,
-        user_id: &str,
-        workspace_id: &str,
-    ) -> broadcast::Receiver<Event> {
-        let mut routes = self.routes();
-        // People who closed every stream leave a channel nobody reads: forget those here, so
-        // the map holds only people who listen now.
-        routes
-            .tenants
-            .retain(|_, sender| sender.receiver_count() > 0);
-        routes
-            .tenants
-            .entry((user_id.to_string(), workspace_id.to_string()))
-            .or_insert_with(|| broadcast::channel(STREAM_BACKLOG).0)
-            .subscribe()
+    /// A switchboard that allows `limits` open streams.
+    pub fn new(limits: StreamLimits) -> Hub {
+        Hub {
+            inner: Arc::new(Inner {
+                limits,
+                hasher: RandomState::new(),
+                shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+                waiters: Mutex::new(HashMap::new()),
+                open_streams: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// Opens a stream for one person in one workspace (every conversation; streams filter
+    /// further), or says why not. The count drops when the subscription does.
+    pub fn subscribe(&self, user_id: &str, workspace_id: &str) -> Result<Subscription, Refusal> {
+        let key = (user_id.to_string(), workspace_id.to_string());
+        let mut shard = self.shard(&key);
+        let streams = shard.get(&key).map_or(0, |channel| channel.streams);
+        if streams >= self.inner.limits.per_person {
+            return Err(Refusal::PersonFull);
+        }
+        let admitted =
+            self.inner
+                .open_streams
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                    (open < self.inner.limits.per_replica).then_some(open + 1)
+                });
+        if admitted.is_err() {
+            return Err(Refusal::ReplicaFull);
+        }
+        let channel = shard.entry(key.clone()).or_insert_with(|| Channel {
+            sender: broadcast::channel(STREAM_BACKLOG).0,
+            streams: 0,
+        });
+        channel.streams += 1;
+        let receiver = channel.sender.subscribe();
+        drop(shard);
+        Ok(Subscription {
+            hub: self.clone(),
+            key,
+            receiver,
+        })
+    }
+
+    /// Delivers a rendered message to the streams of the person it is for, and wakes the
+    /// long-polls on `id` (with or without a message: some changes are for long-polls only).
+    pub fn publish(&self, id: &str, message: Option<Outgoing>) {
+        if let Some(message) = message {
+            let key = (
+                message.tenant.user_id.clone(),
+                message.tenant.workspace_id.clone(),
+            );
+            let shard = self.shard(&key);
+            if let Some(channel) = shard.get(&key) {
+                // No receiver is fine: nobody of theirs listens on this replica now.
+                let _ = channel.sender.send(Arc::new(message));
+            }
+        }
+        if let Some(notify) = self.waiters().get(id) {
+            notify.notify_waiters();
+        }
     }
 
     /// A waiter woken by the next event for `id`. Take it before reading the row, then await
     /// it, so an event between the read and the wait is not missed.
     pub fn waiter(&self, id: &str) -> Waiter {
-        let notify = Arc::clone(self.routes().waiters.entry(id.to_string()).or_default());
+        let notify = Arc::clone(self.waiters().entry(id.to_string()).or_default());
         Waiter {
             hub: self.clone(),
             id: id.to_string(),
@@ -56,38 +167,94 @@ impl Hub {
         }
     }
 
-    /// Delivers an event to the person's streams and to the long-polls on its id.
-    pub fn publish(&self, event: &Event) {
-        let mut routes = self.routes();
-        let key = (
-            event.tenant.user_id.clone(),
-            event.tenant.workspace_id.clone(),
-        );
-        if let Some(sender) = routes.tenants.get(&key) {
-            if sender.send(event.clone()).is_err() {
-                // Nobody listens any more: forget the channel.
-                routes.tenants.remove(&key);
-            }
-        }
-        if let Some(notify) = routes.waiters.get(&event.id) {
-            notify.notify_waiters();
-        }
-    }
-
     /// Ends every open stream, so that each person reconnects and has the pending ones replayed.
     /// For when events may have been missed: this replica's link to the others was down.
     pub fn end_streams(&self) {
-        self.routes().tenants.clear();
+        for shard in &self.inner.shards {
+            let mut shard = lock(shard);
+            for channel in shard.values_mut() {
+                // Dropping the old sender closes every receiver of it.
+                channel.sender = broadcast::channel(STREAM_BACKLOG).0;
+            }
+        }
     }
 
-    /// Open tenant channels and id waiters (for tests and the load bench).
+    /// Streams open on this replica.
+    pub fn open_streams(&self) -> usize {
+        self.inner.open_streams.load(Ordering::Acquire)
+    }
+
+    /// People with open streams, and ids with waiting long-polls (for tests and the bench).
     pub fn sizes(&self) -> (usize, usize) {
-        let routes = self.routes();
-        (routes.tenants.len(), routes.waiters.len())
+        let people = self
+            .inner
+            .shards
+            .iter()
+            .map(|shard| lock(shard).len())
+            .sum();
+        (people, self.waiters().len())
     }
 
-    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    fn shard(&self, key: &PersonKey) -> MutexGuard<'_, HashMap<PersonKey, Channel>> {
+        let index = usize::try_from(self.inner.hasher.hash_one(key) % SHARDS as u64).unwrap_or(0);
+        // `index < SHARDS` always; `first()` only keeps the no-panic floor.
+        let shard = self
+            .inner
+            .shards
+            .get(index)
+            .or_else(|| self.inner.shards.first());
+        match shard {
+            Some(shard) => lock(shard),
+            None => unreachable_shard(),
+        }
+    }
+
+    fn waiters(&self) -> MutexGuard<'_, HashMap<String, Arc<Notify>>> {
+        lock(&self.inner.waiters)
+    }
+
+    fn unsubscribe(&self, key: &PersonKey) {
+        let mut shard = self.shard(key);
+        if let Some(channel) = shard.get_mut(key) {
+            channel.streams = channel.streams.saturating_sub(1);
+            if channel.streams == 0 {
+                shard.remove(key);
+            }
+        }
+        drop(shard);
+        self.inner.open_streams.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cold]
+fn unreachable_shard() -> ! {
+    // `Hub::new` always makes SHARDS shards; aborting beats serving with no switchboard.
+    std::process::abort()
+}
+
+/// One open stream's feed; dropping it closes the stream's place in the counts.
+#[derive(Debug)]
+pub struct Subscription {
+    hub: Hub,
+    key: PersonKey,
+    receiver: broadcast::Receiver<Arc<Outgoing>>,
+}
+
+impl Subscription {
+    /// The next message; `Lagged` when the stream fell too far behind, `Closed` when the hub
+    /// ended it.
+    pub async fn recv(&mut self) -> Result<Arc<Outgoing>, broadcast::error::RecvError> {
+        self.receiver.recv().await
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.hub.unsubscribe(&self.key);
     }
 }
 
@@ -108,10 +275,73 @@ impl Waiter {
 
 impl Drop for Waiter {
     fn drop(&mut self) {
-        let mut routes = self.hub.routes();
+        let mut waiters = self.hub.waiters();
         // Two references left: the map's and ours. Then nobody else waits on this id.
         if Arc::strong_count(&self.notify) <= 2 {
-            routes.waiters.remove(&self.id);
+            waiters.remove(&self.id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tenant(user: &str) -> Tenant {
+        Tenant {
+            user_id: user.into(),
+            workspace_id: "w".into(),
+            conversation_id: String::new(),
+        }
+    }
+
+    fn message(user: &str) -> Outgoing {
+        Outgoing {
+            tenant: tenant(user),
+            name: "complete",
+            data: "{}".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_person_hears_their_own_messages_only() {
+        let hub = Hub::default();
+        let mut ana = hub.subscribe("ana", "w").unwrap();
+        let mut bob = hub.subscribe("bob", "w").unwrap();
+        hub.publish("x", Some(message("ana")));
+        assert_eq!(ana.recv().await.unwrap().tenant.user_id, "ana");
+        assert!(bob.receiver.try_recv().is_err());
+    }
+
+    #[test]
+    fn the_caps_refuse_and_closing_frees_a_place() {
+        let hub = Hub::new(StreamLimits {
+            per_person: 2,
+            per_replica: 3,
+        });
+        let first = hub.subscribe("ana", "w").unwrap();
+        let _second = hub.subscribe("ana", "w").unwrap();
+        assert_eq!(hub.subscribe("ana", "w").unwrap_err(), Refusal::PersonFull);
+        let _bob = hub.subscribe("bob", "w").unwrap();
+        assert_eq!(hub.subscribe("cy", "w").unwrap_err(), Refusal::ReplicaFull);
+        assert_eq!(hub.open_streams(), 3);
+        drop(first);
+        assert_eq!(hub.open_streams(), 2);
+        assert!(hub.subscribe("ana", "w").is_ok());
+    }
+
+    #[tokio::test]
+    async fn ending_streams_closes_them_and_keeps_the_counts() {
+        let hub = Hub::default();
+        let mut ana = hub.subscribe("ana", "w").unwrap();
+        hub.end_streams();
+        assert!(matches!(
+            ana.recv().await,
+            Err(broadcast::error::RecvError::Closed)
+        ));
+        assert_eq!(hub.open_streams(), 1);
+        drop(ana);
+        assert_eq!(hub.open_streams(), 0);
+        assert_eq!(hub.sizes(), (0, 0));
     }
 }

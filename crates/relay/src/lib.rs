@@ -25,14 +25,18 @@ pub mod client;
 pub mod config;
 /// The JSON error every failure answers with.
 pub mod error;
-/// In-process fan-out of store events to streams and long-polls.
+/// What changed: stores return events; sinks hear them.
+pub mod events;
+/// In-process fan-out of rendered events to streams and long-polls, with the stream caps.
 pub mod hub;
+/// The PostgreSQL LISTEN link that hears the other replicas' changes.
+pub mod listen;
+/// What an elicitation is as the relay keeps it, and the scope a token admits.
+pub mod record;
 /// A running relay: store, HTTP server, expiry sweeper.
 pub mod server;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.
 pub mod store;
-/// A person's server-sent events.
-pub mod stream;
 
 pub use config::Config;
-pub use server::{open_store, serve, serve_with_store, ServeError, Server};
+pub use server::{open_store, serve, serve_with_store, OpenStore, ServeError, Server};

@@ -1,5 +1,6 @@
-//! A running relay: the store chosen by the database URL, the HTTP server, and the expiry sweeper.
-//! Every task belongs to the [`Server`] and stops with it (on [`Server::shutdown`] or on drop).
+//! A running relay: the store chosen by the database URL, the HTTP server, the expiry sweeper and,
+//! on PostgreSQL, the LISTEN link to the other replicas. Every task belongs to the [`Server`] and
+//! stops with it (on [`Server::shutdown`] or on drop).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,10 +10,13 @@ use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::api::state::Announcer;
 use crate::api::{self, now_ms, AppState};
 use crate::auth::Auth;
 use crate::config::{redact_database, Config, DatabaseKind};
+use crate::events::EventSink;
 use crate::hub::Hub;
+use crate::listen::Listening;
 use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::Store;
@@ -45,18 +49,33 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
+/// An open store and, on PostgreSQL, the origin its notifications carry.
+#[derive(Debug)]
+pub struct OpenStore {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// `Some(origin)` for a store that replicas share (PostgreSQL): others' changes are heard by
+    /// a LISTEN link, which skips this origin.
+    pub shared: Option<String>,
+}
+
 /// Opens the store a database URL names (`sqlite:…` or `postgres://…`).
-pub async fn open_store(url: &str, hub: Hub) -> Result<Arc<dyn Store>, ServeError> {
+pub async fn open_store(url: &str) -> Result<OpenStore, ServeError> {
     let described = |error: crate::store::StoreError| {
         ServeError::Database(format!("{} ({})", error.0, redact_database(url)))
     };
     match DatabaseKind::of(url) {
-        Some(DatabaseKind::Sqlite) => Ok(Arc::new(
-            SqliteStore::open(url, hub).await.map_err(described)?,
-        )),
-        Some(DatabaseKind::Postgres) => Ok(Arc::new(
-            PostgresStore::connect(url, hub).await.map_err(described)?,
-        )),
+        Some(DatabaseKind::Sqlite) => Ok(OpenStore {
+            store: Arc::new(SqliteStore::open(url).await.map_err(described)?),
+            shared: None,
+        }),
+        Some(DatabaseKind::Postgres) => {
+            let store = PostgresStore::connect(url).await.map_err(described)?;
+            Ok(OpenStore {
+                shared: Some(store.origin().to_string()),
+                store: Arc::new(store),
+            })
+        }
         None => Err(ServeError::Config(format!(
             "database URL {:?} must start with sqlite: or postgres://",
             redact_database(url)
@@ -66,15 +85,38 @@ pub async fn open_store(url: &str, hub: Hub) -> Result<Arc<dyn Store>, ServeErro
 
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    let store = open_store(&config.database, Hub::default()).await?;
-    serve_with_store(config, store).await
+    let opened = open_store(&config.database).await?;
+    serve_with_store(config, opened).await
 }
 
 /// Like [`serve`], on a store already open (tests share one between servers).
-pub async fn serve_with_store(config: Config, store: Arc<dyn Store>) -> Result<Server, ServeError> {
+pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Server, ServeError> {
+    let OpenStore { store, shared } = opened;
+    let hub = Hub::new(config.streams);
+    let announcer: Arc<dyn EventSink> = Arc::new(Announcer::new(hub.clone()));
+    // Listening before serving: no other replica's change after the first request is missed.
+    let listening = match shared {
+        Some(origin) => Some(
+            Listening::start(
+                &config.database,
+                &origin,
+                Arc::clone(&store),
+                Arc::clone(&announcer),
+            )
+            .await
+            .map_err(|error| {
+                ServeError::Database(format!(
+                    "cannot listen for other replicas' changes: {error} ({})",
+                    redact_database(&config.database)
+                ))
+            })?,
+        ),
+        None => None,
+    };
     let (shutdown, shutdown_rx) = watch::channel(false);
     let state = AppState {
         store: Arc::clone(&store),
+        hub: hub.clone(),
         auth: Arc::new(Auth::new(&config.service_token, &config.jwt_secret)),
         messages: Arc::new(Catalog::new()),
         shutdown: shutdown_rx.clone(),
@@ -93,10 +135,12 @@ pub async fn serve_with_store(config: Config, store: Arc<dyn Store>) -> Result<S
             })
             .await
     });
-    let sweeper = tokio::spawn(sweep(Arc::clone(&store), shutdown_rx));
+    let sweeper = tokio::spawn(sweep(Arc::clone(&store), announcer, shutdown_rx));
     Ok(Server {
         local_addr,
         store,
+        hub,
+        listening,
         shutdown,
         http: Some(http),
         sweeper: Some(sweeper),
@@ -104,7 +148,11 @@ pub async fn serve_with_store(config: Config, store: Arc<dyn Store>) -> Result<S
 }
 
 /// Expires due elicitations every [`SWEEP_INTERVAL`] until shutdown.
-async fn sweep(store: Arc<dyn Store>, mut shutdown: watch::Receiver<bool>) {
+async fn sweep(
+    store: Arc<dyn Store>,
+    announcer: Arc<dyn EventSink>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut ticks = tokio::time::interval(SWEEP_INTERVAL);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
@@ -114,7 +162,12 @@ async fn sweep(store: Arc<dyn Store>, mut shutdown: watch::Receiver<bool>) {
             _ = shutdown.wait_for(|stopping| *stopping) => return,
         }
         match store.expire_due(now_ms()).await {
-            Ok(_) => failing = false,
+            Ok(expired) => {
+                failing = false;
+                for event in &expired {
+                    announcer.deliver(event);
+                }
+            }
             Err(error) => {
                 // Said once per outage, not five times a second.
                 if !failing {
@@ -131,6 +184,8 @@ async fn sweep(store: Arc<dyn Store>, mut shutdown: watch::Receiver<bool>) {
 pub struct Server {
     local_addr: SocketAddr,
     store: Arc<dyn Store>,
+    hub: Hub,
+    listening: Option<Listening>,
     shutdown: watch::Sender<bool>,
     http: Option<JoinHandle<std::io::Result<()>>>,
     sweeper: Option<JoinHandle<()>>,
@@ -150,6 +205,16 @@ impl Server {
     /// Its store.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    /// Its streams and long-polls.
+    pub fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    /// Whether its LISTEN link to the other replicas runs (`None` on SQLite, which has none).
+    pub fn is_listening(&self) -> Option<bool> {
+        self.listening.as_ref().map(Listening::is_running)
     }
 
     /// Stops accepting, ends streams and long-polls, waits for open requests (up to 10 s), and

@@ -46,6 +46,7 @@ impl Relay {
             service_token: SERVICE_TOKEN.to_string(),
             jwt_secret: JWT_SECRET.to_string(),
             allow_origins: Vec::new(),
+            streams: Default::default(),
         };
         let server = serve(config).await.expect("the relay starts");
         Relay {

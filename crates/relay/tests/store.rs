@@ -9,14 +9,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::future::join_all;
-use koder_elicitation_relay::hub::Hub;
+use koder_elicitation_relay::events::{Event, EventKind, EventSink};
+use koder_elicitation_relay::listen::Listening;
 use koder_elicitation_relay::store::postgres::PostgresStore;
 use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
-    Event, EventKind, NewElicitation, Record, Status, Store, Tenant, TenantFilter,
+    Created, NewElicitation, Record, Status, Store, Tenant, TenantFilter,
 };
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
+use tokio::sync::mpsc;
 
 const EVENT_WAIT: Duration = Duration::from_secs(5);
 
@@ -150,32 +151,80 @@ fn ids(records: &[Record]) -> Vec<&str> {
     records.iter().map(|record| record.id.as_str()).collect()
 }
 
-/// The next event on `receiver`, failing after [`EVENT_WAIT`].
-async fn next_event(receiver: &mut broadcast::Receiver<Event>) -> Event {
-    tokio::time::timeout(EVENT_WAIT, receiver.recv())
-        .await
-        .expect("an event within 5 s")
-        .expect("the channel stays open")
-}
+/// What a LISTEN link hands over: an event, or `None` for "start over".
+type Heard = Option<Event>;
 
-fn event(kind: EventKind, record: &Record) -> Event {
-    Event {
-        kind,
-        id: record.id.clone(),
-        tenant: record.tenant.clone(),
+/// A sink that records what it hears, as a replica's announcer would get it.
+#[derive(Debug)]
+struct Recorder(mpsc::UnboundedSender<Heard>);
+
+impl EventSink for Recorder {
+    fn deliver(&self, event: &Event) {
+        let _ = self.0.send(Some(event.clone()));
+    }
+
+    fn resync(&self) {
+        let _ = self.0.send(None);
     }
 }
 
+/// A PostgreSQL replica as the server runs one: the store and its LISTEN link into a recorder.
+struct Replica {
+    store: Arc<PostgresStore>,
+    heard: mpsc::UnboundedReceiver<Heard>,
+    listening: Listening,
+}
+
+async fn replica(url: &str) -> Replica {
+    let store = Arc::new(PostgresStore::connect(url).await.expect("connect"));
+    let (sender, heard) = mpsc::unbounded_channel();
+    let listening = Listening::start(
+        url,
+        store.origin(),
+        Arc::clone(&store) as Arc<dyn Store>,
+        Arc::new(Recorder(sender)),
+    )
+    .await
+    .expect("listen");
+    Replica {
+        store,
+        heard,
+        listening,
+    }
+}
+
+/// The next event heard, failing after [`EVENT_WAIT`] (or on a resync).
+async fn next_event(heard: &mut mpsc::UnboundedReceiver<Heard>) -> Event {
+    tokio::time::timeout(EVENT_WAIT, heard.recv())
+        .await
+        .expect("an event within 5 s")
+        .expect("the link stays open")
+        .expect("an event, not a resync")
+}
+
+/// The same change: kind, id and tenant (the record as each side read it may differ in time).
+fn same_change(heard: &Event, kind: EventKind, record: &Record) -> bool {
+    heard.kind == kind && heard.id() == record.id && *heard.tenant() == record.tenant
+}
+
 /// Nothing more arrives within a short while (catches duplicate events).
-async fn assert_quiet(receiver: &mut broadcast::Receiver<Event>) {
+async fn assert_quiet(heard: &mut mpsc::UnboundedReceiver<Heard>) {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
-        matches!(
-            receiver.try_recv(),
-            Err(broadcast::error::TryRecvError::Empty)
-        ),
+        matches!(heard.try_recv(), Err(mpsc::error::TryRecvError::Empty)),
         "no further event expected"
     );
+}
+
+/// Creates a new elicitation, which must be new, and returns its record.
+async fn create_new(store: &dyn Store, new: NewElicitation) -> Record {
+    match store.create(new).await.expect("create") {
+        Created::New(event) => {
+            assert_eq!(event.kind, EventKind::Created);
+            (*event.record).clone()
+        }
+        Created::Existing(record) => panic!("expected a new record, got {record:?}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,37 +234,32 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     let space = unique();
     let user = format!("user-{space}");
     let other_user = format!("other-{space}");
-    let mut events = store.hub().subscribe_tenant(&user, "w1");
     let t0 = now_ms();
     let later = t0 + 600_000;
 
     // create / get / pending: oldest first whatever the insert order; scoped by user and
-    // workspace; a conversation token sees its conversation only.
-    let second = store
-        .create(new_elicitation(&tenant(&user, "w1", "c2"), t0 + 2, later))
-        .await
-        .expect("create");
-    assert_eq!(
-        next_event(&mut events).await,
-        event(EventKind::Created, &second)
-    );
-    let first = store
-        .create(new_elicitation(&tenant(&user, "w1", "c1"), t0 + 1, later))
-        .await
-        .expect("create");
-    assert_eq!(
-        next_event(&mut events).await,
-        event(EventKind::Created, &first)
-    );
-    let elsewhere = store
-        .create(new_elicitation(&tenant(&user, "w2", "c1"), t0, later))
-        .await
-        .expect("create");
-    let someone_else = store
-        .create(new_elicitation(&tenant(&other_user, "w1", "c1"), t0, later))
-        .await
-        .expect("create");
-    assert_quiet(&mut events).await; // the other tenants' creations are not this stream's
+    // workspace; a conversation token sees its conversation only. Each create is announced as
+    // the record it stored.
+    let second = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&user, "w1", "c2"), t0 + 2, later),
+    )
+    .await;
+    let first = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&user, "w1", "c1"), t0 + 1, later),
+    )
+    .await;
+    let elsewhere = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&user, "w2", "c1"), t0, later),
+    )
+    .await;
+    let someone_else = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&other_user, "w1", "c1"), t0, later),
+    )
+    .await;
 
     assert_eq!(first.status, Status::Pending);
     assert_eq!(first.result, None);
@@ -257,18 +301,13 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     let key = format!("key-{space}");
     let mut keyed = new_elicitation(&tenant(&user, "w1", "c1"), t0 + 3, later);
     keyed.idempotency_key = Some(key.clone());
-    let original = store.create(keyed).await.expect("create with a key");
-    assert_eq!(
-        next_event(&mut events).await,
-        event(EventKind::Created, &original)
-    );
+    let original = create_new(store.as_ref(), keyed).await;
     let mut repeat = new_elicitation(&tenant(&user, "w1", "c1"), t0 + 4, later + 1);
     repeat.idempotency_key = Some(key);
     let repeat_id = repeat.id.clone();
     let answered = store.create(repeat).await.expect("repeat create");
-    assert_eq!(answered, original);
+    assert_eq!(answered, Created::Existing(Box::new(original.clone())));
     assert_eq!(store.get(&repeat_id).await.expect("get"), None);
-    assert_quiet(&mut events).await;
     assert_eq!(
         store
             .pending(&filter(&user, "w1", None))
@@ -283,14 +322,25 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         let store = Arc::clone(&store);
         let mut new = new_elicitation(&tenant(&user, "w9", "c1"), t0 + index, later);
         new.idempotency_key = Some(racing_key.clone());
-        tokio::spawn(async move { store.create(new).await.expect("racing create").id })
+        tokio::spawn(async move {
+            let created = store.create(new).await.expect("racing create");
+            (
+                matches!(created, Created::New(_)),
+                created.record().id.clone(),
+            )
+        })
     });
-    let raced: Vec<String> = join_all(racers)
+    let raced: Vec<(bool, String)> = join_all(racers)
         .await
         .into_iter()
         .map(|joined| joined.expect("task"))
         .collect();
-    assert!(raced.iter().all(|id| *id == raced[0]), "{raced:?}");
+    assert!(raced.iter().all(|(_, id)| *id == raced[0].1), "{raced:?}");
+    assert_eq!(
+        raced.iter().filter(|(new, _)| *new).count(),
+        1,
+        "one racer made it, and only it announces"
+    );
     assert_eq!(
         store
             .pending(&filter(&user, "w9", None))
@@ -300,9 +350,8 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         1
     );
 
-    // finish: 50 concurrent answers to one elicitation, exactly one wins and is stored.
-    let waiter = store.hub().waiter(&first.id);
-    let woken = waiter.notified();
+    // finish: 50 concurrent answers to one elicitation, exactly one wins, is stored, and is the
+    // only one to get an event.
     let finishes = (0..50).map(|index| {
         let store = Arc::clone(&store);
         let id = first.id.clone();
@@ -315,51 +364,46 @@ async fn check_store_promises(store: Arc<dyn Store>) {
             (won, result)
         })
     });
-    let outcomes: Vec<(bool, Value)> = join_all(finishes)
+    let outcomes: Vec<(Option<Event>, Value)> = join_all(finishes)
         .await
         .into_iter()
         .map(|joined| joined.expect("task"))
         .collect();
-    let winners: Vec<&Value> = outcomes
+    let winners: Vec<(&Event, &Value)> = outcomes
         .iter()
-        .filter(|(won, _)| *won)
-        .map(|(_, result)| result)
+        .filter_map(|(won, result)| won.as_ref().map(|event| (event, result)))
         .collect();
     assert_eq!(winners.len(), 1, "exactly one of 50 finishes wins");
-    tokio::time::timeout(EVENT_WAIT, woken)
-        .await
-        .expect("the long-poll waiter is woken");
-    assert_eq!(
-        next_event(&mut events).await,
-        event(EventKind::Settled, &first)
-    );
-    assert_quiet(&mut events).await; // one event for one change
+    let (winning_event, winning_result) = winners[0];
+    assert!(same_change(winning_event, EventKind::Settled, &first));
     let settled = store.get(&first.id).await.expect("get").expect("present");
     assert_eq!(settled.status, Status::Settled);
-    assert_eq!(settled.result.as_ref(), Some(winners[0]));
+    assert_eq!(settled.result.as_ref(), Some(winning_result));
     assert_eq!(settled.finished_at, Some(t0 + 10));
+    assert_eq!(*winning_event.record, settled, "the event carries the row");
     let withdraw = json!({"action": "cancel"});
-    assert!(!store
+    assert!(store
         .finish(&first.id, Status::Withdrawn, &withdraw, t0 + 11)
         .await
-        .expect("finish"));
+        .expect("finish")
+        .is_none());
     assert_eq!(store.get(&first.id).await.expect("get"), Some(settled));
     assert!(store
         .finish(&second.id, Status::Pending, &withdraw, t0)
         .await
         .is_err());
-    assert!(store
+    let withdrawn = store
         .finish(&second.id, Status::Withdrawn, &withdraw, t0 + 12)
         .await
-        .expect("withdraw"));
-    assert_eq!(
-        next_event(&mut events).await,
-        event(EventKind::Withdrawn, &second)
-    );
-    assert!(!store
+        .expect("withdraw")
+        .expect("withdrawn");
+    assert!(same_change(&withdrawn, EventKind::Withdrawn, &second));
+    assert_eq!(withdrawn.record.status, Status::Withdrawn);
+    assert!(store
         .finish("no-such-id", Status::Settled, &withdraw, t0)
         .await
-        .expect("finish unknown"));
+        .expect("finish unknown")
+        .is_none());
     assert_eq!(
         ids(&store
             .pending(&filter(&user, "w1", None))
@@ -369,81 +413,68 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     );
 
     // complete: marks once, also after settling; unknown ids are not marked.
-    assert!(store.complete(&first.id).await.expect("complete"));
-    assert_eq!(
-        next_event(&mut events).await,
-        event(EventKind::Complete, &first)
-    );
-    assert!(!store.complete(&first.id).await.expect("complete again"));
-    assert!(!store
+    let completed = store
+        .complete(&first.id)
+        .await
+        .expect("complete")
+        .expect("marked");
+    assert!(same_change(&completed, EventKind::Complete, &first));
+    assert!(completed.record.completed);
+    assert!(store
+        .complete(&first.id)
+        .await
+        .expect("complete again")
+        .is_none());
+    assert!(store
         .complete("no-such-id")
         .await
-        .expect("complete unknown"));
-    assert_quiet(&mut events).await;
+        .expect("complete unknown")
+        .is_none());
     let completed = store.get(&first.id).await.expect("get").expect("present");
     assert!(completed.completed);
     assert_eq!(completed.status, Status::Settled);
 
-    // expire_due: only what is due, once, with the element's timeout result.
+    // expire_due: only what is due, once, with the element's timeout result, oldest first.
     let due_space = format!("due-{space}");
-    let mut expiring = store.hub().subscribe_tenant(&due_space, "w1");
-    let soon = store
-        .create(new_elicitation(
-            &tenant(&due_space, "w1", ""),
-            t0,
-            t0 + 1_000,
-        ))
-        .await
-        .expect("create");
-    let sooner = store
-        .create(new_elicitation(
-            &tenant(&due_space, "w1", ""),
-            t0 - 1,
-            t0 + 1_000,
-        ))
-        .await
-        .expect("create");
-    let not_yet = store
-        .create(new_elicitation(
-            &tenant(&due_space, "w1", ""),
-            t0,
-            t0 + 5_000,
-        ))
-        .await
-        .expect("create");
-    for _ in 0..3 {
-        next_event(&mut expiring).await;
-    }
+    let soon = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&due_space, "w1", ""), t0, t0 + 1_000),
+    )
+    .await;
+    let sooner = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&due_space, "w1", ""), t0 - 1, t0 + 1_000),
+    )
+    .await;
+    let not_yet = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant(&due_space, "w1", ""), t0, t0 + 5_000),
+    )
+    .await;
     let expired = store.expire_due(t0 + 1_000).await.expect("expire");
-    let expired_here: Vec<&Record> = expired
+    let expired_here: Vec<&Event> = expired
         .iter()
-        .filter(|record| record.tenant.user_id == due_space)
+        .filter(|event| event.tenant().user_id == due_space)
         .collect();
     assert_eq!(
         expired_here
             .iter()
-            .map(|record| record.id.as_str())
+            .map(|event| event.id())
             .collect::<Vec<_>>(),
         [sooner.id.as_str(), soon.id.as_str()]
     );
-    for record in &expired_here {
+    for event in &expired_here {
+        assert_eq!(event.kind, EventKind::Expired);
+        let record = &event.record;
         assert_eq!(record.status, Status::Expired);
         assert_eq!(record.result, Some(json!({"action": "cancel"})));
         assert_eq!(record.finished_at, Some(t0 + 1_000));
         assert_eq!(
             store.get(&record.id).await.expect("get").as_ref(),
-            Some(*record)
+            Some(record.as_ref())
         );
     }
-    assert_eq!(
-        next_event(&mut expiring).await,
-        event(EventKind::Expired, &sooner)
-    );
-    assert_eq!(
-        next_event(&mut expiring).await,
-        event(EventKind::Expired, &soon)
-    );
-    assert!(!store
+    assert!(store
         .finish(
             &soon.id,
             Status::Settled,
@@ -451,7 +482,8 @@ async fn check_store_promises(store: Arc<dyn Store>) {
             t0 + 2_000
         )
         .await
-        .expect("finish after expiry"));
+        .expect("finish after expiry")
+        .is_none());
     // Ten sweepers at once: the remaining due one expires exactly once.
     let sweeps = (0..10).map(|_| {
         let store = Arc::clone(&store);
@@ -461,15 +493,10 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         .await
         .into_iter()
         .flat_map(|joined| joined.expect("task"))
-        .filter(|record| record.tenant.user_id == due_space)
-        .map(|record| record.id)
+        .filter(|event| event.tenant().user_id == due_space)
+        .map(|event| event.id().to_string())
         .collect();
     assert_eq!(swept, [not_yet.id.as_str()]);
-    assert_eq!(
-        next_event(&mut expiring).await,
-        event(EventKind::Expired, &not_yet)
-    );
-    assert_quiet(&mut expiring).await;
     assert!(store
         .pending(&filter(&due_space, "w1", None))
         .await
@@ -483,14 +510,12 @@ async fn check_store_promises(store: Arc<dyn Store>) {
 async fn sqlite_store_keeps_the_store_promises() {
     let dir = TempDir::new("sqlite");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = SqliteStore::open(&url, Hub::default()).await.expect("open");
+    let store = SqliteStore::open(&url).await.expect("open");
     check_store_promises(Arc::new(store)).await;
 
     // Reopening the file keeps everything (and the schema statements are idempotent).
-    let reopened = SqliteStore::open(&url, Hub::default())
-        .await
-        .expect("reopen");
-    let count: Vec<Record> = reopened.expire_due(i64::MAX).await.expect("expire");
+    let reopened = SqliteStore::open(&url).await.expect("reopen");
+    let count: Vec<Event> = reopened.expire_due(i64::MAX).await.expect("expire");
     assert!(
         !count.is_empty(),
         "the reopened file still holds the pending ones"
@@ -500,16 +525,14 @@ async fn sqlite_store_keeps_the_store_promises() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sqlite_in_memory_store_keeps_the_store_promises() {
     // One connection serves every caller: a second one would see a different, empty database.
-    let store = SqliteStore::open("sqlite::memory:", Hub::default())
-        .await
-        .expect("open");
+    let store = SqliteStore::open("sqlite::memory:").await.expect("open");
     check_store_promises(Arc::new(store)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_store_keeps_the_store_promises() {
     let postgres = Postgres::start();
-    let store = PostgresStore::connect(&postgres.url, Hub::default())
+    let store = PostgresStore::connect(&postgres.url)
         .await
         .expect("connect");
     check_store_promises(Arc::new(store)).await;
@@ -518,33 +541,31 @@ async fn postgres_store_keeps_the_store_promises() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_replicas_share_changes_and_one_writer_wins() {
     let postgres = Postgres::start();
-    let hub_a = Hub::default();
-    let hub_b = Hub::default();
     // Both replicas start at once on a fresh database: schema creation must not race.
-    let (replica_a, replica_b) = tokio::join!(
-        PostgresStore::connect(&postgres.url, hub_a.clone()),
-        PostgresStore::connect(&postgres.url, hub_b.clone())
-    );
-    let replica_a = Arc::new(replica_a.expect("connect A"));
-    let replica_b = Arc::new(replica_b.expect("connect B"));
+    let (a, b) = tokio::join!(replica(&postgres.url), replica(&postgres.url));
+    let Replica {
+        store: replica_a,
+        heard: mut heard_by_a,
+        listening: listening_a,
+    } = a;
+    let Replica {
+        store: replica_b,
+        heard: mut heard_by_b,
+        listening: listening_b,
+    } = b;
     let person = tenant("ana", "acme", "chat-1");
-    let mut heard_by_a = hub_a.subscribe_tenant("ana", "acme");
-    let mut heard_by_b = hub_b.subscribe_tenant("ana", "acme");
     let t0 = now_ms();
 
-    // A change on A reaches B's hub through NOTIFY, and A's hub exactly once.
-    let record = replica_a
-        .create(new_elicitation(&person, t0, t0 + 600_000))
-        .await
-        .expect("create on A");
-    assert_eq!(
-        next_event(&mut heard_by_b).await,
-        event(EventKind::Created, &record)
-    );
-    assert_eq!(
-        next_event(&mut heard_by_a).await,
-        event(EventKind::Created, &record)
-    );
+    // A change on A reaches B through NOTIFY, as the record B reads once; A announced it itself
+    // and its own link skips it.
+    let record = create_new(
+        replica_a.as_ref(),
+        new_elicitation(&person, t0, t0 + 600_000),
+    )
+    .await;
+    let heard = next_event(&mut heard_by_b).await;
+    assert!(same_change(&heard, EventKind::Created, &record));
+    assert_eq!(*heard.record, record, "B read the whole record");
     assert_quiet(&mut heard_by_a).await;
     assert_eq!(
         ids(&replica_b
@@ -554,9 +575,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         [record.id.as_str()]
     );
 
-    // Concurrent finishes from both replicas: one winner, both hubs hear one Settled.
-    let waiter_on_b = hub_b.waiter(&record.id);
-    let woken_on_b = waiter_on_b.notified();
+    // Concurrent finishes from both replicas: one winner; the other replica hears one Settled.
     let finishes = (0..40).map(|index| {
         let replica = if index % 2 == 0 {
             Arc::clone(&replica_a)
@@ -565,7 +584,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         };
         let id = record.id.clone();
         tokio::spawn(async move {
-            replica
+            let won = replica
                 .finish(
                     &id,
                     Status::Settled,
@@ -573,41 +592,40 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
                     t0,
                 )
                 .await
-                .expect("finish")
+                .expect("finish");
+            (index % 2 == 0, won.is_some())
         })
     });
-    let wins = join_all(finishes)
+    let wins: Vec<(bool, bool)> = join_all(finishes)
         .await
         .into_iter()
-        .filter(|joined| *joined.as_ref().expect("task"))
-        .count();
-    assert_eq!(wins, 1, "one of 40 finishes across two replicas wins");
-    tokio::time::timeout(EVENT_WAIT, woken_on_b)
-        .await
-        .expect("a long-poll on B is woken");
-    assert_eq!(
-        next_event(&mut heard_by_a).await,
-        event(EventKind::Settled, &record)
-    );
-    assert_eq!(
-        next_event(&mut heard_by_b).await,
-        event(EventKind::Settled, &record)
-    );
-    assert_quiet(&mut heard_by_a).await;
-    assert_quiet(&mut heard_by_b).await;
+        .map(|joined| joined.expect("task"))
+        .filter(|(_, won)| *won)
+        .collect();
+    assert_eq!(wins.len(), 1, "one of 40 finishes across two replicas wins");
+    let (won_on_a, _) = wins[0];
+    let (winner_side, other_side) = if won_on_a {
+        (&mut heard_by_a, &mut heard_by_b)
+    } else {
+        (&mut heard_by_b, &mut heard_by_a)
+    };
+    let heard = next_event(other_side).await;
+    assert!(same_change(&heard, EventKind::Settled, &record));
+    assert_eq!(heard.record.status, Status::Settled);
+    assert_quiet(other_side).await;
+    assert_quiet(winner_side).await;
 
     // Two replicas sweeping at once expire each due row once.
-    let due: Vec<Record> = join_all((0..20).map(|index| {
-        replica_a.create(new_elicitation(
-            &tenant("bo", "acme", ""),
-            t0 + index,
-            t0 + 1_000,
-        ))
-    }))
-    .await
-    .into_iter()
-    .map(|created| created.expect("create"))
-    .collect();
+    let mut due = Vec::new();
+    for index in 0..20 {
+        due.push(
+            create_new(
+                replica_a.as_ref(),
+                new_elicitation(&tenant("bo", "acme", ""), t0 + index, t0 + 1_000),
+            )
+            .await,
+        );
+    }
     let sweeps = (0..6).map(|index| {
         let replica = if index % 2 == 0 {
             Arc::clone(&replica_a)
@@ -620,12 +638,16 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         .await
         .into_iter()
         .flat_map(|joined| joined.expect("task"))
-        .map(|record| record.id)
+        .map(|event| event.id().to_string())
         .collect();
     swept.sort();
     let mut expected: Vec<String> = due.iter().map(|record| record.id.clone()).collect();
     expected.sort();
     assert_eq!(swept, expected, "every due row expired exactly once");
+    // Drain what B heard of A's creates and of A's expiries.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    while heard_by_b.try_recv().is_ok() {}
+    while heard_by_a.try_recv().is_ok() {}
 
     // An untrusted NOTIFY on the channel is ignored; the LISTEN task keeps going.
     let raw = sqlx::PgPool::connect(&postgres.url)
@@ -635,6 +657,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         "garbage",
         "{}",
         r#"{"origin":"x","kind":"settled"}"#,
+        r#"{"origin":"x","kind":"settled","id":"no-such-id"}"#,
         "[1,2]",
     ] {
         sqlx::query("SELECT pg_notify('koder_relay_events', $1)")
@@ -644,21 +667,22 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
             .expect("notify");
     }
     assert_quiet(&mut heard_by_b).await;
-    assert!(replica_b.is_listening());
+    assert!(listening_b.is_running());
 
-    // Restarting A (drop, reconnect) loses nothing, and B still hears the new A. Dropping A
-    // ends its LISTEN task: its listening connection goes away.
+    // Restarting A (drop, reconnect) loses nothing, and B still hears the new A. Dropping A's
+    // link ends its LISTEN task: its listening connection goes away.
     assert_eq!(listening_connections(&raw).await, 2);
+    drop(listening_a);
     drop(replica_a);
     let deadline = tokio::time::Instant::now() + EVENT_WAIT;
     while listening_connections(&raw).await != 1 {
         assert!(
             tokio::time::Instant::now() < deadline,
-            "the dropped store's LISTEN connection is closed"
+            "the dropped link's LISTEN connection is closed"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let replica_a = PostgresStore::connect(&postgres.url, Hub::default())
+    let replica_a = PostgresStore::connect(&postgres.url)
         .await
         .expect("reconnect A");
     let reread = replica_a.get(&record.id).await.expect("get").expect("kept");
@@ -675,11 +699,13 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
             .expect("kept");
         assert_eq!(kept.status, Status::Expired);
     }
-    assert!(replica_a.complete(&record.id).await.expect("complete"));
-    assert_eq!(
-        next_event(&mut heard_by_b).await,
-        event(EventKind::Complete, &record)
-    );
+    assert!(replica_a
+        .complete(&record.id)
+        .await
+        .expect("complete")
+        .is_some());
+    let heard = next_event(&mut heard_by_b).await;
+    assert!(same_change(&heard, EventKind::Complete, &record));
     assert_quiet(&mut heard_by_b).await;
 }
 
@@ -696,23 +722,22 @@ async fn listening_connections(pool: &sqlx::PgPool) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let postgres = Postgres::start();
-    let replica_a = PostgresStore::connect(&postgres.url, Hub::default())
+    let replica_a = PostgresStore::connect(&postgres.url)
         .await
         .expect("connect A");
-    let hub_b = Hub::default();
-    let replica_b = PostgresStore::connect(&postgres.url, hub_b.clone())
-        .await
-        .expect("connect B");
-    let mut heard_by_b = hub_b.subscribe_tenant("cy", "acme");
+    let Replica {
+        store: replica_b,
+        heard: mut heard_by_b,
+        listening: listening_b,
+    } = replica(&postgres.url).await;
     let t0 = now_ms();
-    let before = replica_a
-        .create(new_elicitation(&tenant("cy", "acme", ""), t0, t0 + 600_000))
-        .await
-        .expect("create");
-    assert_eq!(
-        next_event(&mut heard_by_b).await,
-        event(EventKind::Created, &before)
-    );
+    let before = create_new(
+        &replica_a,
+        new_elicitation(&tenant("cy", "acme", ""), t0, t0 + 600_000),
+    )
+    .await;
+    let heard = next_event(&mut heard_by_b).await;
+    assert!(same_change(&heard, EventKind::Created, &before));
 
     postgres.restart();
 
@@ -720,7 +745,7 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     // change on A must reach B again.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let mut heard_again = false;
-    let mut streams_ended = false;
+    let mut resynced = false;
     while !heard_again && tokio::time::Instant::now() < deadline {
         let Ok(after) = replica_a
             .create(new_elicitation(
@@ -735,17 +760,14 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
         };
         loop {
             match tokio::time::timeout(Duration::from_millis(500), heard_by_b.recv()).await {
-                Ok(Ok(heard)) if heard.id == after.id => {
+                Ok(Some(Some(heard))) if heard.id() == after.record().id => {
                     heard_again = true;
                     break;
                 }
-                Ok(Ok(_)) => {}
-                // B ended its streams when its link came back, since it may have missed
-                // changes meanwhile: a stream reconnects and has the pending ones replayed.
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => {
-                    streams_ended = true;
-                    heard_by_b = hub_b.subscribe_tenant("cy", "acme");
-                }
+                Ok(Some(Some(_))) => {}
+                // B's link came back and it may have missed changes meanwhile: it asks for a
+                // resync (the server then ends its streams, which reconnect and replay).
+                Ok(Some(None)) => resynced = true,
                 _ => break,
             }
         }
@@ -755,10 +777,10 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
         "B hears A's changes again after the server restarted"
     );
     assert!(
-        streams_ended,
-        "B ended the streams that may have missed changes while it was cut off"
+        resynced,
+        "B asked to start over, since it may have missed changes while cut off"
     );
-    assert!(replica_b.is_listening());
+    assert!(listening_b.is_running());
     assert_eq!(
         replica_b
             .get(&before.id)

@@ -14,10 +14,11 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
-use super::{host_view, json_body, load, new_id, now_ms, public_status, AppState};
+use super::views::{host_view, public_status};
+use super::{json_body, load, new_id, now_ms, AppState};
 use crate::auth::Host;
 use crate::error::ApiError;
-use crate::store::{NewElicitation, Record, Status, Store, Tenant};
+use crate::store::{Created, NewElicitation, Record, Status, Tenant};
 
 /// Without `timeoutMs`, an elicitation waits this long for the person.
 pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
@@ -71,7 +72,7 @@ pub async fn create(
         .ok_or_else(|| ApiError::bad_request("request is required"))?;
     let checked = check_request(request, &id).map_err(ApiError::invalid_params)?;
     let created_at = now_ms();
-    let record = state
+    let created = state
         .store
         .create(NewElicitation {
             id,
@@ -83,6 +84,10 @@ pub async fn create(
             idempotency_key,
         })
         .await?;
+    if let Created::New(event) = &created {
+        state.announce(event);
+    }
+    let record = created.record();
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": record.id, "expiresAt": record.expires_at})),
@@ -154,13 +159,13 @@ pub async fn result(
         },
     };
     let deadline = Instant::now() + Duration::from_secs_f64(wait);
-    let waiter = state.store.hub().waiter(&id);
+    let waiter = state.hub.waiter(&id);
     loop {
         // Armed before the read: an event between the read and the select still wakes us.
         let notified = waiter.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let record = load(state.store.as_ref(), &id)
+        let record = load(&state, &id)
             .await?
             .ok_or_else(ApiError::no_such_elicitation)?;
         if record.status != Status::Pending || Instant::now() >= deadline {
@@ -184,21 +189,27 @@ pub async fn withdraw(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let record = found(state.store.as_ref(), id).await?;
-    let id = record.id.clone();
+    let record = found(&state, id).await?;
     if record.status != Status::Pending {
         return Ok(Json(host_view(&record)));
     }
-    state
+    let withdrawn = state
         .store
         .finish(
-            &id,
+            &record.id,
             Status::Withdrawn,
             &json!({"action": "cancel"}),
             now_ms(),
         )
         .await?;
-    let record = state.store.get(&id).await?.unwrap_or(record);
+    let record = match withdrawn {
+        Some(event) => {
+            state.announce(&event);
+            (*event.record).clone()
+        }
+        // Another writer won: answer with how it ended.
+        None => state.store.get(&record.id).await?.unwrap_or(record),
+    };
     Ok(Json(host_view(&record)))
 }
 
@@ -208,30 +219,36 @@ pub async fn complete(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let record = found(state.store.as_ref(), id).await?;
-    let id = record.id.clone();
+    let record = found(&state, id).await?;
     if !is_url_mode(&record.request) {
         return Err(ApiError::conflict(
             "only a URL-mode elicitation can complete",
         ));
     }
-    if !record.completed {
-        // `false` means another call marked it first: the same outcome.
-        state.store.complete(&id).await?;
-    }
-    let record = state.store.get(&id).await?.unwrap_or(record);
+    let record = if record.completed {
+        record
+    } else {
+        match state.store.complete(&record.id).await? {
+            Some(event) => {
+                state.announce(&event);
+                (*event.record).clone()
+            }
+            // Another call marked it first: the same outcome.
+            None => state.store.get(&record.id).await?.unwrap_or(record),
+        }
+    };
     Ok(Json(json!({"status": public_status(&record)})))
 }
 
 /// The elicitation a host names in the path; a malformed id reads as unknown (404).
 async fn found(
-    store: &dyn Store,
+    state: &AppState,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Record, ApiError> {
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
-    load(store, &id)
+    load(state, &id)
         .await?
         .ok_or_else(ApiError::no_such_elicitation)
 }

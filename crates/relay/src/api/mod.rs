@@ -1,30 +1,29 @@
-//! The HTTP API: the routes, the state handlers share, and the pieces both APIs use (JSON views of
-//! an elicitation, body and query parsing that always answers JSON, expiry on read).
-
-use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+//! The HTTP API: the routes, and the pieces both APIs use (body parsing that always answers JSON,
+//! expiry on read). The state handlers share is in `state`, the JSON views in `views`.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, FromRef, MatchedPath, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Router;
-use koder_mcp_elicitation_core::i18n::Catalog;
-use serde_json::{json, Map, Value};
-use tokio::sync::watch;
+use serde_json::{json, Value};
 use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::auth::Auth;
 use crate::error::ApiError;
-use crate::store::{Record, Status, Store};
+use crate::store::{Record, Status};
 
 pub mod checks;
 pub mod host;
 pub mod people;
+pub mod state;
+pub mod stream;
+pub mod views;
+
+pub use state::{now_ms, AppState};
 
 /// The largest request body accepted (413 past it).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
@@ -54,26 +53,6 @@ pub const PEOPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/stream"),
 ];
 
-/// What every handler reaches.
-#[derive(Debug, Clone)]
-pub struct AppState {
-    /// Where elicitations live.
-    pub store: Arc<dyn Store>,
-    /// Token checks.
-    pub auth: Arc<Auth>,
-    /// The relay's own messages (the shipped languages), owned here rather than shared with
-    /// anything else in the process: a person's 422 errors come in their language.
-    pub messages: Arc<Catalog>,
-    /// Flips to `true` when the server shuts down, so streams end and the server can stop.
-    pub shutdown: watch::Receiver<bool>,
-}
-
-impl FromRef<AppState> for Arc<Auth> {
-    fn from_ref(state: &AppState) -> Self {
-        Arc::clone(&state.auth)
-    }
-}
-
 /// Why the router could not be built from the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouterError(pub String);
@@ -101,7 +80,7 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/elicitations/{id}", delete(host::withdraw))
         .route("/v1/elicitations/{id}/complete", post(host::complete))
         .route("/v1/elicitations/{id}/status", get(people::status))
-        .route("/v1/stream", get(crate::stream::stream))
+        .route("/v1/stream", get(stream::stream))
         .route("/v1/openapi.json", get(openapi))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(cors, people_cors))
@@ -188,14 +167,6 @@ async fn method_not_allowed() -> ApiError {
     ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
 }
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 /// A fresh id: 128 random bits as 32 lowercase hex characters.
 pub fn new_id() -> Result<String, ApiError> {
     let mut bytes = [0u8; 16];
@@ -227,67 +198,29 @@ pub fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError>
         .map_err(|error| ApiError::bad_request(format!("body is not valid JSON: {error}")))
 }
 
-/// The status people see: expired/withdrawn, else `complete` once completed, else settled or
-/// pending.
-pub fn public_status(record: &Record) -> &'static str {
-    match record.status {
-        Status::Expired | Status::Withdrawn => record.status.as_str(),
-        _ if record.completed => "complete",
-        status => status.as_str(),
-    }
-}
-
-/// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
-pub fn result_of(record: &Record) -> Value {
-    record
-        .result
-        .clone()
-        .unwrap_or_else(|| json!({"action": "cancel"}))
-}
-
-/// The host's view: `{"status":"pending"}` or `{"status","result"}`.
-pub fn host_view(record: &Record) -> Value {
-    match record.status {
-        Status::Pending => json!({"status": "pending"}),
-        status => json!({"status": status.as_str(), "result": result_of(record)}),
-    }
-}
-
-/// The element's view of one elicitation (stream events and the pending list).
-pub fn elicitation_view(record: &Record) -> Value {
-    let mut view = Map::new();
-    view.insert("id".into(), json!(record.id));
-    view.insert("request".into(), record.request.clone());
-    view.insert("serverName".into(), json!(record.server_name));
-    view.insert("createdAt".into(), json!(record.created_at));
-    view.insert("expiresAt".into(), json!(record.expires_at));
-    view.insert(
-        "scope".into(),
-        json!({
-            "userId": record.tenant.user_id,
-            "workspaceId": record.tenant.workspace_id,
-            "conversationId": record.tenant.conversation_id,
-        }),
-    );
-    Value::Object(view)
-}
-
 /// The elicitation with this id after expiring it if its time is up (conditional: only one
 /// writer wins, here or in the sweeper or on another replica).
-pub async fn load(store: &dyn Store, id: &str) -> Result<Option<Record>, ApiError> {
+pub async fn load(state: &AppState, id: &str) -> Result<Option<Record>, ApiError> {
     if !is_well_formed_id(id) {
         return Ok(None);
     }
-    let Some(record) = store.get(id).await? else {
+    let Some(record) = state.store.get(id).await? else {
         return Ok(None);
     };
     let now = now_ms();
     if record.status != Status::Pending || record.expires_at > now {
         return Ok(Some(record));
     }
-    store
+    match state
+        .store
         .finish(id, Status::Expired, &json!({"action": "cancel"}), now)
-        .await?;
-    // Whoever won, the row now says how it ended.
-    Ok(store.get(id).await?.or(Some(record)))
+        .await?
+    {
+        Some(event) => {
+            state.announce(&event);
+            Ok(Some((*event.record).clone()))
+        }
+        // Another writer won: the row now says how it ended.
+        None => Ok(state.store.get(id).await?.or(Some(record))),
+    }
 }

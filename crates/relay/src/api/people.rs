@@ -11,10 +11,11 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::checks::{check_answer, AnswerError};
-use super::{elicitation_view, json_body, load, now_ms, public_status, result_of, AppState};
+use super::views::{elicitation_view, public_status, result_of};
+use super::{json_body, load, now_ms, AppState};
 use crate::auth::Person;
 use crate::error::ApiError;
-use crate::store::{Record, Status, Store, TenantFilter};
+use crate::store::{Record, Status, TenantFilter};
 
 /// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
 pub async fn list_pending(
@@ -39,21 +40,21 @@ pub async fn list_pending(
         .iter()
         // Due but not yet swept: already over for the person.
         .filter(|record| record.expires_at > now)
-        .map(elicitation_view)
+        .map(|record| elicitation_view(record, now))
         .collect();
     Ok(Json(json!({ "elicitations": elicitations })))
 }
 
 /// The record if it exists and the token may see it.
 async fn scoped(
-    store: &dyn Store,
+    state: &AppState,
     filter: &TenantFilter,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Record, ApiError> {
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
-    match load(store, &id).await? {
+    match load(state, &id).await? {
         Some(record) if filter.admits(&record.tenant) => Ok(record),
         _ => Err(ApiError::no_such_elicitation()),
     }
@@ -68,7 +69,7 @@ pub async fn answer(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let body = json_body(body)?;
-    let record = scoped(state.store.as_ref(), &filter, id).await?;
+    let record = scoped(&state, &filter, id).await?;
     let locale = state.messages.negotiate(accepted_languages(&headers));
     let result = match check_answer(&body, &record.request, &state.messages, locale) {
         Ok(result) => result,
@@ -81,13 +82,15 @@ pub async fn answer(
             return Err(ApiError::invalid_content(errors));
         }
     };
-    if record.status == Status::Pending
-        && state
+    if record.status == Status::Pending {
+        if let Some(event) = state
             .store
             .finish(&record.id, Status::Settled, &result, now_ms())
             .await?
-    {
-        return Ok(Json(json!({"status": "settled", "result": result})));
+        {
+            state.announce(&event);
+            return Ok(Json(json!({"status": "settled", "result": result})));
+        }
     }
     // Another writer won (or it was over already): answer from the row as it is now.
     let record = state.store.get(&record.id).await?.unwrap_or(record);
@@ -116,7 +119,7 @@ pub async fn status(
     Person(filter): Person,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let record = scoped(state.store.as_ref(), &filter, id).await?;
+    let record = scoped(&state, &filter, id).await?;
     Ok(Json(json!({"status": public_status(&record)})))
 }
 

@@ -1,22 +1,18 @@
 //! The store replicas share: one PostgreSQL table. Every state change is one conditional statement
 //! (`… WHERE status = 'pending'`), so exactly one writer wins even across replicas, and the same
 //! statement sends `pg_notify` on [`EVENTS_CHANNEL`] (delivered on commit, only when a row
-//! changed). Each store publishes its own changes to its [`Hub`] at once; its LISTEN task feeds
-//! the other replicas' changes into the same hub.
+//! changed). The replica that made a change announces it itself from the event it gets back; the
+//! other replicas hear of it through their LISTEN task (`crate::listen`).
 
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde::Deserialize;
 use serde_json::Value;
-use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
-use tokio::task::JoinHandle;
+use sqlx::postgres::{PgPool, PgPoolOptions};
 
-use super::rows::{created_or_existing, publish, record_from_row, tenant_from_row};
-use super::{
-    Event, EventKind, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
-};
-use crate::hub::Hub;
+use super::rows::{changed, created_or_existing, record_from_row};
+use super::{Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter};
+use crate::events::{Event, EventKind};
 
 /// The NOTIFY channel every replica listens on.
 pub const EVENTS_CHANNEL: &str = "koder_relay_events";
@@ -25,9 +21,6 @@ pub const EVENTS_CHANNEL: &str = "koder_relay_events";
 const POOL_SIZE: u32 = 8;
 /// How long a request waits for a free connection before answering "storage unavailable".
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
-/// The LISTEN task's wait before rebuilding a lost listener, doubling up to the maximum.
-const RELISTEN_FIRST_DELAY: Duration = Duration::from_millis(100);
-const RELISTEN_MAX_DELAY: Duration = Duration::from_secs(5);
 /// Serialises schema creation when replicas start together (CREATE … IF NOT EXISTS races).
 const SCHEMA_LOCK_KEY: i64 = 0x6b6f_6465_725f_726c; // "koder_rl"
 
@@ -62,12 +55,11 @@ macro_rules! record_columns {
 }
 
 /// `pg_notify` of one changed row (`$1` = origin, `$2` = event name), as text: `void` has no
-/// Rust type to decode into.
+/// Rust type to decode into. Only the id travels: each replica reads the record once.
 macro_rules! notify_changed {
     () => {
         "pg_notify('koder_relay_events', json_build_object('origin', $1::text, 'kind', $2::text, \
-         'id', id, 'userId', user_id, 'workspaceId', workspace_id, \
-         'conversationId', conversation_id)::text)::text AS notified"
+         'id', id)::text)::text AS notified"
     };
 }
 
@@ -75,50 +67,28 @@ macro_rules! notify_changed {
 #[derive(Debug)]
 pub struct PostgresStore {
     pool: PgPool,
-    hub: Hub,
-    /// This replica's random id: its LISTEN task skips its own notifications.
+    /// This replica's random id, sent with each notification: its LISTEN task skips its own.
     origin: String,
-    listen_task: AbortOnDrop,
-}
-
-#[derive(Debug)]
-struct AbortOnDrop(JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://…`), creates the table and its indexes when missing, and
-    /// starts listening for the other replicas' changes before it returns.
-    pub async fn connect(url: &str, hub: Hub) -> Result<PostgresStore, StoreError> {
+    /// Connects to `url` (`postgres://…`) and creates the table and its indexes when missing.
+    /// Other replicas' changes are heard by a [`crate::listen`] task started with [`Self::origin`].
+    pub async fn connect(url: &str) -> Result<PostgresStore, StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(POOL_SIZE)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect(url)
             .await?;
         create_schema(&pool).await?;
-        let origin = random_origin()?;
-        let listener = new_listener(url).await?;
-        let listen_task = tokio::spawn(relay_notifications(
-            listener,
-            url.to_string(),
-            hub.clone(),
-            origin.clone(),
-        ));
-        Ok(PostgresStore {
-            pool,
-            hub,
-            origin,
-            listen_task: AbortOnDrop(listen_task),
-        })
+        let origin = crate::api::new_id()
+            .map_err(|_| StoreError("no randomness for the replica id".into()))?;
+        Ok(PostgresStore { pool, origin })
     }
 
-    /// Whether this store's LISTEN task still runs (it only ends when the store is dropped).
-    pub fn is_listening(&self) -> bool {
-        !self.listen_task.0.is_finished()
+    /// This replica's id in the notifications it sends.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     async fn by_idempotency_key(&self, key: &str) -> Result<Option<Record>, StoreError> {
@@ -136,7 +106,7 @@ impl PostgresStore {
 
 #[async_trait]
 impl Store for PostgresStore {
-    async fn create(&self, new: NewElicitation) -> Result<Record, StoreError> {
+    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
         let inserted = sqlx::query(concat!(
             "WITH inserted AS (",
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, ",
@@ -161,7 +131,7 @@ impl Store for PostgresStore {
         .execute(&self.pool)
         .await
         .map(|_| ());
-        created_or_existing(inserted, new, &self.hub, |key| async move {
+        created_or_existing(inserted, new, |key| async move {
             self.by_idempotency_key(&key).await
         })
         .await
@@ -201,16 +171,18 @@ impl Store for PostgresStore {
         status: Status,
         result: &Value,
         now_ms: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Event>, StoreError> {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
-        let changed = sqlx::query(concat!(
+        let row = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations SET status = $3, result = $4, finished_at = $5 ",
-            "WHERE id = $6 AND status = 'pending' ",
-            "RETURNING id, user_id, workspace_id, conversation_id) ",
-            "SELECT user_id, workspace_id, conversation_id, ",
+            "WHERE id = $6 AND status = 'pending' RETURNING ",
+            record_columns!(),
+            ") SELECT ",
+            record_columns!(),
+            ", ",
             notify_changed!(),
             " FROM changed"
         ))
@@ -222,21 +194,18 @@ impl Store for PostgresStore {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        match changed {
-            Some(row) => {
-                publish(&self.hub, kind, id, &tenant_from_row(&row)?);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        changed(kind, row.as_ref())
     }
 
-    async fn complete(&self, id: &str) -> Result<bool, StoreError> {
-        let changed = sqlx::query(concat!(
+    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
+        let row = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations SET completed = true WHERE id = $3 AND NOT completed ",
-            "RETURNING id, user_id, workspace_id, conversation_id) ",
-            "SELECT user_id, workspace_id, conversation_id, ",
+            "RETURNING ",
+            record_columns!(),
+            ") SELECT ",
+            record_columns!(),
+            ", ",
             notify_changed!(),
             " FROM changed"
         ))
@@ -245,16 +214,10 @@ impl Store for PostgresStore {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        match changed {
-            Some(row) => {
-                publish(&self.hub, EventKind::Complete, id, &tenant_from_row(&row)?);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        changed(EventKind::Complete, row.as_ref())
     }
 
-    async fn expire_due(&self, now_ms: i64) -> Result<Vec<Record>, StoreError> {
+    async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
         // Replicas sweep at once: a row another replica is expiring is re-checked after its
         // commit and skipped (no longer pending), so each row expires once.
         let rows = sqlx::query(concat!(
@@ -275,18 +238,9 @@ impl Store for PostgresStore {
         .bind(now_ms)
         .fetch_all(&self.pool)
         .await?;
-        let expired = rows
-            .iter()
-            .map(record_from_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        for record in &expired {
-            publish(&self.hub, EventKind::Expired, &record.id, &record.tenant);
-        }
-        Ok(expired)
-    }
-
-    fn hub(&self) -> &Hub {
-        &self.hub
+        rows.iter()
+            .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
+            .collect()
     }
 }
 
@@ -303,125 +257,12 @@ async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn random_origin() -> Result<String, StoreError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
-}
-
-async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
-    let mut listener = PgListener::connect(url).await?;
-    listener.listen(EVENTS_CHANNEL).await?;
-    Ok(listener)
-}
-
-/// The LISTEN task: publishes the other replicas' changes to `hub` until aborted. A lost
-/// connection is re-established by the listener itself (re-issuing LISTEN); when that fails, a
-/// fresh listener is built with a doubling delay. Changes made while disconnected are not
-/// heard: long-polls still re-read the row every second, and this replica's streams are ended
-/// so that each person reconnects and gets the pending ones replayed.
-async fn relay_notifications(mut listener: PgListener, url: String, hub: Hub, origin: String) {
-    loop {
-        match listener.try_recv().await {
-            Ok(Some(notification)) => {
-                if let Some(event) = event_from_notification(notification.payload(), &origin) {
-                    hub.publish(&event);
-                }
-            }
-            // The connection dropped and the listener reconnected: keep listening.
-            Ok(None) => hub.end_streams(),
-            Err(_) => {
-                listener = relisten(&url).await;
-                hub.end_streams();
-            }
-        }
-    }
-}
-
-async fn relisten(url: &str) -> PgListener {
-    let mut delay = RELISTEN_FIRST_DELAY;
-    loop {
-        tokio::time::sleep(delay).await;
-        if let Ok(listener) = new_listener(url).await {
-            return listener;
-        }
-        delay = (delay * 2).min(RELISTEN_MAX_DELAY);
-    }
-}
-
-/// One replica's notification, as sent by [`notify_changed!`].
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Notification {
-    origin: String,
-    kind: String,
-    id: String,
-    user_id: String,
-    workspace_id: String,
-    conversation_id: String,
-}
-
-/// The event another replica announced; `None` for this replica's own (already published) and
-/// for anything malformed: a payload is untrusted, since anyone with access may NOTIFY.
-fn event_from_notification(payload: &str, own_origin: &str) -> Option<Event> {
-    let notification: Notification = serde_json::from_str(payload).ok()?;
-    if notification.origin == own_origin {
-        return None;
-    }
-    Some(Event {
-        kind: EventKind::parse(&notification.kind)?,
-        id: notification.id,
-        tenant: Tenant {
-            user_id: notification.user_id,
-            workspace_id: notification.workspace_id,
-            conversation_id: notification.conversation_id,
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const OTHER: &str = r#"{"origin":"b","kind":"settled","id":"x","userId":"u","workspaceId":"w","conversationId":"c"}"#;
-
     #[test]
     fn statements_notify_on_the_channel_replicas_listen_on() {
         assert!(notify_changed!().contains(&format!("pg_notify('{EVENTS_CHANNEL}'")));
-    }
-
-    #[test]
-    fn another_replicas_notification_becomes_an_event() {
-        let event = event_from_notification(OTHER, "a");
-        assert_eq!(
-            event,
-            Some(Event {
-                kind: EventKind::Settled,
-                id: "x".into(),
-                tenant: Tenant {
-                    user_id: "u".into(),
-                    workspace_id: "w".into(),
-                    conversation_id: "c".into(),
-                },
-            })
-        );
-    }
-
-    #[test]
-    fn own_and_malformed_notifications_are_ignored() {
-        assert_eq!(event_from_notification(OTHER, "b"), None);
-        for payload in [
-            "",
-            "not json",
-            "null",
-            "[]",
-            r#"{"origin":"b"}"#,
-            r#"{"origin":"b","kind":"exploded","id":"x","userId":"u","workspaceId":"w","conversationId":"c"}"#,
-            r#"{"origin":"b","kind":"settled","id":7,"userId":"u","workspaceId":"w","conversationId":"c"}"#,
-            r#"{"origin":"b","kind":"settled","id":"x","userId":null,"workspaceId":"w","conversationId":"c"}"#,
-        ] {
-            assert_eq!(event_from_notification(payload, "a"), None, "{payload}");
-        }
     }
 }

@@ -1,13 +1,13 @@
 //! What both stores share around their SQL: reading a row into a [`Record`], what a create's
-//! INSERT comes to, and announcing a change on the hub.
+//! INSERT comes to, and the event a changed row announces.
 
 use std::future::Future;
 
 use serde_json::Value;
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
-use super::{Event, EventKind, NewElicitation, Record, Status, StoreError, Tenant};
-use crate::hub::Hub;
+use super::{Created, NewElicitation, Record, Status, StoreError, Tenant};
+use crate::events::{Event, EventKind};
 
 /// A row of `koder_elicitations` as a [`Record`]; stored JSON or a status that does not parse is
 /// a storage error, never a panic.
@@ -41,7 +41,7 @@ where
 }
 
 /// The tenant columns of a row.
-pub(super) fn tenant_from_row<'r, R>(row: &'r R) -> Result<Tenant, StoreError>
+fn tenant_from_row<'r, R>(row: &'r R) -> Result<Tenant, StoreError>
 where
     R: Row,
     &'static str: ColumnIndex<R>,
@@ -54,22 +54,18 @@ where
     })
 }
 
-/// What a create's INSERT came to: the new record, announced on `hub`; or, when its idempotency
-/// key was used before, that first record (found with `by_key`), announced when it was made.
+/// What a create's INSERT came to: the new record; or, when its idempotency key was used
+/// before, that first record (found with `by_key`).
 pub(super) async fn created_or_existing<Found>(
     inserted: Result<(), sqlx::Error>,
     new: NewElicitation,
-    hub: &Hub,
     by_key: impl FnOnce(String) -> Found,
-) -> Result<Record, StoreError>
+) -> Result<Created, StoreError>
 where
     Found: Future<Output = Result<Option<Record>, StoreError>>,
 {
     let error = match inserted {
-        Ok(()) => {
-            publish(hub, EventKind::Created, &new.id, &new.tenant);
-            return Ok(created(new));
-        }
+        Ok(()) => return Ok(Created::New(Event::new(EventKind::Created, created(new)))),
         Err(error) => error,
     };
     let unique_violation = error
@@ -77,19 +73,28 @@ where
         .is_some_and(|database_error| database_error.is_unique_violation());
     if let (true, Some(key)) = (unique_violation, new.idempotency_key) {
         if let Some(existing) = by_key(key).await? {
-            return Ok(existing);
+            return Ok(Created::Existing(Box::new(existing)));
         }
     }
     Err(error.into())
 }
 
-/// Announces one change to one elicitation on `hub`.
-pub(super) fn publish(hub: &Hub, kind: EventKind, id: &str, tenant: &Tenant) {
-    hub.publish(&Event {
-        kind,
-        id: id.to_string(),
-        tenant: tenant.clone(),
-    });
+/// The event a changed row announces, when a conditional change returned one.
+pub(super) fn changed<'r, R>(
+    kind: EventKind,
+    row: Option<&'r R>,
+) -> Result<Option<Event>, StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: Decode<'r, R::Database> + Type<R::Database>,
+    bool: Decode<'r, R::Database> + Type<R::Database>,
+{
+    row.map(|row| Ok(Event::new(kind, record_from_row(row)?)))
+        .transpose()
 }
 
 /// The record a successful create stored.

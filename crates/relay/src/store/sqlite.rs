@@ -1,6 +1,6 @@
 //! The single-process store: one SQLite file in WAL mode. Every state change is one conditional
-//! statement (`… WHERE status = 'pending'`), so exactly one writer wins, and the winner publishes
-//! the change to the [`Hub`].
+//! statement (`… WHERE status = 'pending'`), so exactly one writer wins, and the winner gets the
+//! changed row back as its event.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -11,9 +11,9 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::rows::{created_or_existing, publish, record_from_row, tenant_from_row};
-use super::{EventKind, NewElicitation, Record, Status, Store, StoreError, TenantFilter};
-use crate::hub::Hub;
+use super::rows::{changed, created_or_existing, record_from_row};
+use super::{Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter};
+use crate::events::{Event, EventKind};
 
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -42,13 +42,21 @@ const SCHEMA: [&str; 3] = [
         ON koder_elicitations (status, expires_at)",
 ];
 
+/// Every column of a record, for `SELECT` and `RETURNING`.
+macro_rules! record_columns {
+    () => {
+        "id, user_id, workspace_id, conversation_id, request, server_name, \
+         created_at, expires_at, status, result, finished_at, completed"
+    };
+}
+
 /// `SELECT <every column> FROM koder_elicitations <rest>` as one static string.
 macro_rules! select_sql {
     ($rest:literal) => {
         concat!(
-            "SELECT id, user_id, workspace_id, conversation_id, request, server_name, ",
-            "created_at, expires_at, status, result, finished_at, completed ",
-            "FROM koder_elicitations ",
+            "SELECT ",
+            record_columns!(),
+            " FROM koder_elicitations ",
             $rest
         )
     };
@@ -58,13 +66,12 @@ macro_rules! select_sql {
 #[derive(Debug)]
 pub struct SqliteStore {
     pool: SqlitePool,
-    hub: Hub,
 }
 
 impl SqliteStore {
     /// Opens (creating when missing) the database at `url` (`sqlite://PATH` or `sqlite::memory:`),
     /// switches it to WAL and creates the table and its indexes.
-    pub async fn open(url: &str, hub: Hub) -> Result<SqliteStore, StoreError> {
+    pub async fn open(url: &str) -> Result<SqliteStore, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -85,7 +92,7 @@ impl SqliteStore {
         for statement in SCHEMA {
             sqlx::query(statement).execute(&pool).await?;
         }
-        Ok(SqliteStore { pool, hub })
+        Ok(SqliteStore { pool })
     }
 
     async fn by_idempotency_key(&self, key: &str) -> Result<Option<Record>, StoreError> {
@@ -99,7 +106,7 @@ impl SqliteStore {
 
 #[async_trait]
 impl Store for SqliteStore {
-    async fn create(&self, new: NewElicitation) -> Result<Record, StoreError> {
+    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
         let request = new.request.to_string();
         let inserted = sqlx::query(
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
@@ -118,7 +125,7 @@ impl Store for SqliteStore {
         .execute(&self.pool)
         .await
         .map(|_| ());
-        created_or_existing(inserted, new, &self.hub, |key| async move {
+        created_or_existing(inserted, new, |key| async move {
             self.by_idempotency_key(&key).await
         })
         .await
@@ -151,15 +158,15 @@ impl Store for SqliteStore {
         status: Status,
         result: &Value,
         now_ms: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Event>, StoreError> {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
-        let changed = sqlx::query(
-            "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 \
-             WHERE id = ?4 AND status = 'pending' \
-             RETURNING user_id, workspace_id, conversation_id",
-        )
+        let rows = sqlx::query(concat!(
+            "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 ",
+            "WHERE id = ?4 AND status = 'pending' RETURNING ",
+            record_columns!()
+        ))
         .bind(status.as_str())
         .bind(result.to_string())
         .bind(now_ms)
@@ -168,40 +175,28 @@ impl Store for SqliteStore {
         // committed before anyone hears of it.
         .fetch_all(&self.pool)
         .await?;
-        match changed.first() {
-            Some(row) => {
-                publish(&self.hub, kind, id, &tenant_from_row(row)?);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        changed(kind, rows.first())
     }
 
-    async fn complete(&self, id: &str) -> Result<bool, StoreError> {
-        let changed = sqlx::query(
-            "UPDATE koder_elicitations SET completed = 1 WHERE id = ?1 AND completed = 0 \
-             RETURNING user_id, workspace_id, conversation_id",
-        )
+    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "UPDATE koder_elicitations SET completed = 1 WHERE id = ?1 AND completed = 0 ",
+            "RETURNING ",
+            record_columns!()
+        ))
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
-        match changed.first() {
-            Some(row) => {
-                publish(&self.hub, EventKind::Complete, id, &tenant_from_row(row)?);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        changed(EventKind::Complete, rows.first())
     }
 
-    async fn expire_due(&self, now_ms: i64) -> Result<Vec<Record>, StoreError> {
-        let rows = sqlx::query(
-            "UPDATE koder_elicitations \
-             SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 \
-             WHERE status = 'pending' AND expires_at <= ?1 \
-             RETURNING id, user_id, workspace_id, conversation_id, request, server_name, \
-             created_at, expires_at, status, result, finished_at, completed",
-        )
+    async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "UPDATE koder_elicitations ",
+            "SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 ",
+            "WHERE status = 'pending' AND expires_at <= ?1 RETURNING ",
+            record_columns!()
+        ))
         .bind(now_ms)
         .fetch_all(&self.pool)
         .await?;
@@ -210,13 +205,9 @@ impl Store for SqliteStore {
             .map(record_from_row)
             .collect::<Result<Vec<_>, _>>()?;
         expired.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        for record in &expired {
-            publish(&self.hub, EventKind::Expired, &record.id, &record.tenant);
-        }
-        Ok(expired)
-    }
-
-    fn hub(&self) -> &Hub {
-        &self.hub
+        Ok(expired
+            .into_iter()
+            .map(|record| Event::new(EventKind::Expired, record))
+            .collect())
     }
 }

@@ -60,6 +60,7 @@ impl Relay {
             service_token: SERVICE_TOKEN.into(),
             jwt_secret: JWT_SECRET.into(),
             allow_origins,
+            streams: Default::default(),
         })
         .await
         .unwrap();

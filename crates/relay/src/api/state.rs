@@ -1,0 +1,75 @@
+//! What every handler reaches, and how a change is announced on this replica.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::FromRef;
+use koder_mcp_elicitation_core::i18n::Catalog;
+use tokio::sync::watch;
+
+use super::views::rendered;
+use crate::auth::Auth;
+use crate::events::{Event, EventSink};
+use crate::hub::Hub;
+use crate::store::Store;
+
+/// What every handler reaches.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// Where elicitations live.
+    pub store: Arc<dyn Store>,
+    /// This replica's streams and long-polls.
+    pub hub: Hub,
+    /// Token checks.
+    pub auth: Arc<Auth>,
+    /// The relay's own messages (the shipped languages), owned here rather than shared with
+    /// anything else in the process: a person's 422 errors come in their language.
+    pub messages: Arc<Catalog>,
+    /// Flips to `true` when the server shuts down, so streams end and the server can stop.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl AppState {
+    /// Tells this replica's streams and long-polls of a change this replica made.
+    pub fn announce(&self, event: &Event) {
+        Announcer::new(self.hub.clone()).deliver(event);
+    }
+}
+
+impl FromRef<AppState> for Arc<Auth> {
+    fn from_ref(state: &AppState) -> Self {
+        Arc::clone(&state.auth)
+    }
+}
+
+/// Renders each change once and hands it to the hub: the sink for this replica's own changes
+/// and for those the LISTEN link hears from the others.
+#[derive(Debug, Clone)]
+pub struct Announcer {
+    hub: Hub,
+}
+
+impl Announcer {
+    /// An announcer for `hub`.
+    pub fn new(hub: Hub) -> Announcer {
+        Announcer { hub }
+    }
+}
+
+impl EventSink for Announcer {
+    fn deliver(&self, event: &Event) {
+        self.hub.publish(event.id(), rendered(event, now_ms()));
+    }
+
+    fn resync(&self) {
+        self.hub.end_streams();
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,122 @@
+//! What an elicitation is as the relay keeps it: who it is for, where it is in its life, and the
+//! scope a person's token admits. Stores keep these; events carry them.
+
+use serde_json::Value;
+
+/// Where an elicitation is in its life. `complete` is not a status but a flag ([`Record::completed`]):
+/// URL-mode completion may come before or after the person's consent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for the person.
+    Pending,
+    /// The person answered; the result is stored.
+    Settled,
+    /// Nobody answered in time; settled as the element's timeout does (`{"action":"cancel"}`).
+    Expired,
+    /// The host withdrew it (its tool call ended).
+    Withdrawn,
+}
+
+impl Status {
+    /// The name stored in the database and shown in the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Settled => "settled",
+            Status::Expired => "expired",
+            Status::Withdrawn => "withdrawn",
+        }
+    }
+
+    /// The status a stored name stands for.
+    pub fn parse(name: &str) -> Option<Status> {
+        [
+            Status::Pending,
+            Status::Settled,
+            Status::Expired,
+            Status::Withdrawn,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == name)
+    }
+}
+
+/// Who an elicitation is for. Made by the host API from a trusted body, and compared with a
+/// [`TenantFilter`] that only authentication makes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Tenant {
+    /// The person (`sub` of their token).
+    pub user_id: String,
+    /// The workspace (`workspace` of their token).
+    pub workspace_id: String,
+    /// The conversation; empty when the host gave none.
+    pub conversation_id: String,
+}
+
+/// What a person's token lets them see: one user in one workspace, and optionally one
+/// conversation only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TenantFilter {
+    /// The person.
+    pub user_id: String,
+    /// Their workspace.
+    pub workspace_id: String,
+    /// `Some` limits the token to that conversation.
+    pub conversation_id: Option<String>,
+}
+
+impl TenantFilter {
+    /// Whether an elicitation for `tenant` is visible to this token.
+    pub fn admits(&self, tenant: &Tenant) -> bool {
+        self.user_id == tenant.user_id
+            && self.workspace_id == tenant.workspace_id
+            && self
+                .conversation_id
+                .as_ref()
+                .is_none_or(|conversation| *conversation == tenant.conversation_id)
+    }
+}
+
+/// A new elicitation, already checked by the core.
+#[derive(Debug, Clone)]
+pub struct NewElicitation {
+    /// The fresh random id (32 hex characters).
+    pub id: String,
+    /// Who it is for.
+    pub tenant: Tenant,
+    /// The request as the host sent it (the element parses it again when showing it).
+    pub request: Value,
+    /// The MCP server's name, shown in the dialog.
+    pub server_name: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at: i64,
+    /// When it expires, ms since the Unix epoch.
+    pub expires_at: i64,
+    /// The host's `Idempotency-Key`: a second create with the same key returns the first record.
+    pub idempotency_key: Option<String>,
+}
+
+/// One stored elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Its id.
+    pub id: String,
+    /// Who it is for.
+    pub tenant: Tenant,
+    /// The request as the host sent it.
+    pub request: Value,
+    /// The MCP server's name.
+    pub server_name: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at: i64,
+    /// Expiry time, ms since the Unix epoch.
+    pub expires_at: i64,
+    /// Where it is in its life.
+    pub status: Status,
+    /// The `ElicitResult`, once settled, expired or withdrawn.
+    pub result: Option<Value>,
+    /// When it left `pending`, ms since the Unix epoch.
+    pub finished_at: Option<i64>,
+    /// Whether the host reported URL-mode completion.
+    pub completed: bool,
+}
