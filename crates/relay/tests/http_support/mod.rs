@@ -52,6 +52,18 @@ impl Relay {
     }
 
     pub async fn start_with_origins(allow_origins: Vec<String>) -> Relay {
+        Relay::start_configured(allow_origins, Default::default()).await
+    }
+
+    /// A relay with these stream caps.
+    pub async fn start_with_streams(streams: koder_elicitation_relay::hub::StreamLimits) -> Relay {
+        Relay::start_configured(Vec::new(), streams).await
+    }
+
+    async fn start_configured(
+        allow_origins: Vec<String>,
+        streams: koder_elicitation_relay::hub::StreamLimits,
+    ) -> Relay {
         let dir = temp_dir("http");
         let database = format!("sqlite://{}", dir.join("relay.db").display());
         let server = serve(Config {
@@ -60,7 +72,7 @@ impl Relay {
             service_token: SERVICE_TOKEN.into(),
             jwt_secret: JWT_SECRET.into(),
             allow_origins,
-            streams: Default::default(),
+            streams,
         })
         .await
         .unwrap();
