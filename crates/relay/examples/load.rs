@@ -754,8 +754,10 @@ async fn run(options: Options) -> Result<Value, Failure> {
             })
         })
         .collect::<Result<Vec<_>, Failure>>()?;
-    // As the relay's own client does: a workspace build may enable reqwest's rustls with no provider.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    // This application's choice, made here: reqwest's rustls is on in this build (the client
+    // crate's `rustls` feature, and the workspace's terminal), and needs a process-wide crypto
+    // provider to build the client below.
+    koder_elicitation_relay_client::install_default_crypto_provider();
     let http = Client::builder()
         .tcp_nodelay(true)
         .connect_timeout(Duration::from_secs(10))

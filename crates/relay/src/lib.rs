@@ -19,8 +19,6 @@
 pub mod api;
 /// Who is calling: the service token or a person's JWT.
 pub mod auth;
-/// The host side in Rust: a relay client and an rmcp `ClientHandler` that asks through it.
-pub mod client;
 /// Flags and environment variables.
 pub mod config;
 /// The JSON error every failure answers with.

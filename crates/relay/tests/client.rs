@@ -1,8 +1,8 @@
-//! The Rust host helper (`koder_elicitation_relay::client`) against real parts: the relay served
-//! in-process on a fresh SQLite file, the TypeScript SDK v2 MCP server (tests/peers/mrtr-server.mjs,
-//! over stdio with `node`) whose tools elicit, an rmcp client with `RelayElicitationHandler`, and a
-//! person answering over the people's API with their JWT. The tools' own results prove what the
-//! server received.
+//! The Rust host helper (the `koder-elicitation-relay-client` crate) against real parts: the relay
+//! served in-process on a fresh SQLite file, the TypeScript SDK v2 MCP server
+//! (tests/peers/mrtr-server.mjs, over stdio with `node`) whose tools elicit, an rmcp client with
+//! `RelayElicitationHandler`, and a person answering over the people's API with their JWT. The
+//! tools' own results prove what the server received.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
-use koder_elicitation_relay::client::{
-    ElicitOptions, RelayClient, RelayClientError, RelayElicitationHandler, Scope,
-};
 use koder_elicitation_relay::{serve, Config, Server};
+use koder_elicitation_relay_client::{
+    http_client, ElicitOptions, RelayClient, RelayClientError, RelayElicitationHandler, Scope,
+};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -102,7 +102,7 @@ impl Person {
             scope: Scope::new(user, "w_rust").in_conversation("c_1"),
             token,
             base_url: relay.url(),
-            http: koder_elicitation_relay::client::http_client().unwrap(),
+            http: http_client().unwrap(),
         }
     }
 

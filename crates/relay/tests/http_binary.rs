@@ -88,7 +88,7 @@ async fn two_secrets_start_it_on_sqlite_in_the_working_directory() {
     assert_ne!(port, 0);
     assert!(dir.join("koder-elicitation-relay.db").exists());
 
-    let client = koder_elicitation_relay::client::http_client().unwrap();
+    let client = koder_elicitation_relay_client::http_client().unwrap();
     let created = client
         .post(format!("{url}/v1/elicitations"))
         .header("authorization", "Bearer a")

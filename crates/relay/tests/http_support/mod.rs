@@ -79,7 +79,7 @@ impl Relay {
         Relay {
             url: server.url(),
             server: Some(server),
-            client: koder_elicitation_relay::client::http_client().unwrap(),
+            client: koder_elicitation_relay_client::http_client().unwrap(),
             dir,
         }
     }

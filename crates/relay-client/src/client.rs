@@ -1,34 +1,17 @@
-//! The host side of the relay in Rust: [`RelayClient`] posts an elicitation for a person, waits
-//! (long-polling) for their answer and withdraws it when the caller gives up; and
-//! [`RelayElicitationHandler`], an rmcp [`ClientHandler`] whose `create_elicitation` goes through
-//! the relay, so an MCP client running on a server asks the right person in their browser.
-//!
-//! ```no_run
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use koder_elicitation_relay::client::{RelayClient, RelayElicitationHandler, Scope};
-//! let relay = RelayClient::new("http://127.0.0.1:8790", "service-token")?;
-//! let handler = RelayElicitationHandler::new(relay, Scope::new("user-1", "workspace-1"));
-//! // rmcp::ServiceExt::serve(handler, transport).await?; then call tools as usual.
-//! # let _ = handler; Ok(()) }
-//! ```
+//! [`RelayClient`]: the host API's calls (create, long-poll, withdraw, complete), their retries,
+//! and the errors they end in.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use reqwest::{Method, StatusCode};
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
-    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, ProtocolVersion,
-    UrlElicitationCapability,
-};
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
-use rmcp::ClientHandler;
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::wire::{now_ms, random_id, CreateElicitation, Created, HostStatus, HostView, Scope};
 
 /// How long one long-poll waits at the relay (`?wait=`).
 const POLL_WAIT_SECONDS: u64 = 25;
@@ -43,38 +26,6 @@ const BACKOFF_FIRST: Duration = Duration::from_millis(200);
 const BACKOFF_MAX: Duration = Duration::from_secs(2);
 /// The relay's longest timeout (`timeoutMs` is clamped to it).
 const MAX_TIMEOUT_MS: u64 = 86_400_000;
-/// The JSON-RPC code the relay reports when its core refused the request itself.
-const INVALID_PARAMS: i64 = -32602;
-
-/// Whose browser an elicitation goes to (the relay's tenant).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Scope {
-    /// The person: the `sub` of their token.
-    pub user_id: String,
-    /// Their workspace: the `workspace` claim.
-    pub workspace_id: String,
-    /// The conversation; a token with a `conversation` claim only sees its own.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub conversation_id: Option<String>,
-}
-
-impl Scope {
-    /// A person in a workspace, in no particular conversation.
-    pub fn new(user_id: impl Into<String>, workspace_id: impl Into<String>) -> Scope {
-        Scope {
-            user_id: user_id.into(),
-            workspace_id: workspace_id.into(),
-            conversation_id: None,
-        }
-    }
-
-    /// The same person, in one conversation.
-    pub fn in_conversation(mut self, conversation_id: impl Into<String>) -> Scope {
-        self.conversation_id = Some(conversation_id.into());
-        self
-    }
-}
 
 /// What else the relay is told about an elicitation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -83,15 +34,6 @@ pub struct ElicitOptions {
     pub server_name: Option<String>,
     /// How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000).
     pub timeout_ms: Option<u64>,
-}
-
-/// The relay's answer to a create.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Created {
-    /// The elicitation's id.
-    pub id: String,
-    /// When the relay expires it, ms since the Unix epoch.
-    pub expires_at: i64,
 }
 
 /// Where an elicitation is, as the host API reports it.
@@ -107,6 +49,21 @@ pub enum Outcome {
         /// The ElicitResult.
         result: Value,
     },
+}
+
+impl Outcome {
+    /// The outcome a host view reports; `None` when a final status comes without an
+    /// ElicitResult object.
+    pub fn from_view(view: HostView) -> Option<Outcome> {
+        match (view.status, view.result) {
+            (HostStatus::Pending, _) => Some(Outcome::Pending),
+            (status, Some(result)) if result.is_object() => Some(Outcome::Final {
+                status: status.as_str().to_string(),
+                result,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// Why a relay call failed.
@@ -128,7 +85,7 @@ pub enum RelayClientError {
     /// The caller cancelled; the elicitation was withdrawn.
     Cancelled,
     /// The HTTP client could not be built, or cannot make this request at all (a malformed base
-    /// URL; `https` with a client built without TLS: see [`RelayClient::with_http_client`]).
+    /// URL; `https` without TLS: see [`RelayClient::new`]).
     Setup(String),
 }
 
@@ -193,23 +150,46 @@ impl fmt::Debug for RelayClient {
     }
 }
 
-/// A plain `reqwest::Client`, safe to build whatever reqwest features the application enabled:
-/// when its rustls is on without a crypto provider (reqwest would panic), ring is installed as
-/// the process's provider, unless one already is.
+/// The `reqwest::Client` [`RelayClient::new`] uses. Never installs anything process-wide.
+///
+/// Without the `rustls` feature it speaks plain HTTP only. If something else in the build turns
+/// on reqwest's `rustls-no-provider` (rmcp's `reqwest-tls-no-provider` does), reqwest panics
+/// building a client while no rustls crypto provider is installed: enable this crate's `rustls`
+/// feature (its clients then carry their own TLS configuration) or install a provider first.
+///
+/// With the `rustls` feature it speaks HTTPS too, with the platform's root certificates and the
+/// process's rustls crypto provider when one is installed, else ring for this client alone.
 pub fn http_client() -> Result<reqwest::Client, RelayClientError> {
-    // An error means a provider is installed already: that one is used.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder();
+    #[cfg(feature = "rustls")]
+    let builder = builder.tls_backend_preconfigured(crate::tls::client_config()?);
+    builder
         .build()
         .map_err(|error| RelayClientError::Setup(error.to_string()))
 }
 
 impl RelayClient {
-    /// A client for the relay at `base_url` (e.g. `http://127.0.0.1:8790`, without `/v1`).
+    /// A client for the relay at `base_url` (e.g. `http://127.0.0.1:8790`, without `/v1`),
+    /// on [`http_client`]. An `https://` relay needs the `rustls` feature (or
+    /// [`RelayClient::with_http_client`]): without it this is a [`RelayClientError::Setup`] now
+    /// rather than a failed connection on every call.
     pub fn new(
         base_url: impl Into<String>,
         service_token: impl Into<String>,
     ) -> Result<RelayClient, RelayClientError> {
+        let base_url: String = base_url.into();
+        #[cfg(not(feature = "rustls"))]
+        if base_url
+            .trim_start()
+            .get(..6)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"))
+        {
+            return Err(RelayClientError::Setup(format!(
+                "{base_url} needs TLS: enable the `rustls` feature of \
+                 koder-elicitation-relay-client, or pass a reqwest::Client with TLS to \
+                 RelayClient::with_http_client"
+            )));
+        }
         Ok(RelayClient::with_http_client(
             http_client()?,
             base_url,
@@ -217,9 +197,9 @@ impl RelayClient {
         ))
     }
 
-    /// The same with a `reqwest::Client` of the caller's. This crate builds reqwest without TLS
-    /// (a relay next to the host, or behind a TLS proxy); for `https`, enable one of reqwest's TLS
-    /// features in the application and pass a client built with it.
+    /// The same with a `reqwest::Client` of the caller's: for `https` without this crate's
+    /// `rustls` feature, enable a TLS feature of reqwest in the application and pass a client
+    /// built with it.
     pub fn with_http_client(
         http: reqwest::Client,
         base_url: impl Into<String>,
@@ -317,15 +297,14 @@ impl RelayClient {
         options: &ElicitOptions,
         idempotency_key: &str,
     ) -> Result<Created, RelayClientError> {
-        let mut body = json!({ "scope": scope, "request": request });
-        if let Some(object) = body.as_object_mut() {
-            if let Some(name) = &options.server_name {
-                object.insert("serverName".into(), json!(name));
-            }
-            if let Some(timeout) = options.timeout_ms {
-                object.insert("timeoutMs".into(), json!(timeout));
-            }
-        }
+        let body = CreateElicitation {
+            scope: scope.clone(),
+            request: request.clone(),
+            server_name: options.server_name.clone(),
+            timeout_ms: options.timeout_ms,
+        };
+        let body = serde_json::to_value(&body)
+            .map_err(|error| RelayClientError::Unexpected(error.to_string()))?;
         let answer = retrying(Instant::now() + self.retry_for, || {
             self.call(
                 Method::POST,
@@ -336,17 +315,8 @@ impl RelayClient {
             )
         })
         .await?;
-        let id = answer.get("id").and_then(Value::as_str);
-        let expires_at = answer.get("expiresAt").and_then(Value::as_i64);
-        match (id, expires_at) {
-            (Some(id), Some(expires_at)) => Ok(Created {
-                id: id.to_string(),
-                expires_at,
-            }),
-            _ => Err(RelayClientError::Unexpected(format!(
-                "a create answered {answer}"
-            ))),
-        }
+        serde_json::from_value(answer.clone())
+            .map_err(|_| RelayClientError::Unexpected(format!("a create answered {answer}")))
     }
 
     /// `GET /v1/elicitations/{id}/result?wait=` (one long-poll, not retried).
@@ -360,21 +330,7 @@ impl RelayClient {
                 Duration::from_secs(wait_seconds) + POLL_MARGIN,
             )
             .await?;
-        let status = answer.get("status").and_then(Value::as_str);
-        match (status, answer.get("result")) {
-            (Some("pending"), _) => Ok(Outcome::Pending),
-            (Some(status @ ("settled" | "expired" | "withdrawn")), Some(result))
-                if result.is_object() =>
-            {
-                Ok(Outcome::Final {
-                    status: status.to_string(),
-                    result: result.clone(),
-                })
-            }
-            _ => Err(RelayClientError::Unexpected(format!(
-                "a result poll answered {answer}"
-            ))),
-        }
+        outcome_of(answer)
     }
 
     /// `DELETE /v1/elicitations/{id}`: withdraws it while pending; the final state either way.
@@ -446,7 +402,7 @@ impl RelayClient {
         }
         let response = builder.send().await.map_err(|error| {
             if error.is_builder() {
-                // Not worth retrying: the URL is wrong, or https without a TLS-enabled client.
+                // Not worth retrying: the URL is wrong, or https without TLS.
                 RelayClientError::Setup(error.to_string())
             } else {
                 RelayClientError::Unreachable(error.to_string())
@@ -465,6 +421,15 @@ impl RelayClient {
     }
 }
 
+/// A result poll's answer as an [`Outcome`], or why it is not one.
+fn outcome_of(answer: Value) -> Result<Outcome, RelayClientError> {
+    serde_json::from_value::<HostView>(answer.clone())
+        .ok()
+        .and_then(Outcome::from_view)
+        .ok_or_else(|| RelayClientError::Unexpected(format!("a result poll answered {answer}")))
+}
+
+/// A non-2xx answer (or a 2xx that is not JSON) as the error it stands for.
 fn relay_error(status: StatusCode, body: Option<Value>) -> RelayClientError {
     let body = body.unwrap_or(Value::Null);
     let message = body
@@ -516,21 +481,14 @@ where
     }
 }
 
-/// A fresh Idempotency-Key: 128 random bits in hex. Without randomness, a key from the clock and
-/// the process still keeps one host's creates apart.
+/// A fresh Idempotency-Key: a random id. Without randomness, the clock, the process and a
+/// counter still keep one host's creates apart.
 fn idempotency_key() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        return format!("{}-{}-{:p}", now_ms(), std::process::id(), &bytes);
-    }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or_default()
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    random_id().unwrap_or_else(|_| {
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        format!("{}-{}-{count}", now_ms(), std::process::id())
+    })
 }
 
 /// Withdraws the elicitation unless disarmed: when the waiting future is dropped (rmcp drops a
@@ -565,147 +523,145 @@ impl Drop for WithdrawOnDrop {
     }
 }
 
-/// An rmcp [`ClientHandler`] that answers every `elicitation/create` through the relay: the
-/// person `scope` names answers in their browser. Advertises form and URL elicitation. A
-/// `notifications/elicitation/complete` (MCP 2025-11-25 URL mode) is passed on to the relay.
-#[derive(Debug, Clone)]
-pub struct RelayElicitationHandler {
-    client: RelayClient,
-    scope: Scope,
-    options: ElicitOptions,
-    /// URL-mode elicitation ids (the server's) to the relay's ids, to route completions.
-    url_ids: Arc<Mutex<HashMap<String, String>>>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
 
-impl RelayElicitationHandler {
-    /// Asks the person `scope` names through `client`. The server's name (its title when it has
-    /// one) is shown in the dialog unless [`ElicitOptions::server_name`] says otherwise.
-    pub fn new(client: RelayClient, scope: Scope) -> RelayElicitationHandler {
-        RelayElicitationHandler {
-            client,
-            scope,
-            options: ElicitOptions::default(),
-            url_ids: Arc::default(),
-        }
-    }
-
-    /// The same with options (server name, time limit).
-    pub fn with_options(mut self, options: ElicitOptions) -> RelayElicitationHandler {
-        self.options = options;
-        self
-    }
-}
-
-impl ClientHandler for RelayElicitationHandler {
-    async fn create_elicitation(
-        &self,
-        params: ElicitRequestParams,
-        context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        let mut request = serde_json::to_value(&params)
-            .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
-        // rmcp fills a missing URL-mode elicitationId (2026-07-28) with "": take it back out, so
-        // the request reads as the kind it is.
-        let url_id = match request.as_object_mut() {
-            Some(object) => match object.get("elicitationId").and_then(Value::as_str) {
-                Some("") => {
-                    object.remove("elicitationId");
-                    None
-                }
-                Some(id) if object.get("mode").and_then(Value::as_str) == Some("url") => {
-                    Some(id.to_string())
-                }
-                _ => None,
-            },
-            None => None,
-        };
-        let mut options = self.options.clone();
-        if options.server_name.is_none() {
-            options.server_name = peer_server_name(&context.peer);
-        }
-        let on_created = |created: &Created| {
-            if let (Some(url_id), Ok(mut ids)) = (&url_id, self.url_ids.lock()) {
-                ids.insert(url_id.clone(), created.id.clone());
-            }
-        };
-        let answer = self
-            .client
-            .elicit_with(
-                &self.scope,
-                request,
-                &options,
-                context.ct.cancelled(),
-                on_created,
-            )
-            .await;
-        if let (Some(url_id), Ok(mut ids)) = (&url_id, self.url_ids.lock()) {
-            // Only an accepted URL elicitation waits for its completion (2025-11-25): keep its
-            // route until the completion comes; forget the others now.
-            let accepted =
-                matches!(&answer, Ok(result) if result.get("action") == Some(&json!("accept")));
-            if !accepted {
-                ids.remove(url_id);
-            }
-        }
-        match answer {
-            Ok(result) => serde_json::from_value(result.clone()).map_err(|error| {
-                ErrorData::internal_error(
-                    format!("the relay's result {result} is not an ElicitResult: {error}"),
-                    None,
-                )
-            }),
-            // Withdrawn because the server cancelled: rmcp sends nothing for a cancelled request.
-            Err(RelayClientError::Cancelled) => Err(ErrorData::internal_error("withdrawn", None)),
-            Err(error) if error.jsonrpc_code() == Some(INVALID_PARAMS) => {
-                Err(ErrorData::invalid_params(error.to_string(), None))
-            }
-            Err(error) => Err(ErrorData::internal_error(error.to_string(), None)),
-        }
-    }
-
-    async fn on_custom_notification(
-        &self,
-        notification: CustomNotification,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        if notification.method != "notifications/elicitation/complete" {
-            return;
-        }
-        let url_id = notification
-            .params
-            .as_ref()
-            .and_then(|params| params.get("elicitationId"))
-            .and_then(Value::as_str);
-        let relay_id = url_id.and_then(|url_id| {
-            self.url_ids
-                .lock()
-                .ok()
-                .and_then(|mut ids| ids.remove(url_id))
+    #[test]
+    fn a_relay_error_keeps_the_relays_message_and_code() {
+        let body = json!({
+            "error": { "status": 400, "message": "requestedSchema must be an object", "jsonrpcCode": -32602 }
         });
-        if let Some(relay_id) = relay_id {
-            let _ = self.client.complete(&relay_id).await;
+        let error = relay_error(StatusCode::BAD_REQUEST, Some(body.clone()));
+        assert_eq!(
+            error,
+            RelayClientError::Relay {
+                status: 400,
+                message: "requestedSchema must be an object".into(),
+                body,
+            }
+        );
+        assert_eq!(error.jsonrpc_code(), Some(-32602));
+        assert!(!error.is_transient());
+        assert_eq!(
+            error.to_string(),
+            "koder-elicitation-relay answered 400: requestedSchema must be an object"
+        );
+    }
+
+    #[test]
+    fn an_error_without_a_json_body_is_named_by_its_status() {
+        let error = relay_error(StatusCode::BAD_GATEWAY, None);
+        assert_eq!(
+            error,
+            RelayClientError::Relay {
+                status: 502,
+                message: "Bad Gateway".into(),
+                body: Value::Null,
+            }
+        );
+        assert!(error.is_transient(), "a 5xx is retried");
+        assert_eq!(error.jsonrpc_code(), None);
+        let not_json = relay_error(StatusCode::OK, None);
+        let RelayClientError::Relay {
+            status: 200,
+            message,
+            ..
+        } = &not_json
+        else {
+            panic!("{not_json:?}")
+        };
+        assert_eq!(message, "an answer that is not JSON");
+        // A status with no reason phrase still says something.
+        let odd = relay_error(StatusCode::from_u16(599).unwrap(), Some(json!({ "x": 1 })));
+        let RelayClientError::Relay {
+            status: 599,
+            message,
+            ..
+        } = &odd
+        else {
+            panic!("{odd:?}")
+        };
+        assert_eq!(message, "no message");
+    }
+
+    #[test]
+    fn only_network_errors_and_5xx_are_retried() {
+        assert!(RelayClientError::Unreachable("refused".into()).is_transient());
+        for status in [400, 401, 404, 409, 410, 422, 429] {
+            let error = relay_error(StatusCode::from_u16(status).unwrap(), None);
+            assert!(!error.is_transient(), "{status}");
+        }
+        assert!(!RelayClientError::Setup("bad url".into()).is_transient());
+        assert!(!RelayClientError::Unexpected("?".into()).is_transient());
+        assert!(!RelayClientError::Cancelled.is_transient());
+        assert_eq!(
+            RelayClientError::Unreachable("connection refused".into()).to_string(),
+            "koder-elicitation-relay unreachable: connection refused"
+        );
+        assert_eq!(
+            RelayClientError::Cancelled.to_string(),
+            "the elicitation was withdrawn"
+        );
+    }
+
+    #[test]
+    fn a_result_poll_reads_pending_and_final_and_refuses_the_rest() {
+        assert_eq!(
+            outcome_of(json!({ "status": "pending" })),
+            Ok(Outcome::Pending)
+        );
+        assert_eq!(
+            outcome_of(
+                json!({ "status": "settled", "result": { "action": "accept", "content": { "a": 1 } } })
+            ),
+            Ok(Outcome::Final {
+                status: "settled".into(),
+                result: json!({ "action": "accept", "content": { "a": 1 } }),
+            })
+        );
+        for answer in [
+            json!({ "status": "expired" }),
+            json!({ "status": "withdrawn", "result": "cancel" }),
+            json!({ "status": "complete", "result": { "action": "accept" } }),
+            json!({ "result": { "action": "accept" } }),
+            json!([]),
+        ] {
+            assert_eq!(
+                outcome_of(answer.clone()),
+                Err(RelayClientError::Unexpected(format!(
+                    "a result poll answered {answer}"
+                )))
+            );
         }
     }
 
-    fn get_info(&self) -> ClientConfig {
-        let elicitation = ElicitationCapability::new()
-            .with_form(FormElicitationCapability::new().with_schema_validation(true))
-            .with_url(UrlElicitationCapability::new());
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = Some(elicitation);
-        ClientConfig::new(
-            capabilities,
-            Implementation::new("koder-elicitation-relay", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    #[test]
+    fn an_id_cannot_change_the_path() {
+        assert_eq!(elicitation_path("0123abcd"), "/v1/elicitations/0123abcd");
+        assert_eq!(
+            elicitation_path("../../v1/admin?x=1#y"),
+            "/v1/elicitations/v1adminx1y"
+        );
     }
-}
 
-/// The server's name as the dialog shows it: its title when it gives one.
-fn peer_server_name(peer: &Peer<RoleClient>) -> Option<String> {
-    peer.peer_info().and_then(|info| {
-        info.server_info
-            .as_ref()
-            .map(|server| server.title.clone().unwrap_or_else(|| server.name.clone()))
-    })
+    #[test]
+    fn idempotency_keys_are_fresh_random_ids() {
+        let first = idempotency_key();
+        assert_eq!(first.len(), 32);
+        assert_ne!(first, idempotency_key());
+    }
+
+    #[test]
+    fn the_service_token_stays_out_of_debug_output() {
+        let client = RelayClient::with_http_client(
+            http_client().unwrap(),
+            "http://127.0.0.1:8790/",
+            "secret-service-token",
+        );
+        let shown = format!("{client:?}");
+        assert!(!shown.contains("secret-service-token"), "{shown}");
+        assert!(shown.contains("\"http://127.0.0.1:8790\""), "{shown}");
+    }
 }
