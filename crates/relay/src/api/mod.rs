@@ -169,12 +169,10 @@ async fn method_not_allowed() -> ApiError {
 
 /// A fresh id: 128 random bits as 32 lowercase hex characters.
 pub fn new_id() -> Result<String, ApiError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|error| {
+    koder_elicitation_relay_client::wire::random_id().map_err(|error| {
         eprintln!("koder-elicitation-relay: no randomness: {error}");
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no randomness available")
-    })?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    })
 }
 
 /// Whether a path id could be one of ours; anything else is unknown without a database read.

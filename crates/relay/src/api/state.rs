@@ -1,7 +1,6 @@
 //! What every handler reaches, and how a change is announced on this replica.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::FromRef;
 use koder_mcp_elicitation_core::i18n::Catalog;
@@ -66,10 +65,5 @@ impl EventSink for Announcer {
     }
 }
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
+/// Milliseconds since the Unix epoch (the one clock function both sides of the wire share).
+pub use koder_elicitation_relay_client::wire::now_ms;

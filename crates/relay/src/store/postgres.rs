@@ -81,8 +81,8 @@ impl PostgresStore {
             .connect(url)
             .await?;
         create_schema(&pool).await?;
-        let origin = crate::api::new_id()
-            .map_err(|_| StoreError("no randomness for the replica id".into()))?;
+        let origin = koder_elicitation_relay_client::wire::random_id()
+            .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
         Ok(PostgresStore { pool, origin })
     }
 
