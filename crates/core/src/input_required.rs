@@ -12,6 +12,9 @@
 //!
 //! Every error is the usual -32602 naming the key, e.g. `inputRequests.github_login.params.message
 //! is required`; in a JSON-RPC response the path starts at `result.`.
+//!
+//! [`parse_input_request`] reads one entry on its own, with the same rules and paths that start
+//! at the entry (`params.message is required`): what a relay stores when a host hands it one.
 
 use serde_json::{Map, Value};
 
@@ -167,41 +170,90 @@ fn parse_requests(
             ));
         }
         let path = child_path(base, key);
-        let entry = entry
+        let object = entry
             .as_object()
             .ok_or_else(|| ElicitationError::invalid(&path, "must be an object"))?;
-        let method_path = child_path(&path, "method");
-        let method = match entry.get("method") {
-            Some(Value::String(method)) => method,
-            Some(_) => return Err(ElicitationError::invalid(&method_path, "must be a string")),
-            None => return Err(ElicitationError::invalid(&method_path, "is required")),
-        };
-        if method != ELICITATION_METHOD {
-            round
-                .others
-                .insert(key.clone(), Value::Object(entry.clone()));
-            continue;
-        }
-        let params_path = child_path(&path, "params");
-        let params = entry
-            .get("params")
-            .and_then(Value::as_object)
-            .ok_or_else(|| ElicitationError::invalid(&params_path, "must be an object"))?;
         let key_options = ParseOptions {
             strict: options.strict,
             local_id: key.clone(),
         };
-        let mut request = parse_params(params, &params_path, &key_options, Protocol::Bare, None)?;
-        // The key is this elicitation's identity within the round, even if a server also sent
-        // a (2025-11-25) elicitationId: keys are unique, elicitationIds need not be.
-        request.elicitation_id = key.clone();
-        round.elicitations.push(KeyedElicitation {
-            key: key.clone(),
-            params: Value::Object(params.clone()),
-            request,
-        });
+        match parse_entry(object, &path, &key_options)? {
+            None => {
+                round.others.insert(key.clone(), entry.clone());
+            }
+            Some(InputElicitation {
+                params,
+                mut request,
+            }) => {
+                // The key is this elicitation's identity within the round, even if a server also
+                // sent a (2025-11-25) elicitationId: keys are unique, elicitationIds need not be.
+                request.elicitation_id = key.clone();
+                round.elicitations.push(KeyedElicitation {
+                    key: key.clone(),
+                    params,
+                    request,
+                });
+            }
+        }
     }
     Ok(round)
+}
+
+/// One entry `{method, params}` found at `path` (empty for an entry on its own): its `params`
+/// and their reading when it is an elicitation, `None` for any other method (sampling, roots,
+/// anything newer), whose params are not looked at.
+fn parse_entry(
+    entry: &Map<String, Value>,
+    path: &str,
+    options: &ParseOptions,
+) -> Result<Option<InputElicitation>, ElicitationError> {
+    let method_path = child_path(path, "method");
+    match entry.get("method") {
+        Some(Value::String(method)) if method == ELICITATION_METHOD => {}
+        Some(Value::String(_)) => return Ok(None),
+        Some(_) => return Err(ElicitationError::invalid(&method_path, "must be a string")),
+        None => return Err(ElicitationError::invalid(&method_path, "is required")),
+    }
+    let params_path = child_path(path, "params");
+    let params = entry
+        .get("params")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ElicitationError::invalid(&params_path, "must be an object"))?;
+    let request = parse_params(params, &params_path, options, Protocol::Bare, None)?;
+    Ok(Some(InputElicitation {
+        params: Value::Object(params.clone()),
+        request,
+    }))
+}
+
+/// One `inputRequests` entry's elicitation, read on its own (outside any round).
+#[derive(Debug, Clone)]
+pub struct InputElicitation {
+    /// The entry's `params` object as sent (bare `ElicitRequestParams`).
+    pub params: Value,
+    /// The params parsed like bare params: protocol Bare, no id, `elicitation_id` = the URL-mode
+    /// `elicitationId`, else `options.local_id`.
+    pub request: Request,
+}
+
+/// Parses ONE `inputRequests` entry `{"method": "elicitation/create", "params"}`, with the same
+/// rules as a round's entries. Paths start at the entry (`params.message is required`); an entry
+/// of any other method is not for a person and is refused (`method must be
+/// "elicitation/create"`).
+pub fn parse_input_request(
+    entry: &Value,
+    options: &ParseOptions,
+) -> Result<InputElicitation, ElicitationError> {
+    let object = entry.as_object().ok_or_else(|| {
+        ElicitationError::invalid("entry", "must be an object with \"method\" and \"params\"")
+    })?;
+    match parse_entry(object, "", options)? {
+        Some(elicitation) => Ok(elicitation),
+        None => Err(ElicitationError::invalid(
+            "method",
+            format!("must be \"{ELICITATION_METHOD}\""),
+        )),
+    }
 }
 
 /// The `inputResponses` of a retry: key → `ElicitResult`, in the given order, as a JSON object.
@@ -587,6 +639,136 @@ mod tests {
         );
         let err = parse_input_round_text("\"[1]\"", &options()).unwrap_err();
         assert!(err.message.starts_with("input must be"), "{}", err.message);
+    }
+
+    fn entry(value: Value) -> Result<InputElicitation, ElicitationError> {
+        parse_input_request(&value, &options())
+    }
+
+    fn entry_message(value: Value) -> String {
+        match entry(value) {
+            Ok(parsed) => panic!("expected an error, got {parsed:?}"),
+            Err(err) => {
+                assert_eq!(err.code, -32602);
+                err.message
+            }
+        }
+    }
+
+    #[test]
+    fn one_entry_gives_its_params_and_request() {
+        let parsed = entry(form("Your GitHub username")).unwrap();
+        assert_eq!(parsed.params, form("Your GitHub username")["params"]);
+        assert_eq!(parsed.request.message, "Your GitHub username");
+        assert_eq!(parsed.request.protocol, Protocol::Bare);
+        assert_eq!(parsed.request.id, None);
+        assert_eq!(parsed.request.elicitation_id, "local-1");
+        assert!(matches!(parsed.request.mode, Mode::Form(_)));
+        let url = json!({"method": "elicitation/create", "params": {
+            "mode": "url", "message": "Sign in", "url": "https://example.com/login"}});
+        let parsed = entry(url).unwrap();
+        assert!(matches!(parsed.request.mode, Mode::Url(_)));
+        assert_eq!(parsed.request.elicitation_id, "local-1");
+        // On its own an entry has no key: a 2025-11-25 elicitationId is its identity.
+        let with_id = json!({"method": "elicitation/create", "params": {
+            "mode": "url", "message": "Sign in", "url": "https://example.com", "elicitationId": "e-9"}});
+        assert_eq!(entry(with_id).unwrap().request.elicitation_id, "e-9");
+        // Members besides method and params (a JSON-RPC id, say) are not the entry's business.
+        let mut extra = form("x");
+        extra["id"] = json!(4);
+        assert_eq!(entry(extra).unwrap().params, form("x")["params"]);
+    }
+
+    #[test]
+    fn one_entry_errors_start_at_the_entry() {
+        assert_eq!(
+            entry_message(
+                json!({"method": "elicitation/create", "params": {"requestedSchema": {}}})
+            ),
+            "params.message is required"
+        );
+        for method in ["sampling/createMessage", "roots/list", "future/thing", ""] {
+            assert_eq!(
+                entry_message(json!({"method": method, "params": {}})),
+                "method must be \"elicitation/create\"",
+                "{method}"
+            );
+        }
+        assert_eq!(
+            entry_message(json!({"method": 5, "params": {}})),
+            "method must be a string"
+        );
+        assert_eq!(entry_message(json!({"params": {}})), "method is required");
+        assert_eq!(
+            entry_message(json!({"method": "elicitation/create", "params": "x"})),
+            "params must be an object"
+        );
+        assert_eq!(
+            entry_message(json!({"method": "elicitation/create"})),
+            "params must be an object"
+        );
+        assert_eq!(
+            entry_message(
+                json!({"method": "elicitation/create", "params": {"mode": "url", "message": "x"}})
+            ),
+            "params.url is required"
+        );
+        assert_eq!(
+            entry_message(
+                json!({"method": "elicitation/create", "params": {"message": "x", "requestedSchema": {
+                "type": "object", "properties": {"age": {"type": "integer", "minimum": "3"}}}}})
+            ),
+            "params.requestedSchema.properties.age.minimum must be a number"
+        );
+        for value in [json!([]), json!(null), json!("text"), json!(3)] {
+            assert_eq!(
+                entry_message(value),
+                "entry must be an object with \"method\" and \"params\""
+            );
+        }
+        let nested = json!({"method": "elicitation/create", "params": {"message": "x", "requestedSchema": {
+            "type": "object", "properties": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}}}}});
+        assert!(entry(nested.clone()).is_ok());
+        let strict = ParseOptions {
+            strict: true,
+            local_id: String::new(),
+        };
+        let message = parse_input_request(&nested, &strict).unwrap_err().message;
+        assert!(
+            message.starts_with("params.requestedSchema.properties.address"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn one_entry_and_a_round_decide_alike() {
+        // The same entry alone and under a key: the same params, and the same error with the
+        // key's path in front.
+        let entries = [
+            form("fine"),
+            json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://a"}}),
+            json!({"method": "elicitation/create", "params": {}}),
+            json!({"method": "elicitation/create", "params": {"message": 3, "requestedSchema": {}}}),
+            json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": []}}),
+            json!({"method": "elicitation/create", "params": {"mode": "sms", "message": "m"}}),
+            json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": 3}}),
+            json!({"method": "elicitation/create", "params": []}),
+            json!({"method": true}),
+            json!({}),
+        ];
+        for value in entries {
+            let alone = entry(value.clone());
+            let round = parse(json!({ "k": value.clone() }));
+            match (alone, round) {
+                (Ok(alone), Ok(round)) => {
+                    assert_eq!(alone.params, round.elicitations[0].params, "{value}")
+                }
+                (Err(alone), Err(round)) => {
+                    assert_eq!(format!("inputRequests.k.{}", alone.message), round.message)
+                }
+                (alone, round) => panic!("{value}: alone {alone:?}, in a round {round:?}"),
+            }
+        }
     }
 
     #[test]

@@ -29,6 +29,8 @@
     )
 )]
 
+/// A person's answer checked against its request: actions, content rules, URL mode.
+pub mod answer;
 /// Elicitations answered together (a 2026-07-28 round): the queue line counts them, and the user's
 /// cancel of one cancels the rest.
 pub mod batch;

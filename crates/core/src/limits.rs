@@ -26,6 +26,11 @@ pub const MAX_INPUT_REQUESTS: usize = 20;
 /// elicitation's identity.
 pub const MAX_INPUT_KEY_CHARS: usize = 256;
 
+/// Longest scope string a relay accepts, in code points: a user, workspace or conversation id
+/// (in the host's `scope` and in a person's token), a server name, an idempotency key. They are
+/// stored, indexed and compared on every lookup, so they stay short.
+pub const MAX_SCOPE_CHARS: usize = 256;
+
 /// Longest request id or `elicitationId`, in code points.
 pub const MAX_ID_CHARS: usize = 1024;
 

@@ -103,6 +103,17 @@ pub fn parse_request(value: &Value, options: &ParseOptions) -> Result<Request, E
     }
 }
 
+/// The form's `requestedSchema` inside a request as sent in `protocol`: `params.requestedSchema`
+/// of a JSON-RPC request, `requestedSchema` of bare params, `schema` of a Koder envelope. `None`
+/// when it is absent (URL mode) or the value is not of that shape.
+pub fn requested_schema<'a>(request: &'a Value, protocol: &Protocol) -> Option<&'a Value> {
+    match protocol {
+        Protocol::JsonRpc => request.get("params")?.get("requestedSchema"),
+        Protocol::Bare => request.get("requestedSchema"),
+        Protocol::Envelope => request.get("schema"),
+    }
+}
+
 fn parse_json_rpc(
     object: &Map<String, Value>,
     options: &ParseOptions,
@@ -478,6 +489,35 @@ mod tests {
         assert_eq!(
             err.message,
             "params.requestedSchema.properties.age.minimum must be a number"
+        );
+    }
+
+    #[test]
+    fn requested_schema_is_found_where_each_protocol_keeps_it() {
+        let params = json!({"message": "Hi", "requestedSchema": weather_schema()});
+        let rpc =
+            json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": params});
+        let envelope =
+            json!({"type": "elicitation/request", "id": "e", "schema": weather_schema()});
+        for value in [&params, &rpc, &envelope] {
+            let request = parse(value.clone()).unwrap();
+            assert_eq!(
+                requested_schema(value, &request.protocol),
+                Some(&weather_schema()),
+                "{value}"
+            );
+        }
+        // Each protocol looks in its own place only.
+        assert_eq!(requested_schema(&params, &Protocol::JsonRpc), None);
+        assert_eq!(requested_schema(&params, &Protocol::Envelope), None);
+        assert_eq!(requested_schema(&rpc, &Protocol::Bare), None);
+        assert_eq!(requested_schema(&envelope, &Protocol::Bare), None);
+        let url = json!({"mode": "url", "message": "Sign in", "url": "https://example.com"});
+        assert_eq!(requested_schema(&url, &Protocol::Bare), None);
+        assert_eq!(requested_schema(&json!("text"), &Protocol::JsonRpc), None);
+        assert_eq!(
+            requested_schema(&json!({"params": 3}), &Protocol::JsonRpc),
+            None
         );
     }
 
