@@ -132,6 +132,7 @@ fn cors_layer(allow_origins: &[String]) -> Result<Option<CorsLayer>, RouterError
             .allow_origin(origin)
             .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
             .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+            .expose_headers([header::RETRY_AFTER])
             .max_age(std::time::Duration::from_secs(600)),
     ))
 }
@@ -261,6 +262,10 @@ pub fn elicitation_view(record: &Record) -> Value {
     view.insert("serverName".into(), json!(record.server_name));
     view.insert("createdAt".into(), json!(record.created_at));
     view.insert("expiresAt".into(), json!(record.expires_at));
+    view.insert(
+        "expiresInMs".into(),
+        json!((record.expires_at - now_ms()).max(0)),
+    );
     view.insert(
         "scope".into(),
         json!({
