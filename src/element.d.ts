@@ -376,12 +376,16 @@ export interface KoderMcpElicitation extends HTMLElement {
   /**
    * Joins a koder-elicitation-relay at `url`: reads its SSE stream (`GET {url}/v1/stream`, bearer
    * token from `options.token`) and shows each of the person's pending elicitations as `elicit()`
-   * does (event details carry the relay's id as `detail.id`). The person's accept, decline or cancel
-   * is posted to `{url}/v1/elicitations/{id}/result`; a timeout is not (the relay expires it). One
-   * answered, withdrawn or expired elsewhere closes here; a URL-mode one completes on the relay's
-   * `complete`. A 401 asks `token()` for a fresh token; a dropped stream reconnects with backoff
-   * (0.5 s doubling to 30 s, with jitter). A second call replaces the first. Returns `disconnect()`:
-   * it stops the stream and closes every open relay elicitation without answering it.
+   * does (event details carry the relay's id as `detail.id`), for the time the relay says is left
+   * (`expiresInMs`: the page's clock does not matter). The person's accept, decline or cancel is
+   * posted to `{url}/v1/elicitations/{id}/result`, the same body again after a network failure, a
+   * 429 or a 5xx (with backoff, honouring `Retry-After`) until the relay answers or the deadline
+   * passes; a timeout is not posted (the relay expires it). One answered, withdrawn or expired
+   * elsewhere closes here; a URL-mode one completes on the relay's `complete`. A 401 asks `token()`
+   * for a fresh token; a stream the relay ends reconnects soon (after its `retry:` hint, if any), a
+   * 429/503 after `Retry-After`, a dropped one with backoff (0.5 s doubling to 30 s, with jitter).
+   * A second call replaces the first. Returns `disconnect()`: it stops the stream, its retries and
+   * timers, and closes every open relay elicitation without answering it.
    */
   connectRelay(url: string, options: ConnectRelayOptions): () => void;
   /** A dialog is showing. */

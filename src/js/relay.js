@@ -35,6 +35,10 @@ export function connectRelay(element, url, options) {
     if (shown.has(id)) return;
     const request = tagged(view.request, id);
     const controller = new AbortController();
+    // The relay's time left, on the monotonic clock: the page's own clock may be off by minutes.
+    // Only a relay that sends no expiresInMs leaves it to the page's clock.
+    const left = Number.isFinite(view.expiresInMs) ? view.expiresInMs : view.expiresAt - Date.now();
+    const deadline = performance.now() + left;
     shown.set(id, String((request?.params ?? request)?.elicitationId ?? id));
     open.set(id, controller);
     const settled = () => {
@@ -46,33 +50,40 @@ export function connectRelay(element, url, options) {
     element.elicit(request, {
       signal: controller.signal,
       serverName: view.serverName,
-      timeoutMs: Math.max(1, view.expiresAt - Date.now()),
+      timeoutMs: Math.max(1, left),
     }).then((result) => {
       const ending = settled();
       // A timeout is the relay's to expire. Closed without an answer (the element removed, its
       // scope changed, the rate limit): still pending there, so a later replay may show it again.
-      if (ending === "post") post(id, result);
+      if (ending === "post") post(id, JSON.stringify(result), deadline);
       else if (ending !== "timeout") shown.delete(id);
     }, settled);
   }
 
-  async function post(id, result) {
-    for (const fresh of [false, true]) {
-      let status = 0;
+  // The same body until a definitive answer (2xx, 404/409/410: answered or withdrawn elsewhere,
+  // 422, a second 401): the relay takes an identical repeat as a success, so a retry is safe.
+  // Unreached by the deadline or disconnect(): the next replay brings it back.
+  async function post(id, body, deadline) {
+    let fresh = false;
+    let delay = FIRST_DELAY_MS;
+    do {
+      let response;
       try {
-        const response = await fetch(`${base}/v1/elicitations/${encodeURIComponent(id)}/result`, {
+        response = await fetch(`${base}/v1/elicitations/${encodeURIComponent(id)}/result`, {
           method: "POST",
           headers: { ...(await authorized(fresh)), "Content-Type": "application/json" },
-          body: JSON.stringify(result),
+          body,
         });
-        status = response.status;
       } catch {}
-      // 404/409/410: answered or withdrawn elsewhere. Unreached: the next replay brings it back.
-      if (status !== 401 || stop.signal.aborted) {
-        if (status === 0 || status >= 500) shown.delete(id);
-        return;
+      const status = response?.status ?? 0;
+      if (status === 401 && !fresh) fresh = true;
+      else if (status && status < 500 && status !== 429) return;
+      else {
+        await pause(retryAfter(response) ?? backoff(delay));
+        delay = Math.min(delay * 2, MAX_DELAY_MS);
       }
-    }
+    } while (!stop.signal.aborted && performance.now() < deadline);
+    shown.delete(id);
   }
 
   function onEvent(type, text) {
@@ -117,34 +128,38 @@ export function connectRelay(element, url, options) {
   (async () => {
     let delay = FIRST_DELAY_MS;
     let retryAtOnce = true; // the first 401 after a good connect asks for a fresh token without waiting
+    let hint; // the stream's `retry:` field, in ms
     while (!stop.signal.aborted) {
-      let status = 0;
+      let response;
+      let wait;
       try {
-        const response = await fetch(`${base}/v1/stream`, {
+        response = await fetch(`${base}/v1/stream`, {
           headers: { ...(await authorized(false)), Accept: "text/event-stream" },
           cache: "no-store",
           signal: stop.signal,
         });
-        status = response.status;
         if (response.ok && response.body) {
           delay = FIRST_DELAY_MS;
           retryAtOnce = true;
           resync();
-          await readEvents(response.body, onEvent);
+          await readEvents(response.body, onEvent, (ms) => (hint = ms));
+          // The relay ended it (lagging, the token's expiry, a drain): back soon, and resync.
+          wait = jittered(hint ?? FIRST_DELAY_MS);
         } else {
           response.body?.cancel().catch(() => {});
+          wait = retryAfter(response); // 429/503: too many streams for now
         }
       } catch {}
       if (stop.signal.aborted) return;
-      if (status === 401) {
+      if (response?.status === 401) {
         bearer = null;
         if (retryAtOnce) {
           retryAtOnce = false;
           continue;
         }
       }
-      await pause(delay * (0.5 + Math.random() / 2));
-      delay = Math.min(delay * 2, MAX_DELAY_MS);
+      await pause(wait ?? backoff(delay));
+      if (wait === undefined) delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   })();
 
@@ -172,8 +187,23 @@ function tagged(request, id) {
   return { jsonrpc: "2.0", id, method: "elicitation/create", params: request };
 }
 
-/** Reads SSE from `body` until it ends, calling `onEvent(type, data)` per event. */
-async function readEvents(body, onEvent) {
+/** Our own wait of about `ms`: between half of it and all of it, so clients spread out. */
+const backoff = (ms) => ms * (0.5 + Math.random() / 2);
+
+/** A wait the relay asked for (`ms`), spread over up to half again so its clients do not return at once. */
+const jittered = (ms) => ms * (1 + Math.random() / 2);
+
+/** `Retry-After` in seconds, jittered, if the response has one (its HTTP-date form would lean on the page's clock). */
+function retryAfter(response) {
+  const value = response?.headers.get("Retry-After");
+  return value && Number(value) >= 0 ? jittered(Number(value) * 1000) : undefined;
+}
+
+/**
+ * Reads SSE from `body` until it ends, calling `onEvent(type, data)` per event and `onRetry(ms)`
+ * for a `retry:` field.
+ */
+async function readEvents(body, onEvent, onRetry) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let rest = "";
   let type = "";
@@ -194,6 +224,8 @@ async function readEvents(body, onEvent) {
       } else if (line.startsWith("data:")) {
         const chunk = line.slice(line.startsWith("data: ") ? 6 : 5);
         data = data === null ? chunk : `${data}\n${chunk}`;
+      } else if (/^retry: ?\d+$/.test(line)) {
+        onRetry(Number(line.slice(6)));
       }
     }
   }

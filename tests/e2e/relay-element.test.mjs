@@ -11,9 +11,11 @@ const el = 'koder-mcp-elicitation';
 const dialog = `${el} [part~=dialog]`;
 
 // The strict policy plus the relay's origin in connect-src, as the README says a page needs.
-const tabPage = (relayUrl) => `<!doctype html>
+// With `clockAheadMs`, the page's clock runs that far ahead from its first script on.
+const tabPage = (relayUrl, clockAheadMs) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Relay element</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' ${new URL(relayUrl).origin}; require-trusted-types-for 'script'">
+${clockAheadMs ? `<script src="/fast-clock.js?ms=${Number(clockAheadMs)}"></script>` : ''}
 <script type="module" src="/dist/koder-mcp-elicitation.js"></script>
 <script type="module" src="/relay-element.js"></script>
 </head><body><koder-mcp-elicitation></koder-mcp-elicitation></body></html>`;
@@ -35,6 +37,22 @@ window.__disconnect = el.connectRelay(params.get('relay'), {
 });
 `;
 
+// A classic script, so it runs before the modules: Date.now() and new Date() run `ms` ahead.
+const FAST_CLOCK_SCRIPT = `
+(() => {
+  const ahead = Number(new URL(document.currentScript.src).searchParams.get('ms'));
+  const RealDate = Date;
+  globalThis.Date = class extends RealDate {
+    constructor(...args) {
+      super(...(args.length ? args : [RealDate.now() + ahead]));
+    }
+    static now() {
+      return RealDate.now() + ahead;
+    }
+  };
+})();
+`;
+
 const FORM = {
   message: 'Which city should the report cover?',
   requestedSchema: {
@@ -54,10 +72,11 @@ before(async () => {
   pages = await startServer({
     routes: {
       '/relay-element.html': (req, res) => {
-        const relayUrl = new URL(req.url, 'http://localhost').searchParams.get('relay');
-        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(tabPage(relayUrl));
+        const params = new URL(req.url, 'http://localhost').searchParams;
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(tabPage(params.get('relay'), params.get('clockAheadMs')));
       },
       '/relay-element.js': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(TAB_SCRIPT),
+      '/fast-clock.js': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(FAST_CLOCK_SCRIPT),
       '/token': (req, res) => {
         const user = new URL(req.url, 'http://localhost').searchParams.get('user');
         const mint = nextTokens.get(user)?.shift() ?? (() => mintToken({ sub: user, workspace: 'w_relay' }));
@@ -76,8 +95,9 @@ after(async () => {
 });
 
 /** The person's tab for `user`; `relayRequests` lists every request it makes to the relay. */
-async function openTab(user, { allow = [], base = relay.url } = {}) {
+async function openTab(user, { allow = [], base = relay.url, clockAheadMs } = {}) {
   const query = new URLSearchParams({ relay: base, user });
+  if (clockAheadMs) query.set('clockAheadMs', String(clockAheadMs));
   const page = await openPage(browser, `${pages.url}/relay-element.html?${query}`, { allow });
   page.relayRequests = [];
   page.on('request', (request) => {
@@ -214,14 +234,14 @@ test('an expired token: the element asks for a fresh one, for the stream and for
 
 test('a timeout is not posted: the relay expires it', { timeout: 60_000 }, async () => {
   const page = await openTab('u_timeout');
-  // The page's clock runs 2 s ahead of the relay's, so the element's own timer ends it well before
-  // the relay's expiry (at the same instant the two would race).
+  const id = await create('u_timeout', FORM, { timeoutMs: 4_000 });
+  await expectDialog(page);
+  // The page's clock jumps 2 s ahead while the dialog is open, so the element's own timer (which
+  // ticks each second) ends it well before the relay's expiry; at the same instant the two would race.
   await page.evaluate(() => {
     const now = Date.now;
     Date.now = () => now.call(Date) + 2_000;
   });
-  const id = await create('u_timeout', FORM, { timeoutMs: 4_000 });
-  await expectDialog(page);
   await page.locator(dialog).waitFor({ state: 'hidden', timeout: 10_000 });
   assert.deepEqual((await events(page)).map((event) => [event.type, event.result]), [['timeout', { action: 'cancel' }]]);
   assert.deepEqual(await hostResult(id, 0), { status: 'pending' }, 'the element timed out first');
@@ -340,6 +360,123 @@ test('the relay goes down and comes back: the tab reconnects, closes what ended 
     await page.keyboard.press('Enter');
     await page.locator(dialog).waitFor({ state: 'hidden' });
     assert.deepEqual(await hostResult(kept, 20, back.url), { status: 'settled', result: { action: 'accept', content: { city: 'Portugal' } } });
+    page.assertNoErrors();
+    await page.close();
+  } finally {
+    await back?.stop();
+    await other?.stop();
+    await own.stop();
+  }
+});
+
+test('the relay\'s clock sets the deadline: with the page\'s clock 10 minutes fast, a 60 s elicitation stays open', { timeout: 60_000 }, async () => {
+  const page = await openTab('u_clock', { clockAheadMs: 600_000 });
+  const skew = await page.evaluate(() => [Date.now(), new Date().getTime()].map((ms) => ms - (performance.timeOrigin + performance.now())));
+  for (const ms of skew) assert.ok(ms > 590_000 && ms < 610_000, `the page's clock is 10 minutes fast (${ms} ms)`);
+  const id = await create('u_clock', FORM, { timeoutMs: 60_000 });
+  await expectDialog(page);
+
+  await page.waitForTimeout(5_000);
+  assert.equal(await page.locator(dialog).isVisible(), true, 'still open 5 s later');
+  // The countdown shows in the last 30 s: hidden, more than half of the minute is left.
+  assert.equal(await page.locator(`${el} [part~=countdown]`).isVisible(), false, 'more than 30 s left');
+  assert.deepEqual(await events(page), []);
+  await answerCity(page, 'Coimbra');
+  assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content: { city: 'Coimbra' } } });
+  assert.deepEqual(resultPosts(page), [`POST /v1/elicitations/${id}/result`]);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('an answer post that fails on the network is retried, and the relay settles it once', { timeout: 60_000 }, async () => {
+  const page = await openTab('u_retry', { allow: [/ERR_FAILED/] });
+  const id = await create('u_retry');
+  await expectDialog(page);
+  // The network drops the first post of the answer; everything after it goes through.
+  let dropped = 0;
+  await page.route(`${relay.url}/v1/elicitations/${id}/result`, (route) => {
+    if (route.request().method() !== 'POST' || dropped > 0) return route.continue();
+    dropped += 1;
+    return route.abort('failed');
+  });
+  await answerCity(page, 'Evora');
+
+  const answer = { action: 'accept', content: { city: 'Evora' } };
+  assert.deepEqual(await hostResult(id, 10), { status: 'settled', result: answer });
+  assert.equal(dropped, 1);
+  assert.deepEqual(resultPosts(page), [`POST /v1/elicitations/${id}/result`, `POST /v1/elicitations/${id}/result`]);
+  // Settled once: the same answer again is taken as the one already there, another one is refused.
+  const repost = (body) => fetch(`${relay.url}/v1/elicitations/${id}/result`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${mintToken({ sub: 'u_retry', workspace: 'w_relay' })}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  assert.equal((await repost(answer)).status, 200);
+  assert.equal((await repost({ action: 'decline' })).status, 409);
+  await page.waitForTimeout(1_000);
+  assert.equal(await page.locator(dialog).count(), 0, 'the dialog closed once and did not come back');
+  assert.deepEqual((await events(page)).map((event) => [event.type, event.id]), [['accept', id]]);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('a 503 with Retry-After on the answer post: the same answer is posted again after that wait', { timeout: 60_000 }, async () => {
+  const page = await openTab('u_busy', { allow: [/503/] });
+  const id = await create('u_busy');
+  await expectDialog(page);
+  // A proxy in front of the relay turns the first post away (CORS as the relay's own answers);
+  // the relay lets browsers read Retry-After.
+  const posts = [];
+  await page.route(`${relay.url}/v1/elicitations/${id}/result`, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    posts.push({ at: Date.now(), body: route.request().postData() });
+    if (posts.length > 1) return route.continue();
+    return route.fulfill({
+      status: 503,
+      headers: { 'Access-Control-Allow-Origin': pages.url, 'Access-Control-Expose-Headers': 'retry-after', 'Retry-After': '2' },
+      contentType: 'application/json',
+      body: '{"error":"busy"}',
+    });
+  });
+  await answerCity(page, 'Tavira');
+
+  assert.deepEqual(await hostResult(id, 10), { status: 'settled', result: { action: 'accept', content: { city: 'Tavira' } } });
+  assert.equal(posts.length, 2);
+  assert.equal(posts[1].body, posts[0].body, 'the same body');
+  const waited = posts[1].at - posts[0].at;
+  assert.ok(waited >= 1_900 && waited < 4_000, `the retry waited Retry-After's 2 s (${waited} ms), not its own 0.5 s`);
+  const exposed = await fetch(`${relay.url}/v1/stream`, { headers: { Origin: pages.url } });
+  assert.match(exposed.headers.get('access-control-expose-headers') ?? '', /retry-after/i, 'the relay exposes its Retry-After to pages');
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('the relay ends the stream (a restart) while another tab answers: the tab reconnects and closes it', { timeout: 90_000 }, async () => {
+  const own = await startRelay({ allowOrigins: [pages.url] });
+  const address = new URL(own.url).host;
+  let back = null;
+  let other = null;
+  try {
+    // Refused connections while the relay is down; the stream itself ends cleanly (no reset).
+    const page = await openTab('u_restart', { base: own.url, allow: [/ERR_CONNECTION_REFUSED/] });
+    const id = await create('u_restart', FORM, { base: own.url });
+    await expectDialog(page);
+
+    await own.kill('SIGTERM'); // a graceful stop: the relay ends its streams, the database stays
+    other = await startRelay({ database: own.database });
+    const response = await fetch(`${other.url}/v1/elicitations/${id}/result`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${mintToken({ sub: 'u_restart', workspace: 'w_relay' })}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'decline' }),
+    });
+    assert.equal(response.status, 200, 'the other tab\'s answer');
+    await other.stop();
+    back = await startRelay({ database: own.database, listen: address, allowOrigins: [pages.url] });
+
+    await page.locator(dialog).waitFor({ state: 'hidden', timeout: 30_000 });
+    assert.deepEqual((await events(page)).map((event) => [event.type, event.id, event.source]), [['cancel', id, 'server']]);
+    assert.deepEqual(resultPosts(page), [], 'this tab posts nothing');
+    assert.deepEqual(await hostResult(id, 0, back.url), { status: 'settled', result: { action: 'decline' } });
     page.assertNoErrors();
     await page.close();
   } finally {

@@ -127,12 +127,16 @@ export async function startRelay({
 
 const base64url = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
+/** The audience the relay requires in people's tokens. */
+export const RELAY_AUDIENCE = 'koder-elicitation-relay';
+
 /**
  * A person's HS256 JWT for the relay: `sub`, `workspace`, `conversation` (left out when
- * undefined), `exp` (seconds since the epoch; default one hour from now). Other claims pass through.
+ * undefined), `exp` (seconds since the epoch; default one hour from now), `aud` (default
+ * RELAY_AUDIENCE). Other claims pass through.
  */
 export function mintToken(claims, secret = JWT_SECRET) {
-  const payload = { exp: Math.floor(Date.now() / 1000) + 3600 };
+  const payload = { aud: RELAY_AUDIENCE, exp: Math.floor(Date.now() / 1000) + 3600 };
   for (const [name, value] of Object.entries(claims ?? {})) if (value !== undefined) payload[name] = value;
   const signingInput = `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(payload)}`;
   const signature = createHmac('sha256', secret).update(signingInput).digest('base64url');

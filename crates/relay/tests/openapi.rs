@@ -199,6 +199,7 @@ fn the_stream_names_its_events() {
             "serverName",
             "createdAt",
             "expiresAt",
+            "expiresInMs",
             "scope"
         ]
     );

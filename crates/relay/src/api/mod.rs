@@ -111,6 +111,7 @@ fn cors_layer(allow_origins: &[String]) -> Result<Option<CorsLayer>, RouterError
             .allow_origin(origin)
             .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
             .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+            .expose_headers([header::RETRY_AFTER])
             .max_age(std::time::Duration::from_secs(600)),
     ))
 }
