@@ -89,6 +89,14 @@ impl ApiError {
         }
     }
 
+    /// 422: an `Idempotency-Key` this tenant already used for a different request.
+    pub fn idempotency_key_reused() -> Self {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "this Idempotency-Key was already used with a different request",
+        )
+    }
+
     /// 429: the caller holds as much of something as allowed; try again after `retry_after`
     /// seconds.
     pub fn too_many_requests(message: impl Into<String>, retry_after: u64) -> Self {

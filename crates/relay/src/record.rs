@@ -92,8 +92,11 @@ pub struct NewElicitation {
     pub created_at: i64,
     /// When it expires, ms since the Unix epoch.
     pub expires_at: i64,
-    /// The host's `Idempotency-Key`: a second create with the same key returns the first record.
+    /// The host's `Idempotency-Key`, unique per tenant: a second create in the same tenant with
+    /// the same key returns the first record when its request digest matches.
     pub idempotency_key: Option<String>,
+    /// SHA-256 (hex) of what the host asked for, compared when an idempotency key repeats.
+    pub request_digest: Option<String>,
 }
 
 /// One stored elicitation.

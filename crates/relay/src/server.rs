@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::api::state::Announcer;
-use crate::api::{self, now_ms, AppState};
+use crate::api::{self, AppState};
 use crate::auth::Auth;
 use crate::config::{redact_database, Config, DatabaseKind};
 use crate::events::EventSink;
@@ -23,6 +23,9 @@ use crate::store::Store;
 
 /// How often due elicitations are expired.
 pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
+/// How often the sweeper measures the store's clock again (PostgreSQL: against the database's),
+/// so a process clock that drifts or steps is corrected within this long.
+pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
 /// How long a graceful shutdown waits for open requests before dropping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
@@ -93,7 +96,8 @@ pub async fn serve(config: Config) -> Result<Server, ServeError> {
 pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Server, ServeError> {
     let OpenStore { store, shared } = opened;
     let hub = Hub::new(config.streams);
-    let announcer: Arc<dyn EventSink> = Arc::new(Announcer::new(hub.clone()));
+    let announcer: Arc<dyn EventSink> =
+        Arc::new(Announcer::new(hub.clone(), store.clock().clone()));
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match shared {
         Some(origin) => Some(
@@ -147,7 +151,8 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
     })
 }
 
-/// Expires due elicitations every [`SWEEP_INTERVAL`] until shutdown.
+/// Expires due elicitations every [`SWEEP_INTERVAL`], judged by the store's clock (measured
+/// again every [`CLOCK_SYNC_INTERVAL`]), until shutdown.
 async fn sweep(
     store: Arc<dyn Store>,
     announcer: Arc<dyn EventSink>,
@@ -155,13 +160,19 @@ async fn sweep(
 ) {
     let mut ticks = tokio::time::interval(SWEEP_INTERVAL);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut clock_synced = tokio::time::Instant::now();
     let mut failing = false;
     loop {
         tokio::select! {
             _ = ticks.tick() => {}
             _ = shutdown.wait_for(|stopping| *stopping) => return,
         }
-        match store.expire_due(now_ms()).await {
+        if clock_synced.elapsed() >= CLOCK_SYNC_INTERVAL {
+            clock_synced = tokio::time::Instant::now();
+            // A failed measurement keeps the last offset; the sweep below reports the outage.
+            let _ = store.sync_clock().await;
+        }
+        match store.expire_due(store.now_ms()).await {
             Ok(expired) => {
                 failing = false;
                 for event in &expired {

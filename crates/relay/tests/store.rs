@@ -16,6 +16,7 @@ use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
     Created, NewElicitation, Record, Status, Store, Tenant, TenantFilter,
 };
+use koder_elicitation_relay::{serve_with_store, Config, OpenStore};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -144,6 +145,7 @@ fn new_elicitation(tenant: &Tenant, created_at: i64, expires_at: i64) -> NewElic
         created_at,
         expires_at,
         idempotency_key: None,
+        request_digest: None,
     }
 }
 
@@ -224,6 +226,7 @@ async fn create_new(store: &dyn Store, new: NewElicitation) -> Record {
             (*event.record).clone()
         }
         Created::Existing(record) => panic!("expected a new record, got {record:?}"),
+        Created::KeyReused => panic!("expected a new record, got KeyReused"),
     }
 }
 
@@ -297,17 +300,32 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         .expect("pending")
         .is_empty());
 
-    // Idempotency: a repeat with the same key returns the first record and creates nothing.
+    // Idempotency is per tenant. A repeat in the same tenant with the same key and the same
+    // request digest returns the first record and creates nothing; with another digest it is
+    // refused (KeyReused) and creates nothing.
     let key = format!("key-{space}");
-    let mut keyed = new_elicitation(&tenant(&user, "w1", "c1"), t0 + 3, later);
-    keyed.idempotency_key = Some(key.clone());
-    let original = create_new(store.as_ref(), keyed).await;
-    let mut repeat = new_elicitation(&tenant(&user, "w1", "c1"), t0 + 4, later + 1);
-    repeat.idempotency_key = Some(key);
+    let keyed = |tenant: &Tenant, created_at: i64, digest: &str| {
+        let mut new = new_elicitation(tenant, created_at, later);
+        new.idempotency_key = Some(key.clone());
+        new.request_digest = Some(digest.to_string());
+        new
+    };
+    let original = create_new(
+        store.as_ref(),
+        keyed(&tenant(&user, "w1", "c1"), t0 + 3, "digest-a"),
+    )
+    .await;
+    let repeat = keyed(&tenant(&user, "w1", "c1"), t0 + 4, "digest-a");
     let repeat_id = repeat.id.clone();
     let answered = store.create(repeat).await.expect("repeat create");
     assert_eq!(answered, Created::Existing(Box::new(original.clone())));
     assert_eq!(store.get(&repeat_id).await.expect("get"), None);
+    let changed = keyed(&tenant(&user, "w1", "c1"), t0 + 5, "digest-b");
+    let changed_id = changed.id.clone();
+    let refused = store.create(changed).await.expect("changed create");
+    assert_eq!(refused, Created::KeyReused);
+    assert_eq!(refused.record(), None, "nothing of the first is handed out");
+    assert_eq!(store.get(&changed_id).await.expect("get"), None);
     assert_eq!(
         store
             .pending(&filter(&user, "w1", None))
@@ -316,17 +334,39 @@ async fn check_store_promises(store: Arc<dyn Store>) {
             .len(),
         3
     );
+    // The same key with the same request in another tenant (another person, another workspace,
+    // another conversation of the same person) is that tenant's own, never the first tenant's.
+    let mut own_records = Vec::new();
+    for other in [
+        tenant(&other_user, "w1", "c1"),
+        tenant(&user, "w2", "c1"),
+        tenant(&user, "w1", "c2"),
+    ] {
+        let theirs = create_new(store.as_ref(), keyed(&other, t0 + 6, "digest-a")).await;
+        assert_ne!(theirs.id, original.id);
+        assert_eq!(theirs.tenant, other);
+        own_records.push(theirs);
+    }
+    let same_person_other_conversation = own_records.pop().expect("three records");
+    assert_eq!(
+        ids(&store
+            .pending(&filter(&other_user, "w1", Some("c1")))
+            .await
+            .expect("pending")),
+        [someone_else.id.as_str(), own_records[0].id.as_str()]
+    );
     // Concurrent repeats of a fresh key: one record, every caller gets it.
     let racing_key = format!("race-{space}");
     let racers = (0..10).map(|index| {
         let store = Arc::clone(&store);
         let mut new = new_elicitation(&tenant(&user, "w9", "c1"), t0 + index, later);
         new.idempotency_key = Some(racing_key.clone());
+        new.request_digest = Some("digest-race".into());
         tokio::spawn(async move {
             let created = store.create(new).await.expect("racing create");
             (
                 matches!(created, Created::New(_)),
-                created.record().id.clone(),
+                created.record().expect("a record").id.clone(),
             )
         })
     });
@@ -409,7 +449,10 @@ async fn check_store_promises(store: Arc<dyn Store>) {
             .pending(&filter(&user, "w1", None))
             .await
             .expect("pending")),
-        [original.id.as_str()]
+        [
+            original.id.as_str(),
+            same_person_other_conversation.id.as_str()
+        ]
     );
 
     // complete: marks once, also after settling; unknown ids are not marked.
@@ -760,7 +803,9 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
         };
         loop {
             match tokio::time::timeout(Duration::from_millis(500), heard_by_b.recv()).await {
-                Ok(Some(Some(heard))) if heard.id() == after.record().id => {
+                Ok(Some(Some(heard)))
+                    if Some(heard.id()) == after.record().map(|record| record.id.as_str()) =>
+                {
                     heard_again = true;
                     break;
                 }
@@ -790,4 +835,363 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
         Some(Status::Pending),
         "the restart kept the data"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A database the previous version wrote (commit 5bf4848: a table-wide UNIQUE on
+// idempotency_key, no request_digest). Opening it upgrades the table in place and keeps its rows.
+
+const PREVIOUS_SQLITE_SCHEMA: [&str; 3] = [
+    "CREATE TABLE IF NOT EXISTS koder_elicitations (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        request TEXT NOT NULL,
+        server_name TEXT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT NULL,
+        finished_at BIGINT NULL,
+        completed INTEGER NOT NULL DEFAULT 0,
+        idempotency_key TEXT NULL UNIQUE
+    )",
+    "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
+        ON koder_elicitations (user_id, workspace_id, status)",
+    "CREATE INDEX IF NOT EXISTS koder_elicitations_due
+        ON koder_elicitations (status, expires_at)",
+];
+
+const PREVIOUS_POSTGRES_SCHEMA: [&str; 3] = [
+    "CREATE TABLE IF NOT EXISTS koder_elicitations (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        request TEXT NOT NULL,
+        server_name TEXT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT NULL,
+        finished_at BIGINT NULL,
+        completed BOOLEAN NOT NULL DEFAULT false,
+        idempotency_key TEXT NULL UNIQUE
+    )",
+    "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
+        ON koder_elicitations (user_id, workspace_id, status)",
+    "CREATE INDEX IF NOT EXISTS koder_elicitations_due
+        ON koder_elicitations (status, expires_at)",
+];
+
+const PREVIOUS_PENDING: &str = "previous-pending";
+const PREVIOUS_SETTLED: &str = "previous-settled";
+const PREVIOUS_KEY: &str = "call-1";
+
+/// Rows as the previous version inserted them: one pending for ana with an idempotency key, one
+/// settled without.
+fn previous_rows(now: i64) -> [String; 2] {
+    let columns = "id, user_id, workspace_id, conversation_id, request, server_name, created_at, \
+                   expires_at, status, result, finished_at, completed, idempotency_key";
+    let request = r#"{"message":"Old?","requestedSchema":{"type":"object","properties":{}}}"#;
+    [
+        format!(
+            "INSERT INTO koder_elicitations ({columns}) VALUES ('{PREVIOUS_PENDING}', 'ana', \
+             'acme', 'c1', '{request}', 'old server', {now}, {}, 'pending', NULL, NULL, false, \
+             '{PREVIOUS_KEY}')",
+            now + 600_000
+        ),
+        format!(
+            "INSERT INTO koder_elicitations ({columns}) VALUES ('{PREVIOUS_SETTLED}', 'ana', \
+             'acme', 'c1', '{request}', NULL, {now}, {}, 'settled', '{{\"action\":\"decline\"}}', \
+             {now}, false, NULL)",
+            now + 600_000
+        ),
+    ]
+}
+
+/// What the upgraded store must show: the old rows as they were, the old key still its
+/// tenant's (unchanged: an old row kept no digest to differ from) and free in other tenants,
+/// and the old pending one finishes.
+async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
+    let pending = store
+        .pending(&filter("ana", "acme", None))
+        .await
+        .expect("pending");
+    assert_eq!(ids(&pending), [PREVIOUS_PENDING]);
+    let previous = pending[0].clone();
+    assert_eq!(previous.tenant, tenant("ana", "acme", "c1"));
+    assert_eq!(previous.server_name.as_deref(), Some("old server"));
+    assert_eq!(previous.created_at, now);
+    assert_eq!(previous.request["message"], "Old?");
+
+    let keyed = |tenant: &Tenant, digest: &str| {
+        let mut new = new_elicitation(tenant, now, now + 600_000);
+        new.idempotency_key = Some(PREVIOUS_KEY.into());
+        new.request_digest = Some(digest.into());
+        new
+    };
+    assert_eq!(
+        store
+            .create(keyed(&tenant("ana", "acme", "c1"), "digest-a"))
+            .await
+            .expect("repeat"),
+        Created::Existing(Box::new(previous.clone()))
+    );
+    // The table-wide UNIQUE is gone: bob may use ana's key, and gets his own.
+    let bobs = create_new(store, keyed(&tenant("bob", "acme", "c1"), "digest-a")).await;
+    assert_ne!(bobs.id, PREVIOUS_PENDING);
+    // The per-tenant index took its place.
+    assert_eq!(
+        store
+            .create(keyed(&tenant("bob", "acme", "c1"), "digest-b"))
+            .await
+            .expect("changed repeat"),
+        Created::KeyReused
+    );
+
+    let settled = store
+        .finish(
+            PREVIOUS_PENDING,
+            Status::Settled,
+            &json!({"action": "accept", "content": {}}),
+            now + 1,
+        )
+        .await
+        .expect("finish")
+        .expect("the previous pending one finishes");
+    assert_eq!(settled.record.status, Status::Settled);
+    let kept = store
+        .get(PREVIOUS_SETTLED)
+        .await
+        .expect("get")
+        .expect("the settled row is kept");
+    assert_eq!(kept.status, Status::Settled);
+    assert_eq!(kept.result, Some(json!({"action": "decline"})));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_store_upgrades_a_database_the_previous_version_wrote() {
+    let dir = TempDir::new("sqlite-previous");
+    let url = format!("sqlite://{}", dir.0.join("relay.db").display());
+    let now = now_ms();
+    let previous = sqlx::SqlitePool::connect(&format!("{url}?mode=rwc"))
+        .await
+        .expect("create the previous database");
+    for statement in PREVIOUS_SQLITE_SCHEMA
+        .into_iter()
+        .map(String::from)
+        .chain(previous_rows(now))
+    {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&previous)
+            .await
+            .expect("previous version's statement");
+    }
+    previous.close().await;
+
+    let store = SqliteStore::open(&url).await.expect("open upgrades");
+    check_previous_rows_upgraded(&store, now).await;
+    drop(store);
+    // Opening again finds the current shape and changes nothing.
+    let reopened = SqliteStore::open(&url).await.expect("reopen");
+    let previous = reopened
+        .get(PREVIOUS_PENDING)
+        .await
+        .expect("get")
+        .expect("kept");
+    assert_eq!(previous.status, Status::Settled);
+    assert_eq!(
+        reopened
+            .pending(&filter("bob", "acme", None))
+            .await
+            .expect("pending")
+            .len(),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_store_upgrades_a_database_the_previous_version_wrote() {
+    let postgres = Postgres::start();
+    let now = now_ms();
+    let previous = sqlx::PgPool::connect(&postgres.url)
+        .await
+        .expect("raw connection");
+    for statement in PREVIOUS_POSTGRES_SCHEMA
+        .into_iter()
+        .map(String::from)
+        .chain(previous_rows(now))
+    {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&previous)
+            .await
+            .expect("previous version's statement");
+    }
+
+    // Two replicas start at once on the old table: one upgrades it, under the schema lock.
+    let (store, other) = tokio::join!(
+        PostgresStore::connect(&postgres.url),
+        PostgresStore::connect(&postgres.url)
+    );
+    let store = store.expect("connect upgrades");
+    other.expect("the other replica connects too");
+    check_previous_rows_upgraded(&store, now).await;
+    let reconnected = PostgresStore::connect(&postgres.url)
+        .await
+        .expect("reconnect");
+    assert_eq!(
+        reconnected
+            .get(PREVIOUS_PENDING)
+            .await
+            .expect("get")
+            .map(|record| record.status),
+        Some(Status::Settled)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database's clock on PostgreSQL.
+
+const HOUR_MS: i64 = 3_600_000;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_time_is_told_by_the_databases_clock() {
+    let postgres = Postgres::start();
+    // On one machine the two clocks agree: the measured offset is small, also when measured again.
+    let store = PostgresStore::connect(&postgres.url)
+        .await
+        .expect("connect");
+    assert!(
+        store.clock().offset_ms().abs() < 1_000,
+        "offset {} ms",
+        store.clock().offset_ms()
+    );
+    store.sync_clock().await.expect("measure again");
+    assert!(store.clock().offset_ms().abs() < 1_000);
+    drop(store);
+
+    // A database whose clock runs an hour ahead of this process: its own clock_timestamp() in
+    // `public`, which that database searches before pg_catalog.
+    let raw = sqlx::PgPool::connect(&postgres.url)
+        .await
+        .expect("raw connection");
+    for statement in [
+        "CREATE DATABASE ahead",
+        "ALTER DATABASE ahead SET search_path = public, pg_catalog",
+    ] {
+        sqlx::query(statement).execute(&raw).await.expect(statement);
+    }
+    let (server_url, _) = postgres.url.rsplit_once('/').expect("a database name");
+    let ahead_url = format!("{server_url}/ahead");
+    let ahead = sqlx::PgPool::connect(&ahead_url)
+        .await
+        .expect("connect to ahead");
+    sqlx::query(
+        "CREATE FUNCTION public.clock_timestamp() RETURNS timestamptz LANGUAGE sql \
+         AS $$ SELECT pg_catalog.clock_timestamp() + interval '1 hour' $$",
+    )
+    .execute(&ahead)
+    .await
+    .expect("a clock an hour ahead");
+
+    let store = PostgresStore::connect(&ahead_url).await.expect("connect");
+    let offset = store.clock().offset_ms();
+    assert!(
+        (HOUR_MS - 1_000..HOUR_MS + 1_000).contains(&offset),
+        "offset {offset} ms"
+    );
+    let skew = store.now_ms() - now_ms();
+    assert!((HOUR_MS - 1_000..HOUR_MS + 1_000).contains(&skew), "{skew}");
+
+    // A relay on that store judges by the database's clock: its sweeper expires one that is due
+    // by the database's clock though this process's clock gives it ten more minutes, and keeps
+    // one due in ten minutes by the database's clock.
+    let origin = store.origin().to_string();
+    let server = serve_with_store(
+        Config {
+            listen: "127.0.0.1:0".parse().expect("address"),
+            database: ahead_url.clone(),
+            service_token: "service-token".into(),
+            jwt_secret: "jwt-secret".into(),
+            allow_origins: Vec::new(),
+            streams: Default::default(),
+        },
+        OpenStore {
+            store: Arc::new(store),
+            shared: Some(origin),
+        },
+    )
+    .await
+    .expect("serve");
+    let store = Arc::clone(server.store());
+    let process_now = now_ms();
+    let due = create_new(
+        store.as_ref(),
+        new_elicitation(
+            &tenant("dee", "acme", ""),
+            process_now,
+            process_now + 600_000,
+        ),
+    )
+    .await;
+    let store_now = store.now_ms();
+    let not_due = create_new(
+        store.as_ref(),
+        new_elicitation(&tenant("dee", "acme", ""), store_now, store_now + 600_000),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + EVENT_WAIT;
+    let expired = loop {
+        let record = store.get(&due.id).await.expect("get").expect("present");
+        if record.status != Status::Pending {
+            break record;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the sweeper expires what the database's clock says is due"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(expired.status, Status::Expired);
+    let finished_at = expired.finished_at.expect("finished");
+    assert!(
+        finished_at >= process_now + HOUR_MS - 1_000,
+        "finished at the database's time, {} ms after this process's",
+        finished_at - process_now
+    );
+    assert_eq!(
+        store
+            .get(&not_due.id)
+            .await
+            .expect("get")
+            .map(|record| record.status),
+        Some(Status::Pending)
+    );
+
+    // The host API stores the database's time too: expiresAt is an hour and timeoutMs ahead.
+    let response = koder_elicitation_relay_client::http_client().expect("an HTTP client")
+        .post(format!("{}/v1/elicitations", server.url()))
+        .header("authorization", "Bearer service-token")
+        .header("content-type", "application/json")
+        .body(
+            json!({
+                "scope": {"userId": "dee", "workspaceId": "acme"},
+                "request": {"message": "Now?", "requestedSchema": {"type": "object", "properties": {}}},
+                "timeoutMs": 60_000
+            })
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("create over HTTP");
+    assert_eq!(response.status().as_u16(), 201);
+    let created: Value = serde_json::from_str(&response.text().await.expect("body")).expect("JSON");
+    let ahead_by = created["expiresAt"].as_i64().expect("expiresAt") - now_ms();
+    assert!(
+        (HOUR_MS + 59_000..HOUR_MS + 61_000).contains(&ahead_by),
+        "expiresAt is {ahead_by} ms ahead"
+    );
+    server.shutdown().await.expect("shutdown");
 }

@@ -10,12 +10,13 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
 use super::views::{host_view, public_status};
-use super::{json_body, load, new_id, now_ms, AppState};
+use super::{json_body, load, new_id, AppState};
 use crate::auth::Host;
 use crate::error::ApiError;
 use crate::store::{Created, NewElicitation, Record, Status, Tenant};
@@ -71,7 +72,9 @@ pub async fn create(
         .get("request")
         .ok_or_else(|| ApiError::bad_request("request is required"))?;
     let checked = check_request(request, &id).map_err(ApiError::invalid_params)?;
-    let created_at = now_ms();
+    // Only a keyed create can be repeated, so only its digest is ever compared.
+    let request_digest = idempotency_key.as_ref().map(|_| request_digest(body));
+    let created_at = state.store.now_ms();
     let created = state
         .store
         .create(NewElicitation {
@@ -82,17 +85,68 @@ pub async fn create(
             created_at,
             expires_at: created_at.saturating_add(timeout_ms),
             idempotency_key,
+            request_digest,
         })
         .await?;
-    if let Created::New(event) = &created {
-        state.announce(event);
-    }
-    let record = created.record();
+    let record: &Record = match &created {
+        Created::New(event) => {
+            state.announce(event);
+            &event.record
+        }
+        Created::Existing(record) => record,
+        Created::KeyReused => return Err(ApiError::idempotency_key_reused()),
+    };
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": record.id, "expiresAt": record.expires_at})),
     )
         .into_response())
+}
+
+/// SHA-256 (hex) of what a create asks for (`request`, `scope`, `serverName`, `timeoutMs`, as
+/// sent), serialized with sorted object keys: a retry that orders its keys differently is the
+/// same request.
+fn request_digest(body: &Map<String, Value>) -> String {
+    let mut canonical = String::new();
+    for field in ["request", "scope", "serverName", "timeoutMs"] {
+        write_canonical(body.get(field).unwrap_or(&Value::Null), &mut canonical);
+        canonical.push('\n');
+    }
+    Sha256::digest(canonical.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// JSON with every object's keys in sorted order (depth is bounded by the JSON parser's limit).
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(object) => {
+            let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (index, (key, value)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
 }
 
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
@@ -199,7 +253,7 @@ pub async fn withdraw(
             &record.id,
             Status::Withdrawn,
             &json!({"action": "cancel"}),
-            now_ms(),
+            state.store.now_ms(),
         )
         .await?;
     let record = match withdrawn {

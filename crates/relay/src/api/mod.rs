@@ -206,7 +206,7 @@ pub async fn load(state: &AppState, id: &str) -> Result<Option<Record>, ApiError
     let Some(record) = state.store.get(id).await? else {
         return Ok(None);
     };
-    let now = now_ms();
+    let now = state.store.now_ms();
     if record.status != Status::Pending || record.expires_at > now {
         return Ok(Some(record));
     }

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::checks::{check_answer, AnswerError};
 use super::views::{elicitation_view, public_status, result_of};
-use super::{json_body, load, now_ms, AppState};
+use super::{json_body, load, AppState};
 use crate::auth::Person;
 use crate::error::ApiError;
 use crate::store::{Record, Status, TenantFilter};
@@ -32,7 +32,7 @@ pub async fn list_pending(
             ))
         }
     }
-    let now = now_ms();
+    let now = state.store.now_ms();
     let elicitations: Vec<Value> = state
         .store
         .pending(&filter)
@@ -85,7 +85,7 @@ pub async fn answer(
     if record.status == Status::Pending {
         if let Some(event) = state
             .store
-            .finish(&record.id, Status::Settled, &result, now_ms())
+            .finish(&record.id, Status::Settled, &result, state.store.now_ms())
             .await?
         {
             state.announce(&event);

@@ -10,7 +10,7 @@ use super::views::rendered;
 use crate::auth::Auth;
 use crate::events::{Event, EventSink};
 use crate::hub::Hub;
-use crate::store::Store;
+use crate::store::{Clock, Store};
 
 /// What every handler reaches.
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ pub struct AppState {
 impl AppState {
     /// Tells this replica's streams and long-polls of a change this replica made.
     pub fn announce(&self, event: &Event) {
-        Announcer::new(self.hub.clone()).deliver(event);
+        Announcer::new(self.hub.clone(), self.store.clock().clone()).deliver(event);
     }
 }
 
@@ -46,18 +46,21 @@ impl FromRef<AppState> for Arc<Auth> {
 #[derive(Debug, Clone)]
 pub struct Announcer {
     hub: Hub,
+    /// The store's clock, which a new one's time left is told by.
+    clock: Clock,
 }
 
 impl Announcer {
-    /// An announcer for `hub`.
-    pub fn new(hub: Hub) -> Announcer {
-        Announcer { hub }
+    /// An announcer for `hub`, rendering by `clock`.
+    pub fn new(hub: Hub, clock: Clock) -> Announcer {
+        Announcer { hub, clock }
     }
 }
 
 impl EventSink for Announcer {
     fn deliver(&self, event: &Event) {
-        self.hub.publish(event.id(), rendered(event, now_ms()));
+        self.hub
+            .publish(event.id(), rendered(event, self.clock.now_ms()));
     }
 
     fn resync(&self) {

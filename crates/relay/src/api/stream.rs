@@ -116,7 +116,7 @@ async fn pending_events(
     store: &dyn Store,
     filter: &TenantFilter,
 ) -> Result<VecDeque<SseEvent>, StoreError> {
-    let now = now_ms();
+    let now = store.now_ms();
     Ok(store
         .pending(filter)
         .await?

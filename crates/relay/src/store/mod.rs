@@ -16,10 +16,14 @@ pub mod sqlite;
 /// Row reading and create results both stores share.
 mod rows;
 
+/// The one clock of a deployment (the database's, on PostgreSQL).
+pub mod clock;
+
 /// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
 pub mod postgres;
 
 pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
+pub use clock::Clock;
 
 /// A storage failure. Handlers answer 500 "storage unavailable" and log the detail.
 #[derive(Debug)]
@@ -44,16 +48,21 @@ impl From<sqlx::Error> for StoreError {
 pub enum Created {
     /// A new pending elicitation, to announce.
     New(Event),
-    /// The idempotency key was used before: the first record, stored nothing.
+    /// The idempotency key was used before in this tenant with the same request: the first
+    /// record, stored nothing.
     Existing(Box<Record>),
+    /// The idempotency key was used before in this tenant with a different request: stored
+    /// nothing, and the first record is not the answer.
+    KeyReused,
 }
 
 impl Created {
-    /// The record the host is answered with.
-    pub fn record(&self) -> &Record {
+    /// The record the host is answered with; `None` for a reused key.
+    pub fn record(&self) -> Option<&Record> {
         match self {
-            Created::New(event) => &event.record,
-            Created::Existing(record) => record,
+            Created::New(event) => Some(&event.record),
+            Created::Existing(record) => Some(record),
+            Created::KeyReused => None,
         }
     }
 }
@@ -61,8 +70,10 @@ impl Created {
 /// The one seam between the relay and its database.
 #[async_trait]
 pub trait Store: Send + Sync + Debug + 'static {
-    /// Stores a new pending elicitation. With an idempotency key already used, stores nothing
-    /// and returns the first record.
+    /// Stores a new pending elicitation. With an idempotency key already used in the same tenant
+    /// (user, workspace, conversation), stores nothing and returns the first record when the
+    /// request digests match, [`Created::KeyReused`] when they differ. Other tenants' keys are
+    /// never looked at.
     async fn create(&self, new: NewElicitation) -> Result<Created, StoreError>;
 
     /// The elicitation with this id, whoever it belongs to (callers check scope).
@@ -87,4 +98,18 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
     /// first.
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError>;
+
+    /// The deployment's clock: every stored time and every "is it due?" is read from it.
+    fn clock(&self) -> &Clock;
+
+    /// Milliseconds since the Unix epoch by [`Self::clock`].
+    fn now_ms(&self) -> i64 {
+        self.clock().now_ms()
+    }
+
+    /// Measures the clock again against the database (PostgreSQL); nothing to do when the
+    /// process clock is the deployment's (SQLite).
+    async fn sync_clock(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }

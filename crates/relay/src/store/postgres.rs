@@ -10,8 +10,11 @@ use async_trait::async_trait;
 use serde_json::Value;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
-use super::rows::{changed, created_or_existing, record_from_row};
-use super::{Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter};
+use super::clock::{measured_offset_ms, process_now_ms, ClockReading};
+use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
+use super::{
+    Clock, Created, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
+};
 use crate::events::{Event, EventKind};
 
 /// The NOTIFY channel every replica listens on.
@@ -24,8 +27,12 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Serialises schema creation when replicas start together (CREATE … IF NOT EXISTS races).
 const SCHEMA_LOCK_KEY: i64 = 0x6b6f_6465_725f_726c; // "koder_rl"
 
-const SCHEMA: [&str; 3] = [
-    "CREATE TABLE IF NOT EXISTS koder_elicitations (
+/// How many readings of the database's clock a measurement takes (the quickest one counts).
+const CLOCK_READINGS: usize = 3;
+
+/// The table as this version keeps it. Idempotency keys are unique per tenant (an index in
+/// [`INDEXES`]), not across the table.
+const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS koder_elicitations (
         id TEXT PRIMARY KEY,
         user_id TEXT NOT NULL,
         workspace_id TEXT NOT NULL,
@@ -38,13 +45,34 @@ const SCHEMA: [&str; 3] = [
         result TEXT NULL,
         finished_at BIGINT NULL,
         completed BOOLEAN NOT NULL DEFAULT false,
-        idempotency_key TEXT NULL UNIQUE
-    )",
+        idempotency_key TEXT NULL,
+        request_digest TEXT NULL
+    )";
+
+const INDEXES: [&str; 3] = [
     "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
         ON koder_elicitations (user_id, workspace_id, status)",
     "CREATE INDEX IF NOT EXISTS koder_elicitations_due
         ON koder_elicitations (status, expires_at)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS koder_elicitations_idempotency
+        ON koder_elicitations (user_id, workspace_id, conversation_id, idempotency_key)",
 ];
+
+/// Whether the table has the `request_digest` column (the previous version's has not).
+const HAS_REQUEST_DIGEST: &str = "SELECT EXISTS (SELECT 1 FROM information_schema.columns \
+     WHERE table_schema = current_schema() AND table_name = 'koder_elicitations' \
+     AND column_name = 'request_digest')";
+
+/// The previous version's table made current: its inline `UNIQUE` on `idempotency_key` (named
+/// by PostgreSQL's default `<table>_<column>_key`) goes, and the digest column comes.
+const UPGRADE_FROM_GLOBAL_KEYS: &str = "ALTER TABLE koder_elicitations \
+     DROP CONSTRAINT IF EXISTS koder_elicitations_idempotency_key_key, \
+     ADD COLUMN IF NOT EXISTS request_digest TEXT NULL";
+
+/// The database's clock in ms since the Unix epoch: `clock_timestamp()` is the time as the
+/// statement runs, not when its transaction began.
+const DATABASE_NOW_MS: &str =
+    "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms";
 
 /// The `SELECT` list of a whole record.
 macro_rules! record_columns {
@@ -69,6 +97,8 @@ pub struct PostgresStore {
     pool: PgPool,
     /// This replica's random id, sent with each notification: its LISTEN task skips its own.
     origin: String,
+    /// The process clock corrected to the database's, re-measured by [`Store::sync_clock`].
+    clock: Clock,
 }
 
 impl PostgresStore {
@@ -83,7 +113,13 @@ impl PostgresStore {
         create_schema(&pool).await?;
         let origin = koder_elicitation_relay_client::wire::random_id()
             .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
-        Ok(PostgresStore { pool, origin })
+        let store = PostgresStore {
+            pool,
+            origin,
+            clock: Clock::default(),
+        };
+        store.sync_clock().await?;
+        Ok(store)
     }
 
     /// This replica's id in the notifications it sends.
@@ -91,16 +127,24 @@ impl PostgresStore {
         &self.origin
     }
 
-    async fn by_idempotency_key(&self, key: &str) -> Result<Option<Record>, StoreError> {
+    async fn by_idempotency_key(
+        &self,
+        tenant: &Tenant,
+        key: &str,
+    ) -> Result<Option<Keyed>, StoreError> {
         let row = sqlx::query(concat!(
             "SELECT ",
             record_columns!(),
-            " FROM koder_elicitations WHERE idempotency_key = $1"
+            ", request_digest FROM koder_elicitations WHERE user_id = $1 AND workspace_id = $2 ",
+            "AND conversation_id = $3 AND idempotency_key = $4"
         ))
+        .bind(&tenant.user_id)
+        .bind(&tenant.workspace_id)
+        .bind(&tenant.conversation_id)
         .bind(key)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(record_from_row).transpose()
+        row.as_ref().map(keyed_from_row).transpose()
     }
 }
 
@@ -110,8 +154,9 @@ impl Store for PostgresStore {
         let inserted = sqlx::query(concat!(
             "WITH inserted AS (",
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, ",
-            "server_name, created_at, expires_at, status, completed, idempotency_key) ",
-            "VALUES ($3, $4, $5, $6, $7, $8, $9, $10, 'pending', false, $11) ",
+            "server_name, created_at, expires_at, status, completed, idempotency_key, ",
+            "request_digest) ",
+            "VALUES ($3, $4, $5, $6, $7, $8, $9, $10, 'pending', false, $11, $12) ",
             "RETURNING id, user_id, workspace_id, conversation_id) ",
             "SELECT ",
             notify_changed!(),
@@ -128,11 +173,12 @@ impl Store for PostgresStore {
         .bind(new.created_at)
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
+        .bind(&new.request_digest)
         .execute(&self.pool)
         .await
         .map(|_| ());
-        created_or_existing(inserted, new, |key| async move {
-            self.by_idempotency_key(&key).await
+        created_or_existing(inserted, new, |tenant, key| async move {
+            self.by_idempotency_key(&tenant, &key).await
         })
         .await
     }
@@ -242,6 +288,31 @@ impl Store for PostgresStore {
             .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
             .collect()
     }
+
+    fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    async fn sync_clock(&self) -> Result<(), StoreError> {
+        // One connection for every reading: waiting for the pool is not part of a round trip.
+        let mut connection = self.pool.acquire().await?;
+        let mut readings = Vec::with_capacity(CLOCK_READINGS);
+        for _ in 0..CLOCK_READINGS {
+            let sent_ms = process_now_ms();
+            let database_ms: i64 = sqlx::query_scalar(DATABASE_NOW_MS)
+                .fetch_one(&mut *connection)
+                .await?;
+            readings.push(ClockReading {
+                sent_ms,
+                database_ms,
+                received_ms: process_now_ms(),
+            });
+        }
+        if let Some(offset_ms) = measured_offset_ms(&readings) {
+            self.clock.set_offset_ms(offset_ms);
+        }
+        Ok(())
+    }
 }
 
 async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
@@ -250,7 +321,16 @@ async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
         .bind(SCHEMA_LOCK_KEY)
         .execute(&mut *transaction)
         .await?;
-    for statement in SCHEMA {
+    sqlx::query(CREATE_TABLE).execute(&mut *transaction).await?;
+    let has_digest: bool = sqlx::query_scalar(HAS_REQUEST_DIGEST)
+        .fetch_one(&mut *transaction)
+        .await?;
+    if !has_digest {
+        sqlx::query(UPGRADE_FROM_GLOBAL_KEYS)
+            .execute(&mut *transaction)
+            .await?;
+    }
+    for statement in INDEXES {
         sqlx::query(statement).execute(&mut *transaction).await?;
     }
     transaction.commit().await?;

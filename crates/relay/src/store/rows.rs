@@ -54,15 +54,41 @@ where
     })
 }
 
+/// A record found by its tenant and idempotency key, with the digest of the request that made it
+/// (`None` for a row the previous version wrote, which kept none).
+#[derive(Debug)]
+pub(super) struct Keyed {
+    pub(super) record: Record,
+    pub(super) request_digest: Option<String>,
+}
+
+/// A row selected with `request_digest` as a [`Keyed`].
+pub(super) fn keyed_from_row<'r, R>(row: &'r R) -> Result<Keyed, StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: Decode<'r, R::Database> + Type<R::Database>,
+    bool: Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(Keyed {
+        record: record_from_row(row)?,
+        request_digest: row.try_get("request_digest")?,
+    })
+}
+
 /// What a create's INSERT came to: the new record; or, when its idempotency key was used
-/// before, that first record (found with `by_key`).
+/// before in the same tenant (found with `by_key`), that first record for the same request and
+/// [`Created::KeyReused`] for a different one.
 pub(super) async fn created_or_existing<Found>(
     inserted: Result<(), sqlx::Error>,
     new: NewElicitation,
-    by_key: impl FnOnce(String) -> Found,
+    by_key: impl FnOnce(Tenant, String) -> Found,
 ) -> Result<Created, StoreError>
 where
-    Found: Future<Output = Result<Option<Record>, StoreError>>,
+    Found: Future<Output = Result<Option<Keyed>, StoreError>>,
 {
     let error = match inserted {
         Ok(()) => return Ok(Created::New(Event::new(EventKind::Created, created(new)))),
@@ -72,11 +98,29 @@ where
         .as_database_error()
         .is_some_and(|database_error| database_error.is_unique_violation());
     if let (true, Some(key)) = (unique_violation, new.idempotency_key) {
-        if let Some(existing) = by_key(key).await? {
-            return Ok(Created::Existing(Box::new(existing)));
+        if let Some(existing) = by_key(new.tenant, key).await? {
+            return Ok(
+                if same_request(
+                    existing.request_digest.as_deref(),
+                    new.request_digest.as_deref(),
+                ) {
+                    Created::Existing(Box::new(existing.record))
+                } else {
+                    Created::KeyReused
+                },
+            );
         }
     }
     Err(error.into())
+}
+
+/// Whether a repeat asks for what the first create did. A digest missing on either side (a row
+/// from before digests were kept) cannot tell a difference, so it counts as the same.
+fn same_request(stored: Option<&str>, repeated: Option<&str>) -> bool {
+    match (stored, repeated) {
+        (Some(stored), Some(repeated)) => stored == repeated,
+        _ => true,
+    }
 }
 
 /// The event a changed row announces, when a conditional change returned one.

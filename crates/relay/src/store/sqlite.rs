@@ -11,8 +11,10 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::rows::{changed, created_or_existing, record_from_row};
-use super::{Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter};
+use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
+use super::{
+    Clock, Created, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
+};
 use crate::events::{Event, EventKind};
 
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
@@ -20,8 +22,14 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A few readers alongside the one writer WAL allows.
 const POOL_SIZE: u32 = 4;
 
-const SCHEMA: [&str; 3] = [
-    "CREATE TABLE IF NOT EXISTS koder_elicitations (
+/// The table as this version keeps it, under the name given. Idempotency keys are unique per
+/// tenant (an index in [`INDEXES`]), not across the table.
+macro_rules! create_table {
+    ($name:literal) => {
+        concat!(
+            "CREATE TABLE IF NOT EXISTS ",
+            $name,
+            " (
         id TEXT PRIMARY KEY,
         user_id TEXT NOT NULL,
         workspace_id TEXT NOT NULL,
@@ -34,13 +42,41 @@ const SCHEMA: [&str; 3] = [
         result TEXT NULL,
         finished_at BIGINT NULL,
         completed INTEGER NOT NULL DEFAULT 0,
-        idempotency_key TEXT NULL UNIQUE
-    )",
+        idempotency_key TEXT NULL,
+        request_digest TEXT NULL
+    )"
+        )
+    };
+}
+
+const INDEXES: [&str; 3] = [
     "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
         ON koder_elicitations (user_id, workspace_id, status)",
     "CREATE INDEX IF NOT EXISTS koder_elicitations_due
         ON koder_elicitations (status, expires_at)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS koder_elicitations_idempotency
+        ON koder_elicitations (user_id, workspace_id, conversation_id, idempotency_key)",
 ];
+
+/// The previous version's table (a table-wide `UNIQUE` on `idempotency_key`, no
+/// `request_digest`) rebuilt in the current shape, the way SQLite documents for changes
+/// `ALTER TABLE` cannot make: create the new table, copy, drop the old, rename. Its indexes
+/// went with the old table; [`INDEXES`] makes them again.
+const UPGRADE_FROM_GLOBAL_KEYS: [&str; 4] = [
+    create_table!("koder_elicitations_upgraded"),
+    "INSERT INTO koder_elicitations_upgraded (id, user_id, workspace_id, conversation_id, \
+     request, server_name, created_at, expires_at, status, result, finished_at, completed, \
+     idempotency_key, request_digest) \
+     SELECT id, user_id, workspace_id, conversation_id, request, server_name, created_at, \
+     expires_at, status, result, finished_at, completed, idempotency_key, NULL \
+     FROM koder_elicitations",
+    "DROP TABLE koder_elicitations",
+    "ALTER TABLE koder_elicitations_upgraded RENAME TO koder_elicitations",
+];
+
+/// Whether the table has the `request_digest` column (the previous version's has not).
+const HAS_REQUEST_DIGEST: &str =
+    "SELECT count(*) FROM pragma_table_info('koder_elicitations') WHERE name = 'request_digest'";
 
 /// Every column of a record, for `SELECT` and `RETURNING`.
 macro_rules! record_columns {
@@ -66,6 +102,8 @@ macro_rules! select_sql {
 #[derive(Debug)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// The process clock: one process is the whole deployment.
+    clock: Clock,
 }
 
 impl SqliteStore {
@@ -89,19 +127,55 @@ impl SqliteStore {
             SqlitePoolOptions::new().max_connections(POOL_SIZE)
         };
         let pool = pool_options.connect_with(options).await?;
-        for statement in SCHEMA {
-            sqlx::query(statement).execute(&pool).await?;
-        }
-        Ok(SqliteStore { pool })
+        create_schema(&pool).await?;
+        Ok(SqliteStore {
+            pool,
+            clock: Clock::default(),
+        })
     }
 
-    async fn by_idempotency_key(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        let row = sqlx::query(select_sql!("WHERE idempotency_key = ?1"))
-            .bind(key)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(record_from_row).transpose()
+    async fn by_idempotency_key(
+        &self,
+        tenant: &Tenant,
+        key: &str,
+    ) -> Result<Option<Keyed>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            record_columns!(),
+            ", request_digest FROM koder_elicitations WHERE user_id = ?1 AND workspace_id = ?2 ",
+            "AND conversation_id = ?3 AND idempotency_key = ?4"
+        ))
+        .bind(&tenant.user_id)
+        .bind(&tenant.workspace_id)
+        .bind(&tenant.conversation_id)
+        .bind(key)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(keyed_from_row).transpose()
     }
+}
+
+/// Creates the table and its indexes, first upgrading a table the previous version made.
+async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
+    sqlx::query(create_table!("koder_elicitations"))
+        .execute(pool)
+        .await?;
+    // IMMEDIATE takes the write lock before the check: two processes opening one old file
+    // upgrade it once.
+    let mut transaction = pool.begin_with("BEGIN IMMEDIATE").await?;
+    let has_digest: i64 = sqlx::query_scalar(HAS_REQUEST_DIGEST)
+        .fetch_one(&mut *transaction)
+        .await?;
+    if has_digest == 0 {
+        for statement in UPGRADE_FROM_GLOBAL_KEYS {
+            sqlx::query(statement).execute(&mut *transaction).await?;
+        }
+    }
+    for statement in INDEXES {
+        sqlx::query(statement).execute(&mut *transaction).await?;
+    }
+    transaction.commit().await?;
+    Ok(())
 }
 
 #[async_trait]
@@ -111,7 +185,8 @@ impl Store for SqliteStore {
         let inserted = sqlx::query(
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
              server_name, created_at, expires_at, status, result, finished_at, completed, \
-             idempotency_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', NULL, NULL, 0, ?9)",
+             idempotency_key, request_digest) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', NULL, NULL, 0, ?9, ?10)",
         )
         .bind(&new.id)
         .bind(&new.tenant.user_id)
@@ -122,11 +197,12 @@ impl Store for SqliteStore {
         .bind(new.created_at)
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
+        .bind(&new.request_digest)
         .execute(&self.pool)
         .await
         .map(|_| ());
-        created_or_existing(inserted, new, |key| async move {
-            self.by_idempotency_key(&key).await
+        created_or_existing(inserted, new, |tenant, key| async move {
+            self.by_idempotency_key(&tenant, &key).await
         })
         .await
     }
@@ -209,5 +285,9 @@ impl Store for SqliteStore {
             .into_iter()
             .map(|record| Event::new(EventKind::Expired, record))
             .collect())
+    }
+
+    fn clock(&self) -> &Clock {
+        &self.clock
     }
 }
