@@ -27,6 +27,8 @@ pub mod config;
 pub mod error;
 /// In-process fan-out of store events to streams and long-polls.
 pub mod hub;
+/// An identity provider's public keys (JWKS) for people's tokens.
+pub mod jwks;
 /// A running relay: store, HTTP server, expiry sweeper.
 pub mod server;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.

@@ -19,13 +19,16 @@ use crate::store::Store;
 
 /// How often due elicitations are expired.
 pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
+/// How often expired stream tickets are deleted (a redeem ignores them anyway).
+const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
 /// How long a graceful shutdown waits for open requests before dropping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Why the relay could not start.
 #[derive(Debug)]
 pub enum ServeError {
-    /// The configuration cannot work (bad origin, unsupported database URL).
+    /// The configuration cannot work (bad origin, unsupported database URL, a short secret, a key
+    /// set that cannot be read).
     Config(String),
     /// The database could not be opened.
     Database(String),
@@ -75,7 +78,11 @@ pub async fn serve_with_store(config: Config, store: Arc<dyn Store>) -> Result<S
     let (shutdown, shutdown_rx) = watch::channel(false);
     let state = AppState {
         store: Arc::clone(&store),
-        auth: Arc::new(Auth::new(&config.service_token, &config.jwt_secret)),
+        auth: Arc::new(
+            Auth::from_config(&config)
+                .await
+                .map_err(ServeError::Config)?,
+        ),
         messages: Arc::new(Catalog::new()),
         shutdown: shutdown_rx.clone(),
     };
@@ -108,10 +115,17 @@ async fn sweep(store: Arc<dyn Store>, mut shutdown: watch::Receiver<bool>) {
     let mut ticks = tokio::time::interval(SWEEP_INTERVAL);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
+    let mut last_purge = tokio::time::Instant::now();
     loop {
         tokio::select! {
             _ = ticks.tick() => {}
             _ = shutdown.wait_for(|stopping| *stopping) => return,
+        }
+        if last_purge.elapsed() >= TICKET_PURGE_INTERVAL {
+            last_purge = tokio::time::Instant::now();
+            if let Err(error) = store.purge_tickets(now_ms()).await {
+                eprintln!("koder-elicitation-relay: purging stream tickets failed: {error}");
+            }
         }
         match store.expire_due(now_ms()).await {
             Ok(_) => failing = false,

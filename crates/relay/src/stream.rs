@@ -25,7 +25,7 @@ pub const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(15);
 /// The stream handler.
 pub async fn stream(
     State(state): State<AppState>,
-    StreamPerson(filter): StreamPerson,
+    StreamPerson { filter, .. }: StreamPerson,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     // Subscribed before reading the pending ones, so nothing created in between is lost.
     let events = state

@@ -13,7 +13,8 @@ use koder_elicitation_relay::hub::Hub;
 use koder_elicitation_relay::store::postgres::PostgresStore;
 use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
-    Event, EventKind, NewElicitation, Record, Status, Store, Tenant, TenantFilter,
+    Event, EventKind, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant,
+    TenantFilter,
 };
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
@@ -768,4 +769,140 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
         Some(Status::Pending),
         "the restart kept the data"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stream tickets: kept by digest, redeemed once by one statement, capped per person, purged.
+
+fn new_ticket(digest: &str, user: &str, now: i64) -> NewTicket {
+    NewTicket {
+        digest: digest.into(),
+        user_id: user.into(),
+        workspace_id: "acme".into(),
+        conversation_id: Some("chat-1".into()),
+        token_expires_at: now + 3_600_000,
+        expires_at: now + 30_000,
+    }
+}
+
+async fn check_ticket_promises(store: &dyn Store) {
+    let now = now_ms();
+    let prefix = unique();
+    let digest = |n: usize| format!("{prefix}-{n}");
+    assert!(store
+        .issue_ticket(&new_ticket(&digest(0), "ana", now), 3, now)
+        .await
+        .expect("issue"));
+    // Redeemed once, with the scope and the token's end it was issued with; then gone.
+    assert_eq!(
+        store.redeem_ticket(&digest(0), now).await.expect("redeem"),
+        Some(RedeemedTicket {
+            user_id: "ana".into(),
+            workspace_id: "acme".into(),
+            conversation_id: Some("chat-1".into()),
+            token_expires_at: now + 3_600_000,
+        })
+    );
+    assert_eq!(
+        store.redeem_ticket(&digest(0), now).await.expect("again"),
+        None
+    );
+    assert_eq!(
+        store
+            .redeem_ticket("never-issued", now)
+            .await
+            .expect("unknown"),
+        None
+    );
+
+    // An expired ticket is not redeemed, and the purge deletes it.
+    let user = format!("expiring-{prefix}");
+    assert!(store
+        .issue_ticket(&new_ticket(&digest(1), &user, now), 3, now)
+        .await
+        .expect("issue"));
+    assert_eq!(
+        store
+            .redeem_ticket(&digest(1), now + 30_000)
+            .await
+            .expect("late"),
+        None
+    );
+    assert!(store.purge_tickets(now + 30_000).await.expect("purge") >= 1);
+    assert_eq!(
+        store.redeem_ticket(&digest(1), now).await.expect("purged"),
+        None
+    );
+
+    // At most `max_live` live ones per person; expired ones do not count; others are not held back.
+    let capped = format!("capped-{prefix}");
+    for n in 10..13 {
+        assert!(store
+            .issue_ticket(&new_ticket(&digest(n), &capped, now), 3, now)
+            .await
+            .expect("issue"));
+    }
+    assert!(!store
+        .issue_ticket(&new_ticket(&digest(13), &capped, now), 3, now)
+        .await
+        .expect("over the cap"));
+    assert!(store
+        .issue_ticket(
+            &new_ticket(&digest(14), &format!("other-{prefix}"), now),
+            3,
+            now
+        )
+        .await
+        .expect("someone else"));
+    assert!(store
+        .issue_ticket(
+            &new_ticket(&digest(15), &capped, now + 30_000),
+            3,
+            now + 30_000
+        )
+        .await
+        .expect("once the others expired"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_stream_tickets_work_once_and_are_capped() {
+    let dir = TempDir::new("tickets");
+    let url = format!("sqlite://{}", dir.0.join("relay.db").display());
+    let store = SqliteStore::open(&url, Hub::default()).await.expect("open");
+    check_ticket_promises(&store).await;
+    let memory = SqliteStore::open("sqlite::memory:", Hub::default())
+        .await
+        .expect("open");
+    check_ticket_promises(&memory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_stream_tickets_work_once_on_any_replica() {
+    let postgres = Postgres::start();
+    let replica_a = PostgresStore::connect(&postgres.url, Hub::default())
+        .await
+        .expect("connect A");
+    let replica_b = PostgresStore::connect(&postgres.url, Hub::default())
+        .await
+        .expect("connect B");
+    check_ticket_promises(&replica_a).await;
+
+    // Issued on A, redeemed on B; both racing for one ticket: exactly one wins.
+    let now = now_ms();
+    for round in 0..20 {
+        let digest = format!("race-{round}");
+        assert!(replica_a
+            .issue_ticket(&new_ticket(&digest, "ana", now), 32, now)
+            .await
+            .expect("issue on A"));
+        let (on_a, on_b) = tokio::join!(
+            replica_a.redeem_ticket(&digest, now),
+            replica_b.redeem_ticket(&digest, now)
+        );
+        let winners = [on_a.expect("redeem on A"), on_b.expect("redeem on B")]
+            .into_iter()
+            .flatten()
+            .count();
+        assert_eq!(winners, 1, "round {round}");
+    }
 }

@@ -25,6 +25,7 @@ use crate::store::{Record, Status, Store};
 pub mod checks;
 pub mod host;
 pub mod people;
+pub mod tickets;
 
 /// The largest request body accepted (413 past it).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
@@ -40,6 +41,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/elicitations/{id}/complete"),
     ("GET", "/v1/elicitations/{id}/status"),
     ("GET", "/v1/stream"),
+    ("POST", "/v1/stream/ticket"),
     ("GET", "/v1/openapi.json"),
 ];
 
@@ -52,6 +54,7 @@ pub const PEOPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/elicitations/{id}/result"),
     ("GET", "/v1/elicitations/{id}/status"),
     ("GET", "/v1/stream"),
+    ("POST", "/v1/stream/ticket"),
 ];
 
 /// What every handler reaches.
@@ -102,6 +105,7 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/elicitations/{id}/complete", post(host::complete))
         .route("/v1/elicitations/{id}/status", get(people::status))
         .route("/v1/stream", get(crate::stream::stream))
+        .route("/v1/stream/ticket", post(tickets::issue))
         .route("/v1/openapi.json", get(openapi))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(cors, people_cors))
