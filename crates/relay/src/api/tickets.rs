@@ -22,6 +22,10 @@ pub async fn issue(
     token: PersonToken,
 ) -> Result<Response, ApiError> {
     let now = now_ms();
+    // `exp` is checked in whole seconds: a token in its last second may already be over here.
+    if token.expires_at_ms <= now {
+        return Err(ApiError::unauthorized("token expired"));
+    }
     // A ticket never outlives the token that asked for it.
     let expires_at = (now + TICKET_LIFETIME_MS).min(token.expires_at_ms);
     let (ticket, digest) = new_ticket()?;
