@@ -209,7 +209,7 @@ fn answer_text(seq: usize, which: &str) -> String {
 
 fn mint_token(secret: &str, user_id: &str) -> Result<String, Failure> {
     let exp = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + 4 * 3600;
-    let claims = json!({"sub": user_id, "workspace": WORKSPACE, "exp": exp});
+    let claims = json!({"sub": user_id, "workspace": WORKSPACE, "aud": "koder-elicitation-relay", "exp": exp});
     Ok(jsonwebtoken::encode(
         &Header::default(),
         &claims,

@@ -1,5 +1,7 @@
-//! Who is calling: a host (the service token) or a person (an HS256 JWT). This is the only place
-//! a [`TenantFilter`] is made, so every scope the people's API applies comes from a verified token.
+//! Who is calling: a host (the service token) or a person (a JWT: HS256 with the relay's secret,
+//! or RS256/ES256/EdDSA from an identity provider's key set). This is the only place a
+//! [`TenantFilter`] is made, so every scope the people's API applies comes from a verified token
+//! (directly, or through a stream ticket such a token asked for).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -7,49 +9,106 @@ use std::sync::Arc;
 use axum::extract::{FromRef, FromRequestParts, Query};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use serde::Deserialize;
+use serde_json::{Map, Value};
 
+use crate::api::{now_ms, AppState};
+use crate::config::Config;
 use crate::error::ApiError;
-use crate::store::TenantFilter;
+use crate::jwks::KeySet;
+use crate::store::{RedeemedTicket, TenantFilter};
 
-/// The longest `sub`, `workspace` or `conversation` a token may carry, as the host API allows.
+/// The longest `sub`, workspace or conversation a token may carry, as the host API allows.
 pub const MAX_SCOPE_CHARS: usize = 256;
+/// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
+pub const MIN_SECRET_BYTES: usize = 32;
+/// The `aud` people's tokens carry unless `--jwt-audience` says otherwise.
+pub const DEFAULT_AUDIENCE: &str = "koder-elicitation-relay";
+/// The claim naming the workspace unless `--workspace-claim` says otherwise.
+pub const DEFAULT_WORKSPACE_CLAIM: &str = "workspace";
+/// The claim naming the conversation unless `--conversation-claim` says otherwise.
+pub const DEFAULT_CONVERSATION_CLAIM: &str = "conversation";
 
-/// The two secrets and how tokens are checked.
+/// The service token, the keys people's tokens are checked with, and what their claims must say.
 pub struct Auth {
     service_token: Vec<u8>,
-    jwt_key: DecodingKey,
-    validation: Validation,
+    /// HS256 secrets: the current one first, then the previous one during a rotation.
+    secrets: Vec<DecodingKey>,
+    key_set: Option<KeySet>,
+    audience: String,
+    issuer: Option<String>,
+    workspace_claim: String,
+    conversation_claim: String,
 }
 
 impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Auth { .. }")
+        f.debug_struct("Auth")
+            .field("hs256_secrets", &self.secrets.len())
+            .field("key_set", &self.key_set.is_some())
+            .field("audience", &self.audience)
+            .field("issuer", &self.issuer)
+            .finish_non_exhaustive()
     }
 }
 
-#[derive(Deserialize)]
-struct Claims {
-    sub: String,
-    workspace: String,
-    #[serde(default)]
-    conversation: Option<String>,
+/// A verified person's token: the scope it grants and when it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonToken {
+    /// What the token lets them see.
+    pub filter: TenantFilter,
+    /// The token's `exp`, in ms since the Unix epoch.
+    pub expires_at_ms: i64,
 }
 
 impl Auth {
-    /// Checks hosts against `service_token` and people's tokens against `jwt_secret` (HS256 only,
-    /// `exp` required and enforced without leeway).
-    pub fn new(service_token: &str, jwt_secret: &str) -> Auth {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.leeway = 0;
-        validation.validate_aud = false;
-        validation.set_required_spec_claims(&["exp"]);
-        Auth {
-            service_token: service_token.as_bytes().to_vec(),
-            jwt_key: DecodingKey::from_secret(jwt_secret.as_bytes()),
-            validation,
+    /// Checks the configuration's secrets (each at least [`MIN_SECRET_BYTES`], at least one way to
+    /// check people's tokens) and loads its key set. The error is a message for whoever started
+    /// the relay.
+    pub async fn from_config(config: &Config) -> Result<Auth, String> {
+        check_secret_length("--service-token", &config.service_token)?;
+        let mut secrets = Vec::new();
+        if let Some(secret) = &config.jwt_secret {
+            check_secret_length("--jwt-secret", secret)?;
+            secrets.push(DecodingKey::from_secret(secret.as_bytes()));
         }
+        if let Some(previous) = &config.jwt_previous_secret {
+            if secrets.is_empty() {
+                return Err("--jwt-previous-secret needs --jwt-secret (the current one)".into());
+            }
+            check_secret_length("--jwt-previous-secret", previous)?;
+            secrets.push(DecodingKey::from_secret(previous.as_bytes()));
+        }
+        let key_set = match &config.jwks_url {
+            Some(url) => Some(KeySet::load(url).await.map_err(|error| {
+                format!("cannot load the key set of --jwks-url {url:?}: {error}")
+            })?),
+            None => None,
+        };
+        if secrets.is_empty() && key_set.is_none() {
+            return Err(
+                "people's tokens need a key: give --jwt-secret, --jwks-url, or both".into(),
+            );
+        }
+        for (value, flag) in [
+            (&config.jwt_audience, "--jwt-audience"),
+            (&config.workspace_claim, "--workspace-claim"),
+            (&config.conversation_claim, "--conversation-claim"),
+        ] {
+            if value.is_empty() {
+                return Err(format!("{flag} is empty"));
+            }
+        }
+        Ok(Auth {
+            service_token: config.service_token.as_bytes().to_vec(),
+            secrets,
+            key_set,
+            audience: config.jwt_audience.clone(),
+            issuer: config.jwt_issuer.clone(),
+            workspace_claim: config.workspace_claim.clone(),
+            conversation_claim: config.conversation_claim.clone(),
+        })
     }
 
     /// Whether `token` is the service token, compared in constant time.
@@ -57,37 +116,129 @@ impl Auth {
         constant_time_eq(token.as_bytes(), &self.service_token)
     }
 
-    /// The scope a person's token grants, or why it grants none.
-    pub fn person(&self, token: &str) -> Result<TenantFilter, ApiError> {
-        let claims = jsonwebtoken::decode::<Claims>(token, &self.jwt_key, &self.validation)
-            .map_err(|error| {
-                ApiError::unauthorized(match error.kind() {
-                    jsonwebtoken::errors::ErrorKind::ExpiredSignature => "token expired",
-                    _ => "invalid token",
-                })
-            })?
-            .claims;
-        let within = |text: &str| !text.is_empty() && text.chars().count() <= MAX_SCOPE_CHARS;
-        if !within(&claims.sub) || !within(&claims.workspace) {
-            return Err(ApiError::unauthorized(
-                "invalid token: sub and workspace must be non-empty strings",
-            ));
+    /// The scope a person's token grants and when it ends, or why it grants nothing.
+    pub async fn person(&self, token: &str) -> Result<PersonToken, ApiError> {
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| ApiError::unauthorized("invalid token"))?;
+        let claims = if header.alg == Algorithm::HS256 {
+            // Only the relay's secrets: a public key used as an HMAC secret never gets here.
+            self.verify_hs256(token)?
+        } else {
+            let (Some(key_set), Some(kid)) = (&self.key_set, header.kid.as_deref()) else {
+                return Err(ApiError::unauthorized("invalid token"));
+            };
+            let Some(pinned) = key_set.key(kid).await else {
+                return Err(ApiError::unauthorized("invalid token: unknown key (kid)"));
+            };
+            if pinned.algorithm != header.alg {
+                return Err(ApiError::unauthorized("invalid token"));
+            }
+            jsonwebtoken::decode::<Map<String, Value>>(
+                token,
+                &pinned.key,
+                &self.validation(pinned.algorithm),
+            )
+            .map_err(|error| self.refusal(error.kind()))?
+            .claims
+        };
+        self.person_from_claims(&claims)
+    }
+
+    fn verify_hs256(&self, token: &str) -> Result<Map<String, Value>, ApiError> {
+        let validation = self.validation(Algorithm::HS256);
+        for secret in &self.secrets {
+            match jsonwebtoken::decode::<Map<String, Value>>(token, secret, &validation) {
+                Ok(data) => return Ok(data.claims),
+                // Maybe signed with the previous secret.
+                Err(error) if *error.kind() == ErrorKind::InvalidSignature => continue,
+                Err(error) => return Err(self.refusal(error.kind())),
+            }
         }
-        if claims
-            .conversation
-            .as_deref()
-            .is_some_and(|conversation| conversation.chars().count() > MAX_SCOPE_CHARS)
-        {
-            return Err(ApiError::unauthorized(
-                "invalid token: conversation too long",
-            ));
+        Err(ApiError::unauthorized("invalid token"))
+    }
+
+    /// `exp` and `aud` required, `iss` when configured, `nbf` honoured; no leeway: the relay and
+    /// the token's signer are expected to keep time.
+    fn validation(&self, algorithm: Algorithm) -> Validation {
+        let mut validation = Validation::new(algorithm);
+        validation.leeway = 0;
+        validation.validate_nbf = true;
+        validation.set_audience(&[&self.audience]);
+        match &self.issuer {
+            Some(issuer) => {
+                validation.set_issuer(&[issuer]);
+                validation.set_required_spec_claims(&["exp", "aud", "iss"]);
+            }
+            None => validation.set_required_spec_claims(&["exp", "aud"]),
         }
-        Ok(TenantFilter {
-            user_id: claims.sub,
-            workspace_id: claims.workspace,
-            conversation_id: claims.conversation,
+        validation
+    }
+
+    fn refusal(&self, kind: &ErrorKind) -> ApiError {
+        ApiError::unauthorized(match kind {
+            ErrorKind::ExpiredSignature => "token expired".to_string(),
+            ErrorKind::ImmatureSignature => "token not valid yet (nbf)".to_string(),
+            ErrorKind::InvalidAudience => {
+                format!("invalid token: aud must be {:?}", self.audience)
+            }
+            ErrorKind::InvalidIssuer => "invalid token: wrong iss".to_string(),
+            ErrorKind::MissingRequiredClaim(claim) => format!("invalid token: no {claim} claim"),
+            _ => "invalid token".to_string(),
         })
     }
+
+    fn person_from_claims(&self, claims: &Map<String, Value>) -> Result<PersonToken, ApiError> {
+        let scope = |name: &str| {
+            claims
+                .get(name)
+                .and_then(Value::as_str)
+                .filter(|text| !text.is_empty() && text.chars().count() <= MAX_SCOPE_CHARS)
+                .map(str::to_string)
+        };
+        let (Some(user_id), Some(workspace_id)) = (scope("sub"), scope(&self.workspace_claim))
+        else {
+            return Err(ApiError::unauthorized(format!(
+                "invalid token: sub and {} must be non-empty strings of at most {MAX_SCOPE_CHARS} characters",
+                self.workspace_claim
+            )));
+        };
+        let conversation_id = match claims.get(&self.conversation_claim) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) if text.chars().count() <= MAX_SCOPE_CHARS => {
+                Some(text.clone())
+            }
+            Some(_) => {
+                return Err(ApiError::unauthorized(format!(
+                    "invalid token: {} must be a string of at most {MAX_SCOPE_CHARS} characters",
+                    self.conversation_claim
+                )))
+            }
+        };
+        // Checked by the validation already; a float `exp` counts by its whole seconds.
+        let exp_secs = claims
+            .get("exp")
+            .and_then(|exp| exp.as_i64().or_else(|| exp.as_f64().map(|exp| exp as i64)))
+            .ok_or_else(|| ApiError::unauthorized("invalid token: no exp claim"))?;
+        Ok(PersonToken {
+            filter: TenantFilter {
+                user_id,
+                workspace_id,
+                conversation_id,
+            },
+            expires_at_ms: exp_secs.saturating_mul(1000),
+        })
+    }
+}
+
+/// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
+pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
+    if secret.len() < MIN_SECRET_BYTES {
+        return Err(format!(
+            "{flag} is {} bytes; give at least {MIN_SECRET_BYTES} (for example: openssl rand -hex 32)",
+            secret.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Equal-length inputs take the same time whatever their content; a length difference is not
@@ -139,6 +290,23 @@ where
     }
 }
 
+/// A person's verified token from the Authorization header (and never from the URL).
+impl<S> FromRequestParts<S> for PersonToken
+where
+    Arc<Auth>: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let auth = Arc::<Auth>::from_ref(state);
+        match bearer(parts)? {
+            Some(token) => auth.person(token).await,
+            None => Err(ApiError::unauthorized("missing bearer token")),
+        }
+    }
+}
+
 /// A person, by the scope of their token (Authorization header only).
 #[derive(Debug, Clone)]
 pub struct Person(pub TenantFilter);
@@ -151,38 +319,89 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
-        match bearer(parts)? {
-            Some(token) => auth.person(token).map(Person),
-            None => Err(ApiError::unauthorized("missing bearer token")),
+        PersonToken::from_request_parts(parts, state)
+            .await
+            .map(|token| Person(token.filter))
+    }
+}
+
+/// What `?access_token=` answers now: long-lived tokens stay out of URLs (and so out of logs).
+pub const ACCESS_TOKEN_REFUSED: &str = "?access_token= is not accepted: send the token in the \
+     Authorization header, or get a one-use ticket from POST /v1/stream/ticket and open \
+     /v1/stream?ticket=…";
+
+/// A person on the stream: the Authorization header, or `?ticket=` (a one-use ticket from
+/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers.
+#[derive(Debug, Clone)]
+pub struct StreamPerson {
+    /// What the stream may carry.
+    pub filter: TenantFilter,
+    /// When the token behind it ends (ms since the Unix epoch); the stream ends then too.
+    pub expires_at_ms: i64,
+}
+
+impl FromRequestParts<AppState> for StreamPerson {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        if let Some(token) = bearer(parts)? {
+            let token = state.auth.person(token).await?;
+            return Ok(StreamPerson {
+                filter: token.filter,
+                expires_at_ms: token.expires_at_ms,
+            });
+        }
+        let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+            .map_err(|_| ApiError::unauthorized("invalid query string"))?;
+        if query.0.contains_key("access_token") {
+            return Err(ApiError::unauthorized(ACCESS_TOKEN_REFUSED));
+        }
+        let Some(ticket) = query.0.get("ticket") else {
+            return Err(ApiError::unauthorized("missing bearer token"));
+        };
+        let now = now_ms();
+        match state
+            .store
+            .redeem_ticket(&ticket_digest(ticket), now)
+            .await?
+        {
+            Some(redeemed) if redeemed.token_expires_at > now => Ok(from_ticket(redeemed)),
+            Some(_) => Err(ApiError::unauthorized("token expired")),
+            None => Err(ApiError::unauthorized(
+                "invalid ticket: unknown, expired or already used",
+            )),
         }
     }
 }
 
-/// A person on the stream: the Authorization header, or `?access_token=` for `EventSource`,
-/// which cannot send headers.
-#[derive(Debug, Clone)]
-pub struct StreamPerson(pub TenantFilter);
-
-impl<S> FromRequestParts<S> for StreamPerson
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
-        if let Some(token) = bearer(parts)? {
-            return auth.person(token).map(StreamPerson);
-        }
-        let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
-            .map_err(|_| ApiError::unauthorized("invalid query string"))?;
-        match query.0.get("access_token") {
-            Some(token) => auth.person(token).map(StreamPerson),
-            None => Err(ApiError::unauthorized("missing bearer token")),
-        }
+fn from_ticket(redeemed: RedeemedTicket) -> StreamPerson {
+    StreamPerson {
+        filter: TenantFilter {
+            user_id: redeemed.user_id,
+            workspace_id: redeemed.workspace_id,
+            conversation_id: redeemed.conversation_id,
+        },
+        expires_at_ms: redeemed.token_expires_at,
     }
+}
+
+/// A fresh stream ticket (128 random bits, hex) and the digest the store keeps instead of it.
+pub fn new_ticket() -> Result<(String, String), ApiError> {
+    let ticket = crate::api::new_id()?;
+    let digest = ticket_digest(&ticket);
+    Ok((ticket, digest))
+}
+
+/// SHA-256 of a ticket, hex: what a database leak would show cannot be redeemed.
+pub fn ticket_digest(ticket: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(ticket.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -191,14 +410,36 @@ mod tests {
     use jsonwebtoken::{EncodingKey, Header};
     use serde_json::json;
 
-    fn now() -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
+    const SERVICE: &str = "service-token-0123456789abcdef0123";
+    const SECRET: &str = "jwt-secret-0123456789abcdef0123456789";
+    const PREVIOUS: &str = "previous-jwt-secret-0123456789abcdef";
+
+    fn now() -> i64 {
+        now_ms() / 1000
     }
 
-    fn mint(claims: serde_json::Value, secret: &str) -> String {
+    fn config() -> Config {
+        Config {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            database: "sqlite::memory:".into(),
+            service_token: SERVICE.into(),
+            jwt_secret: Some(SECRET.into()),
+            jwt_previous_secret: None,
+            jwt_audience: DEFAULT_AUDIENCE.into(),
+            jwt_issuer: None,
+            jwks_url: None,
+            workspace_claim: DEFAULT_WORKSPACE_CLAIM.into(),
+            conversation_claim: DEFAULT_CONVERSATION_CLAIM.into(),
+            allow_origins: Vec::new(),
+            streams: Default::default(),
+        }
+    }
+
+    async fn auth(config: Config) -> Auth {
+        Auth::from_config(&config).await.unwrap()
+    }
+
+    fn mint(claims: Value, secret: &str) -> String {
         jsonwebtoken::encode(
             &Header::new(Algorithm::HS256),
             &claims,
@@ -207,63 +448,182 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn a_valid_token_gives_its_scope() {
-        let auth = Auth::new("service", "secret");
-        let token = mint(
-            json!({"sub": "u1", "workspace": "w1", "exp": now() + 60}),
-            "secret",
-        );
+    fn claims(extra: Value) -> Value {
+        let mut claims =
+            json!({"sub": "u1", "workspace": "w1", "aud": DEFAULT_AUDIENCE, "exp": now() + 60});
+        for (name, value) in extra.as_object().unwrap() {
+            claims[name] = value.clone();
+        }
+        claims
+    }
+
+    async fn refusal(auth: &Auth, token: &str) -> String {
+        auth.person(token).await.unwrap_err().message().to_string()
+    }
+
+    #[tokio::test]
+    async fn a_valid_token_gives_its_scope_and_its_end() {
+        let auth = auth(config()).await;
+        let exp = now() + 60;
+        let token = auth
+            .person(&mint(claims(json!({"exp": exp})), SECRET))
+            .await
+            .unwrap();
         assert_eq!(
-            auth.person(&token).unwrap(),
+            token.filter,
             TenantFilter {
                 user_id: "u1".into(),
                 workspace_id: "w1".into(),
                 conversation_id: None
             }
         );
-        let token = mint(
-            json!({"sub": "u1", "workspace": "w1", "conversation": "c", "exp": now() + 60}),
-            "secret",
+        assert_eq!(token.expires_at_ms, exp * 1000);
+        let token = mint(claims(json!({"conversation": "c"})), SECRET);
+        assert_eq!(
+            auth.person(&token)
+                .await
+                .unwrap()
+                .filter
+                .conversation_id
+                .as_deref(),
+            Some("c")
+        );
+        // `aud` may be a list naming the relay among others.
+        let token = mint(claims(json!({"aud": ["app", DEFAULT_AUDIENCE]})), SECRET);
+        assert!(auth.person(&token).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn bad_tokens_are_refused() {
+        let auth = auth(config()).await;
+        assert_eq!(
+            refusal(&auth, &mint(claims(json!({})), PREVIOUS)).await,
+            "invalid token"
         );
         assert_eq!(
-            auth.person(&token).unwrap().conversation_id.as_deref(),
-            Some("c")
+            refusal(&auth, &mint(claims(json!({"exp": now() - 1})), SECRET)).await,
+            "token expired"
+        );
+        assert_eq!(
+            refusal(&auth, &mint(claims(json!({"nbf": now() + 30})), SECRET)).await,
+            "token not valid yet (nbf)"
+        );
+        let mut no_aud = claims(json!({}));
+        no_aud.as_object_mut().unwrap().remove("aud");
+        assert_eq!(
+            refusal(&auth, &mint(no_aud, SECRET)).await,
+            "invalid token: no aud claim"
+        );
+        assert!(refusal(&auth, &mint(claims(json!({"aud": "app"})), SECRET))
+            .await
+            .contains("aud must be"));
+        let mut no_exp = claims(json!({}));
+        no_exp.as_object_mut().unwrap().remove("exp");
+        assert!(auth.person(&mint(no_exp, SECRET)).await.is_err());
+        for extra in [
+            json!({"sub": ""}),
+            json!({"workspace": 7}),
+            json!({"workspace": "w".repeat(257)}),
+            json!({"conversation": 7}),
+        ] {
+            assert!(
+                auth.person(&mint(claims(extra.clone()), SECRET))
+                    .await
+                    .is_err(),
+                "{extra}"
+            );
+        }
+        assert!(auth.person(SERVICE).await.is_err());
+        let hs384 = jsonwebtoken::encode(
+            &Header::new(Algorithm::HS384),
+            &claims(json!({})),
+            &EncodingKey::from_secret(SECRET.as_bytes()),
+        )
+        .unwrap();
+        assert_eq!(refusal(&auth, &hs384).await, "invalid token");
+    }
+
+    #[tokio::test]
+    async fn the_previous_secret_the_issuer_and_the_claim_names_are_honoured() {
+        let mut rotating = config();
+        rotating.jwt_previous_secret = Some(PREVIOUS.into());
+        rotating.jwt_issuer = Some("https://idp.example".into());
+        rotating.workspace_claim = "https://app.example/workspace".into();
+        rotating.conversation_claim = "https://app.example/conversation".into();
+        let auth = auth(rotating).await;
+        let namespaced = claims(json!({
+            "iss": "https://idp.example",
+            "https://app.example/workspace": "w9",
+            "https://app.example/conversation": "c9",
+        }));
+        for secret in [SECRET, PREVIOUS] {
+            let token = auth
+                .person(&mint(namespaced.clone(), secret))
+                .await
+                .unwrap();
+            assert_eq!(token.filter.workspace_id, "w9");
+            assert_eq!(token.filter.conversation_id.as_deref(), Some("c9"));
+        }
+        let mut no_iss = namespaced.clone();
+        no_iss.as_object_mut().unwrap().remove("iss");
+        assert_eq!(
+            refusal(&auth, &mint(no_iss, SECRET)).await,
+            "invalid token: no iss claim"
+        );
+        let mut other_iss = namespaced;
+        other_iss["iss"] = json!("https://other.example");
+        assert_eq!(
+            refusal(&auth, &mint(other_iss, SECRET)).await,
+            "invalid token: wrong iss"
         );
     }
 
-    #[test]
-    fn bad_tokens_are_refused() {
-        let auth = Auth::new("service", "secret");
-        let forged = mint(
-            json!({"sub": "u1", "workspace": "w1", "exp": now() + 60}),
-            "other",
-        );
-        assert_eq!(auth.person(&forged).unwrap_err().message(), "invalid token");
-        let expired = mint(
-            json!({"sub": "u1", "workspace": "w1", "exp": now() - 1}),
-            "secret",
-        );
-        assert_eq!(
-            auth.person(&expired).unwrap_err().message(),
-            "token expired"
-        );
-        let no_exp = mint(json!({"sub": "u1", "workspace": "w1"}), "secret");
-        assert!(auth.person(&no_exp).is_err());
-        let empty_sub = mint(
-            json!({"sub": "", "workspace": "w1", "exp": now() + 60}),
-            "secret",
-        );
-        assert!(auth.person(&empty_sub).is_err());
-        assert!(auth.person("service").is_err());
+    #[tokio::test]
+    async fn short_or_missing_secrets_stop_the_start() {
+        let mut short = config();
+        short.jwt_secret = Some("x".repeat(MIN_SECRET_BYTES - 1));
+        assert!(Auth::from_config(&short)
+            .await
+            .unwrap_err()
+            .contains("--jwt-secret"));
+        let mut short = config();
+        short.service_token = "s".into();
+        assert!(Auth::from_config(&short)
+            .await
+            .unwrap_err()
+            .contains("--service-token"));
+        let mut short = config();
+        short.jwt_previous_secret = Some("p".into());
+        assert!(Auth::from_config(&short)
+            .await
+            .unwrap_err()
+            .contains("--jwt-previous-secret"));
+        let mut none = config();
+        none.jwt_secret = None;
+        assert!(Auth::from_config(&none)
+            .await
+            .unwrap_err()
+            .contains("--jwks-url"));
     }
 
     #[test]
     fn service_token_compare() {
-        let auth = Auth::new("service", "secret");
-        assert!(auth.is_service_token("service"));
-        assert!(!auth.is_service_token("servicf"));
-        assert!(!auth.is_service_token("servic"));
-        assert!(!auth.is_service_token(""));
+        assert!(constant_time_eq(b"service", b"service"));
+        assert!(!constant_time_eq(b"servicf", b"service"));
+        assert!(!constant_time_eq(b"servic", b"service"));
+        assert!(!constant_time_eq(b"", b"service"));
+    }
+
+    #[test]
+    fn tickets_are_kept_by_digest_only() {
+        let (ticket, digest) = new_ticket().unwrap();
+        assert_eq!(ticket.len(), 32);
+        assert_eq!(digest.len(), 64);
+        assert_ne!(ticket, digest);
+        assert_eq!(ticket_digest(&ticket), digest);
+        assert_eq!(
+            ticket_digest("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

@@ -1,7 +1,11 @@
 //! What the relay runs with, from flags and environment variables (flags win).
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 
+use crate::auth::{
+    check_secret_length, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
+};
 use crate::hub::StreamLimits;
 
 /// The address used without `--listen`.
@@ -15,19 +19,39 @@ koder-elicitation-relay: carries MCP elicitations from hosts to people's browser
 
 Usage: koder-elicitation-relay [OPTIONS]
 
+Secrets are best given in the environment or in files: flags show in the process list.
+
 Options:
-  --listen ADDR          address to listen on (default 127.0.0.1:8790; port 0 picks one)
-                         env KODER_RELAY_LISTEN
-  --database URL         sqlite://PATH or postgres://… (default sqlite://koder-elicitation-relay.db)
-                         env KODER_RELAY_DATABASE
-  --service-token T      the hosts' bearer token (required)   env KODER_RELAY_SERVICE_TOKEN
-  --jwt-secret S         HS256 secret of people's tokens (required)   env KODER_RELAY_JWT_SECRET
-  --allow-origin ORIGIN  a browser origin allowed by CORS on the people's API (repeatable)
-  --max-streams-per-person N   open streams one person may hold on this replica (default 16;
-                         past it 429)   env KODER_RELAY_MAX_STREAMS_PER_PERSON
-  --max-streams N        open streams this replica holds (default 10000; past it 503)
-                         env KODER_RELAY_MAX_STREAMS
-  -h, --help             print this help
+  --listen ADDR                 address to listen on (default 127.0.0.1:8790; port 0 picks one)
+                                env KODER_RELAY_LISTEN
+  --database URL                sqlite://PATH or postgres://… (default sqlite://koder-elicitation-relay.db)
+                                env KODER_RELAY_DATABASE
+  --service-token T             the hosts' bearer token (required, at least 32 bytes)
+                                env KODER_RELAY_SERVICE_TOKEN
+  --service-token-file PATH     the same, read from a file   env KODER_RELAY_SERVICE_TOKEN_FILE
+  --jwt-secret S                HS256 secret of people's tokens (at least 32 bytes)
+                                env KODER_RELAY_JWT_SECRET
+  --jwt-secret-file PATH        the same, read from a file   env KODER_RELAY_JWT_SECRET_FILE
+  --jwt-previous-secret S       the HS256 secret before the current one, still accepted while
+                                tokens signed with it live   env KODER_RELAY_JWT_PREVIOUS_SECRET
+  --jwks-url URL                an identity provider's key set, https://… (or file:///PATH):
+                                RS256, ES256 and EdDSA tokens, keys matched by kid
+                                env KODER_RELAY_JWKS_URL
+                                (people's tokens need --jwt-secret, --jwks-url, or both)
+  --jwt-audience AUD            the aud people's tokens must carry (default koder-elicitation-relay)
+                                env KODER_RELAY_JWT_AUDIENCE
+  --jwt-issuer ISS              the iss people's tokens must carry (default: not checked)
+                                env KODER_RELAY_JWT_ISSUER
+  --workspace-claim NAME        the claim naming the workspace (default workspace)
+                                env KODER_RELAY_WORKSPACE_CLAIM
+  --conversation-claim NAME     the claim naming the conversation (default conversation)
+                                env KODER_RELAY_CONVERSATION_CLAIM
+  --allow-origin ORIGIN         a browser origin allowed by CORS on the people's API (repeatable)
+  --max-streams-per-person N    open streams one person may hold on this replica (default 16;
+                                past it 429)   env KODER_RELAY_MAX_STREAMS_PER_PERSON
+  --max-streams N               open streams this replica holds (default 10000; past it 503)
+                                env KODER_RELAY_MAX_STREAMS
+  -h, --help                    print this help
 ";
 
 /// Everything the server needs.
@@ -37,24 +61,65 @@ pub struct Config {
     pub listen: SocketAddr,
     /// `sqlite://PATH` or `postgres://…`.
     pub database: String,
-    /// The bearer token of the host API.
+    /// The bearer token of the host API (at least 32 bytes).
     pub service_token: String,
-    /// The HS256 secret of people's JWTs.
-    pub jwt_secret: String,
+    /// The HS256 secret of people's JWTs (at least 32 bytes); `None` with a key set only.
+    pub jwt_secret: Option<String>,
+    /// The HS256 secret before `jwt_secret`, still accepted during a rotation.
+    pub jwt_previous_secret: Option<String>,
+    /// The `aud` people's tokens must carry.
+    pub jwt_audience: String,
+    /// The `iss` people's tokens must carry, when set.
+    pub jwt_issuer: Option<String>,
+    /// An identity provider's JWKS (`https://…` or `file:///…`) for RS256, ES256 and EdDSA tokens.
+    pub jwks_url: Option<String>,
+    /// The claim naming the workspace.
+    pub workspace_claim: String,
+    /// The claim naming the conversation.
+    pub conversation_claim: String,
     /// Origins allowed by CORS on the people's API; empty means no CORS headers at all.
     pub allow_origins: Vec<String>,
     /// How many streams may be open.
     pub streams: StreamLimits,
 }
 
+impl Config {
+    /// A configuration with the defaults: SQLite in the working directory on
+    /// [`DEFAULT_LISTEN`], HS256 tokens with `jwt_secret`, the default audience and claim names,
+    /// no CORS.
+    pub fn new(service_token: impl Into<String>, jwt_secret: impl Into<String>) -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8790)),
+            database: DEFAULT_DATABASE.to_string(),
+            service_token: service_token.into(),
+            jwt_secret: Some(jwt_secret.into()),
+            jwt_previous_secret: None,
+            jwt_audience: DEFAULT_AUDIENCE.to_string(),
+            jwt_issuer: None,
+            jwks_url: None,
+            workspace_claim: DEFAULT_WORKSPACE_CLAIM.to_string(),
+            conversation_claim: DEFAULT_CONVERSATION_CLAIM.to_string(),
+            allow_origins: Vec::new(),
+            streams: StreamLimits::default(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Config {
     // Secrets stay out of logs.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |secret: &Option<String>| secret.as_ref().map(|_| "<redacted>");
         f.debug_struct("Config")
             .field("listen", &self.listen)
             .field("database", &redact_database(&self.database))
             .field("service_token", &"<redacted>")
-            .field("jwt_secret", &"<redacted>")
+            .field("jwt_secret", &redacted(&self.jwt_secret))
+            .field("jwt_previous_secret", &redacted(&self.jwt_previous_secret))
+            .field("jwt_audience", &self.jwt_audience)
+            .field("jwt_issuer", &self.jwt_issuer)
+            .field("jwks_url", &self.jwks_url)
+            .field("workspace_claim", &self.workspace_claim)
+            .field("conversation_claim", &self.conversation_claim)
             .field("allow_origins", &self.allow_origins)
             .field("streams", &self.streams)
             .finish()
@@ -84,8 +149,8 @@ pub fn redact_database(url: &str) -> String {
 pub enum Command {
     /// Print [`USAGE`] and exit.
     Help,
-    /// Run the relay.
-    Run(Config),
+    /// Run the relay (boxed: a configuration is far larger than `Help`).
+    Run(Box<Config>),
 }
 
 /// Which database a URL names.
@@ -110,19 +175,14 @@ impl DatabaseKind {
     }
 }
 
-/// Reads flags (`args` without the program name) and the environment (`env` looks a variable
-/// up). The error is a message for the person who started the relay.
+/// Reads flags (`args` without the program name), the environment (`env` looks a variable up)
+/// and any secret files named. The error is a message for the person who started the relay.
 pub fn parse_command(
     args: impl IntoIterator<Item = String>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Command, String> {
-    let mut listen = None;
-    let mut database = None;
-    let mut service_token = None;
-    let mut jwt_secret = None;
+    let mut flags: HashMap<&'static str, String> = HashMap::new();
     let mut allow_origins = Vec::new();
-    let mut max_streams_per_person = None;
-    let mut max_streams = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         // Both `--flag value` and `--flag=value`.
@@ -133,79 +193,117 @@ pub fn parse_command(
         if flag == "-h" || flag == "--help" {
             return Ok(Command::Help);
         }
-        let slot = match flag.as_str() {
-            "--listen" => &mut listen,
-            "--database" => &mut database,
-            "--service-token" => &mut service_token,
-            "--jwt-secret" => &mut jwt_secret,
-            "--max-streams-per-person" => &mut max_streams_per_person,
-            "--max-streams" => &mut max_streams,
-            "--allow-origin" => {
-                let value = flag_value(&flag, inline.map(str::to_string), &mut args)?;
-                allow_origins.push(value);
-                continue;
-            }
-            _ => return Err(format!("unknown argument {arg:?} (see --help)")),
+        let mut value = || flag_value(&flag, inline.map(str::to_string), &mut args);
+        if flag == "--allow-origin" {
+            allow_origins.push(value()?);
+            continue;
+        }
+        let Some((name, _)) = FLAGS.iter().find(|(name, _)| *name == flag) else {
+            return Err(format!("unknown argument {arg:?} (see --help)"));
         };
-        *slot = Some(flag_value(&flag, inline.map(str::to_string), &mut args)?);
+        let value = value()?;
+        flags.insert(name, value);
     }
-    let listen_text = listen
-        .or_else(|| env("KODER_RELAY_LISTEN"))
-        .unwrap_or_else(|| DEFAULT_LISTEN.to_string());
+    // A flag wins over its environment variable.
+    let from_env = |flag: &str| {
+        FLAGS
+            .iter()
+            .find(|(name, _)| *name == flag)
+            .and_then(|(_, variable)| env(variable))
+    };
+    let setting = |flag: &str| flags.get(flag).cloned().or_else(|| from_env(flag));
+    // A secret on the command line (either form) wins over both forms in the environment.
+    let secret = |flag: &str, file_flag: &str| {
+        if flags.contains_key(flag) || flags.contains_key(file_flag) {
+            one_secret(
+                flags.get(flag).cloned(),
+                flags.get(file_flag).cloned(),
+                flag,
+                file_flag,
+            )
+        } else {
+            one_secret(from_env(flag), from_env(file_flag), flag, file_flag)
+        }
+    };
+    let listen_text = setting("--listen").unwrap_or_else(|| DEFAULT_LISTEN.to_string());
     let listen = listen_text.parse::<SocketAddr>().map_err(|_| {
         format!("--listen {listen_text:?} is not an address like 127.0.0.1:8790 or [::1]:0")
     })?;
-    let database = database
-        .or_else(|| env("KODER_RELAY_DATABASE"))
-        .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
+    let database = setting("--database").unwrap_or_else(|| DEFAULT_DATABASE.to_string());
     if DatabaseKind::of(&database).is_none() {
         return Err(format!(
             "--database {:?} must start with sqlite: or postgres://",
             redact_database(&database)
         ));
     }
-    let service_token = required_secret(
-        service_token.or_else(|| env("KODER_RELAY_SERVICE_TOKEN")),
-        "--service-token or KODER_RELAY_SERVICE_TOKEN",
-    )?;
-    let jwt_secret = required_secret(
-        jwt_secret.or_else(|| env("KODER_RELAY_JWT_SECRET")),
-        "--jwt-secret or KODER_RELAY_JWT_SECRET",
-    )?;
+    let service_token = secret("--service-token", "--service-token-file")?
+        .ok_or("missing secret: set --service-token, --service-token-file, KODER_RELAY_SERVICE_TOKEN or KODER_RELAY_SERVICE_TOKEN_FILE")?;
+    let jwt_secret = secret("--jwt-secret", "--jwt-secret-file")?;
+    let jwt_previous_secret = setting("--jwt-previous-secret");
+    let jwks_url = setting("--jwks-url");
+    if jwt_secret.is_none() && jwks_url.is_none() {
+        return Err(
+            "missing key for people's tokens: set --jwt-secret, --jwt-secret-file, \
+             KODER_RELAY_JWT_SECRET or KODER_RELAY_JWT_SECRET_FILE (HS256), or --jwks-url / \
+             KODER_RELAY_JWKS_URL (an identity provider), or both"
+                .into(),
+        );
+    }
+    if let Some(previous) = &jwt_previous_secret {
+        check_secret_length("--jwt-previous-secret", previous)?;
+    }
+    if jwt_previous_secret.is_some() && jwt_secret.is_none() {
+        return Err("--jwt-previous-secret needs --jwt-secret (the current one)".into());
+    }
+    if let Some(url) = &jwks_url {
+        if !(url.starts_with("https://") || url.starts_with("file:///")) {
+            return Err(format!(
+                "--jwks-url {url:?} must start with https:// (or file:/// for a local file)"
+            ));
+        }
+    }
+    let named = |flag: &str, default: &str| match setting(flag) {
+        Some(value) if value.is_empty() => Err(format!("{flag} is empty")),
+        Some(value) => Ok(value),
+        None => Ok(default.to_string()),
+    };
+    let jwt_audience = named("--jwt-audience", DEFAULT_AUDIENCE)?;
+    let workspace_claim = named("--workspace-claim", DEFAULT_WORKSPACE_CLAIM)?;
+    let conversation_claim = named("--conversation-claim", DEFAULT_CONVERSATION_CLAIM)?;
+    let jwt_issuer = match setting("--jwt-issuer") {
+        Some(issuer) if issuer.is_empty() => return Err("--jwt-issuer is empty".into()),
+        issuer => issuer,
+    };
     for origin in &allow_origins {
         check_origin(origin)?;
     }
     let defaults = StreamLimits::default();
     let streams = StreamLimits {
         per_person: count(
-            max_streams_per_person.or_else(|| env("KODER_RELAY_MAX_STREAMS_PER_PERSON")),
+            setting("--max-streams-per-person"),
             "--max-streams-per-person",
             defaults.per_person,
         )?,
         per_replica: count(
-            max_streams.or_else(|| env("KODER_RELAY_MAX_STREAMS")),
+            setting("--max-streams"),
             "--max-streams",
             defaults.per_replica,
         )?,
     };
-    Ok(Command::Run(Config {
+    Ok(Command::Run(Box::new(Config {
         listen,
         database,
         service_token,
         jwt_secret,
+        jwt_previous_secret,
+        jwt_audience,
+        jwt_issuer,
+        jwks_url,
+        workspace_claim,
+        conversation_claim,
         allow_origins,
         streams,
-    }))
-}
-
-fn flag_value(
-    flag: &str,
-    inline: Option<String>,
-    rest: &mut impl Iterator<Item = String>,
-) -> Result<String, String> {
-    inline
-        .or_else(|| rest.next())
-        .ok_or_else(|| format!("{flag} needs a value (see --help)"))
+    })))
 }
 
 /// A positive count, or `default` when not given.
@@ -219,11 +317,61 @@ fn count(value: Option<String>, flag: &str, default: usize) -> Result<usize, Str
     }
 }
 
-fn required_secret(value: Option<String>, source: &str) -> Result<String, String> {
-    match value {
-        Some(secret) if !secret.is_empty() => Ok(secret),
-        Some(_) => Err(format!("{source} is empty; give a secret")),
-        None => Err(format!("missing secret: set {source}")),
+/// Every flag that takes one value, with its environment variable (`--allow-origin` repeats and
+/// has none).
+const FLAGS: &[(&str, &str)] = &[
+    ("--listen", "KODER_RELAY_LISTEN"),
+    ("--database", "KODER_RELAY_DATABASE"),
+    ("--service-token", "KODER_RELAY_SERVICE_TOKEN"),
+    ("--service-token-file", "KODER_RELAY_SERVICE_TOKEN_FILE"),
+    ("--jwt-secret", "KODER_RELAY_JWT_SECRET"),
+    ("--jwt-secret-file", "KODER_RELAY_JWT_SECRET_FILE"),
+    ("--jwt-previous-secret", "KODER_RELAY_JWT_PREVIOUS_SECRET"),
+    ("--jwks-url", "KODER_RELAY_JWKS_URL"),
+    ("--jwt-audience", "KODER_RELAY_JWT_AUDIENCE"),
+    ("--jwt-issuer", "KODER_RELAY_JWT_ISSUER"),
+    ("--workspace-claim", "KODER_RELAY_WORKSPACE_CLAIM"),
+    ("--conversation-claim", "KODER_RELAY_CONVERSATION_CLAIM"),
+    (
+        "--max-streams-per-person",
+        "KODER_RELAY_MAX_STREAMS_PER_PERSON",
+    ),
+    ("--max-streams", "KODER_RELAY_MAX_STREAMS"),
+];
+
+fn flag_value(
+    flag: &str,
+    inline: Option<String>,
+    rest: &mut impl Iterator<Item = String>,
+) -> Result<String, String> {
+    inline
+        .or_else(|| rest.next())
+        .ok_or_else(|| format!("{flag} needs a value (see --help)"))
+}
+
+/// A secret given directly or in a file (one or the other), `None` when neither is set. A
+/// file's trailing line break is not part of the secret.
+fn one_secret(
+    direct: Option<String>,
+    file: Option<String>,
+    flag: &str,
+    file_flag: &str,
+) -> Result<Option<String>, String> {
+    match (direct, file) {
+        (Some(_), Some(_)) => Err(format!("give {flag} or {file_flag}, not both")),
+        (Some(value), None) if value.is_empty() => Err(format!("{flag} is empty; give a secret")),
+        (Some(value), None) => {
+            check_secret_length(flag, &value)?;
+            Ok(Some(value))
+        }
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|error| format!("{file_flag} {path:?} cannot be read: {error}"))?;
+            let value = text.trim_end_matches(['\n', '\r']).to_string();
+            check_secret_length(&format!("the secret in {file_flag} {path:?}"), &value)?;
+            Ok(Some(value))
+        }
+        (None, None) => Ok(None),
     }
 }
 
@@ -251,44 +399,73 @@ fn check_origin(origin: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    const TOKEN: &str = "service-token-0123456789abcdef0123";
+    const SECRET: &str = "jwt-secret-0123456789abcdef0123456789";
+
     fn parse(args: &[&str]) -> Result<Command, String> {
         parse_command(args.iter().map(|arg| arg.to_string()), |_| None)
     }
 
+    fn run(args: &[&str]) -> Config {
+        match parse(args) {
+            Ok(Command::Run(config)) => *config,
+            other => panic!("should run: {other:?}"),
+        }
+    }
+
     #[test]
     fn two_secrets_are_enough_and_the_defaults_fill_the_rest() {
-        let Ok(Command::Run(config)) = parse(&["--service-token", "a", "--jwt-secret", "b"]) else {
-            panic!("should run");
-        };
+        let config = run(&["--service-token", TOKEN, "--jwt-secret", SECRET]);
         assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(config.database, DEFAULT_DATABASE);
-        assert_eq!(config.service_token, "a");
-        assert_eq!(config.jwt_secret, "b");
+        assert_eq!(config.service_token, TOKEN);
+        assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+        assert_eq!(config.jwt_audience, "koder-elicitation-relay");
+        assert_eq!(config.jwt_issuer, None);
+        assert_eq!(config.workspace_claim, "workspace");
+        assert_eq!(config.conversation_claim, "conversation");
         assert!(config.allow_origins.is_empty());
-        assert!(!format!("{config:?}").contains("\"a\""));
+        let shown = format!("{config:?}");
+        assert!(!shown.contains(TOKEN) && !shown.contains(SECRET), "{shown}");
+        assert_eq!(
+            Config::new(TOKEN, SECRET),
+            Config {
+                listen: config.listen,
+                ..config
+            }
+        );
     }
 
     #[test]
     fn flags_win_over_the_environment_and_equals_works() {
         let env = |name: &str| match name {
-            "KODER_RELAY_SERVICE_TOKEN" => Some("env-token".to_string()),
-            "KODER_RELAY_JWT_SECRET" => Some("env-secret".to_string()),
+            "KODER_RELAY_SERVICE_TOKEN" => Some(format!("env-{TOKEN}")),
+            "KODER_RELAY_JWT_SECRET" => Some(format!("env-{SECRET}")),
             "KODER_RELAY_LISTEN" => Some("127.0.0.1:0".to_string()),
+            "KODER_RELAY_JWT_AUDIENCE" => Some("env-audience".to_string()),
+            "KODER_RELAY_JWT_ISSUER" => Some("https://idp.example".to_string()),
+            "KODER_RELAY_WORKSPACE_CLAIM" => Some("https://app.example/ws".to_string()),
             _ => None,
         };
         let args = [
-            "--service-token=flag-token",
-            "--allow-origin",
-            "https://a.example",
-            "--allow-origin=http://localhost:5173",
+            format!("--service-token={TOKEN}"),
+            "--allow-origin".into(),
+            "https://a.example".into(),
+            "--allow-origin=http://localhost:5173".into(),
+            "--jwt-audience".into(),
+            "flag-audience".into(),
+            "--conversation-claim=conv".into(),
         ];
-        let Ok(Command::Run(config)) = parse_command(args.iter().map(|a| a.to_string()), env)
-        else {
+        let Ok(Command::Run(config)) = parse_command(args, env) else {
             panic!("should run");
         };
-        assert_eq!(config.service_token, "flag-token");
-        assert_eq!(config.jwt_secret, "env-secret");
+        assert_eq!(config.service_token, TOKEN);
+        assert_eq!(config.jwt_secret, Some(format!("env-{SECRET}")));
         assert_eq!(config.listen.port(), 0);
+        assert_eq!(config.jwt_audience, "flag-audience");
+        assert_eq!(config.jwt_issuer.as_deref(), Some("https://idp.example"));
+        assert_eq!(config.workspace_claim, "https://app.example/ws");
+        assert_eq!(config.conversation_claim, "conv");
         assert_eq!(
             config.allow_origins,
             ["https://a.example", "http://localhost:5173"]
@@ -296,22 +473,147 @@ mod tests {
     }
 
     #[test]
-    fn missing_secrets_and_bad_flags_are_clear_errors() {
-        assert_eq!(
-            parse(&["--jwt-secret", "b"]),
-            Err("missing secret: set --service-token or KODER_RELAY_SERVICE_TOKEN".into())
+    fn secrets_come_from_files_and_key_sets_stand_alone() {
+        let dir = std::env::temp_dir().join(format!("koder-relay-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let token_file = dir.join("token");
+        let secret_file = dir.join("secret");
+        std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+        std::fs::write(&secret_file, format!("{SECRET}\r\n")).unwrap();
+        let token_path = token_file.to_str().unwrap();
+        let secret_path = secret_file.to_str().unwrap();
+        let config = run(&[
+            "--service-token-file",
+            token_path,
+            "--jwt-secret-file",
+            secret_path,
+        ]);
+        assert_eq!(config.service_token, TOKEN);
+        assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+        let env =
+            |name: &str| (name == "KODER_RELAY_JWT_SECRET_FILE").then(|| secret_path.to_string());
+        let Ok(Command::Run(config)) =
+            parse_command(["--service-token".to_string(), TOKEN.to_string()], env)
+        else {
+            panic!("should run");
+        };
+        assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+        // A file on the command line wins over a secret in the environment.
+        let env = |name: &str| (name == "KODER_RELAY_JWT_SECRET").then(|| format!("env-{SECRET}"));
+        let args = ["--service-token", TOKEN, "--jwt-secret-file", secret_path];
+        let Ok(Command::Run(config)) = parse_command(args.map(str::to_string), env) else {
+            panic!("should run");
+        };
+        assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+        assert!(parse(&[
+            "--service-token",
+            TOKEN,
+            "--jwt-secret",
+            SECRET,
+            "--jwt-secret-file",
+            secret_path
+        ])
+        .unwrap_err()
+        .contains("not both"));
+        std::fs::write(&secret_file, "short\n").unwrap();
+        let short =
+            parse(&["--service-token", TOKEN, "--jwt-secret-file", secret_path]).unwrap_err();
+        assert!(
+            short.contains("--jwt-secret-file") && short.contains("32"),
+            "{short}"
         );
-        assert!(parse(&["--service-token", "a"])
+        assert!(parse(&[
+            "--service-token",
+            TOKEN,
+            "--jwt-secret-file",
+            "/nonexistent/secret"
+        ])
+        .unwrap_err()
+        .contains("cannot be read"));
+        let _ = std::fs::remove_dir_all(&dir);
+
+        let config = run(&[
+            "--service-token",
+            TOKEN,
+            "--jwks-url",
+            "https://idp.example/jwks.json",
+        ]);
+        assert_eq!(config.jwt_secret, None);
+        assert_eq!(
+            config.jwks_url.as_deref(),
+            Some("https://idp.example/jwks.json")
+        );
+        let config = run(&[
+            "--service-token",
+            TOKEN,
+            "--jwt-secret",
+            SECRET,
+            "--jwt-previous-secret",
+            &SECRET.repeat(2),
+            "--jwks-url",
+            "file:///etc/relay/jwks.json",
+        ]);
+        assert_eq!(config.jwt_previous_secret, Some(SECRET.repeat(2)));
+        for url in [
+            "http://idp.example/jwks",
+            "file://relative.json",
+            "jwks.json",
+        ] {
+            assert!(
+                parse(&["--service-token", TOKEN, "--jwks-url", url])
+                    .unwrap_err()
+                    .contains("--jwks-url"),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_or_short_secrets_and_bad_flags_are_clear_errors() {
+        assert!(parse(&["--jwt-secret", SECRET])
             .unwrap_err()
-            .contains("--jwt-secret"));
-        assert!(parse(&["--service-token", "", "--jwt-secret", "b"])
+            .starts_with("missing secret: set --service-token"));
+        let no_key = parse(&["--service-token", TOKEN]).unwrap_err();
+        assert!(
+            no_key.contains("--jwt-secret") && no_key.contains("--jwks-url"),
+            "{no_key}"
+        );
+        assert!(parse(&["--service-token", "", "--jwt-secret", SECRET])
             .unwrap_err()
             .contains("empty"));
+        let short = parse(&["--service-token", "a", "--jwt-secret", SECRET]).unwrap_err();
+        assert!(
+            short.starts_with("--service-token is 1 bytes; give at least 32"),
+            "{short}"
+        );
+        let short = parse(&["--service-token", TOKEN, "--jwt-secret", &SECRET[..31]]).unwrap_err();
+        assert!(short.starts_with("--jwt-secret is 31 bytes"), "{short}");
+        assert!(parse(&["--service-token", TOKEN, "--jwt-secret", &SECRET[..32]]).is_ok());
+        assert!(parse(&[
+            "--service-token",
+            TOKEN,
+            "--jwt-secret",
+            SECRET,
+            "--jwt-previous-secret",
+            "p"
+        ])
+        .unwrap_err()
+        .starts_with("--jwt-previous-secret is 1 bytes"));
+        assert!(parse(&[
+            "--service-token",
+            TOKEN,
+            "--jwks-url",
+            "https://idp.example/jwks",
+            "--jwt-previous-secret",
+            SECRET,
+        ])
+        .unwrap_err()
+        .contains("needs --jwt-secret"));
         assert!(parse(&["--bogus"])
             .unwrap_err()
             .contains("unknown argument"));
         assert!(parse(&["--listen"]).unwrap_err().contains("needs a value"));
-        let base = ["--service-token", "a", "--jwt-secret", "b"];
+        let base = ["--service-token", TOKEN, "--jwt-secret", SECRET];
         let with = |extra: &[&str]| {
             let mut args: Vec<&str> = base.to_vec();
             args.extend_from_slice(extra);
@@ -326,6 +628,14 @@ mod tests {
         assert!(with(&["--allow-origin", "https://a.example/path"])
             .unwrap_err()
             .contains("--allow-origin"));
+        for flag in [
+            "--jwt-audience",
+            "--jwt-issuer",
+            "--workspace-claim",
+            "--conversation-claim",
+        ] {
+            assert_eq!(with(&[flag, ""]).unwrap_err(), format!("{flag} is empty"));
+        }
         assert_eq!(parse(&["--help"]), Ok(Command::Help));
     }
 

@@ -27,6 +27,8 @@ pub mod error;
 pub mod events;
 /// In-process fan-out of rendered events to streams and long-polls, with the stream caps.
 pub mod hub;
+/// An identity provider's public keys (JWKS) for people's tokens.
+pub mod jwks;
 /// The PostgreSQL LISTEN link that hears the other replicas' changes.
 pub mod listen;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
         }
-        Ok(Command::Run(config)) => config,
+        Ok(Command::Run(config)) => *config,
         Err(message) => {
             eprintln!("koder-elicitation-relay: {message}");
             return ExitCode::from(USAGE_ERROR);

@@ -26,13 +26,16 @@ pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
 /// How often the sweeper measures the store's clock again (PostgreSQL: against the database's),
 /// so a process clock that drifts or steps is corrected within this long.
 pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
+/// How often expired stream tickets are deleted (a redeem ignores them anyway).
+const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
 /// How long a graceful shutdown waits for open requests before dropping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Why the relay could not start.
 #[derive(Debug)]
 pub enum ServeError {
-    /// The configuration cannot work (bad origin, unsupported database URL).
+    /// The configuration cannot work (bad origin, unsupported database URL, a short secret, a key
+    /// set that cannot be read).
     Config(String),
     /// The database could not be opened.
     Database(String),
@@ -121,7 +124,11 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
     let state = AppState {
         store: Arc::clone(&store),
         hub: hub.clone(),
-        auth: Arc::new(Auth::new(&config.service_token, &config.jwt_secret)),
+        auth: Arc::new(
+            Auth::from_config(&config)
+                .await
+                .map_err(ServeError::Config)?,
+        ),
         messages: Arc::new(Catalog::new()),
         shutdown: shutdown_rx.clone(),
     };
@@ -162,6 +169,7 @@ async fn sweep(
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut clock_synced = tokio::time::Instant::now();
     let mut failing = false;
+    let mut last_purge = tokio::time::Instant::now();
     loop {
         tokio::select! {
             _ = ticks.tick() => {}
@@ -171,6 +179,12 @@ async fn sweep(
             clock_synced = tokio::time::Instant::now();
             // A failed measurement keeps the last offset; the sweep below reports the outage.
             let _ = store.sync_clock().await;
+        }
+        if last_purge.elapsed() >= TICKET_PURGE_INTERVAL {
+            last_purge = tokio::time::Instant::now();
+            if let Err(error) = store.purge_tickets(store.now_ms()).await {
+                eprintln!("koder-elicitation-relay: purging stream tickets failed: {error}");
+            }
         }
         match store.expire_due(store.now_ms()).await {
             Ok(expired) => {

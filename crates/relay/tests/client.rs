@@ -20,7 +20,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{json, Value};
 
-const SERVICE_TOKEN: &str = "test-service-token-0123456789";
+const SERVICE_TOKEN: &str = "test-service-token-0123456789abcdef";
 const JWT_SECRET: &str = "test-jwt-secret-0123456789abcdef";
 const IDENTITY: &str = "Who is booking the table?";
 
@@ -40,14 +40,9 @@ impl Relay {
             NEXT.fetch_add(1, Ordering::SeqCst)
         ));
         std::fs::create_dir_all(&dir).unwrap();
-        let config = Config {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            database: format!("sqlite://{}", dir.join("relay.db").display()),
-            service_token: SERVICE_TOKEN.to_string(),
-            jwt_secret: JWT_SECRET.to_string(),
-            allow_origins: Vec::new(),
-            streams: Default::default(),
-        };
+        let mut config = Config::new(SERVICE_TOKEN, JWT_SECRET);
+        config.listen = "127.0.0.1:0".parse().unwrap();
+        config.database = format!("sqlite://{}", dir.join("relay.db").display());
         let server = serve(config).await.expect("the relay starts");
         Relay {
             server: Some(server),
@@ -94,7 +89,7 @@ impl Person {
             + 600;
         let token = encode(
             &Header::new(Algorithm::HS256),
-            &json!({ "sub": user, "workspace": "w_rust", "exp": exp }),
+            &json!({ "sub": user, "workspace": "w_rust", "aud": "koder-elicitation-relay", "exp": exp }),
             &EncodingKey::from_secret(JWT_SECRET.as_bytes()),
         )
         .unwrap();

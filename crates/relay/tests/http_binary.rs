@@ -9,7 +9,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use http_support::{create_body, person, TempDir};
+use http_support::{create_body, person, TempDir, JWT_SECRET};
+
+/// The binary's own secrets (people's tokens in these tests are minted with another one).
+const TOKEN: &str = "binary-service-token-0123456789abcdef";
+const SECRET: &str = "binary-jwt-secret-0123456789abcdef01";
 
 const BINARY: &str = env!("CARGO_BIN_EXE_koder-elicitation-relay");
 
@@ -19,6 +23,10 @@ fn relay_command(cwd: &Path) -> Command {
         .current_dir(cwd)
         .env_remove("KODER_RELAY_SERVICE_TOKEN")
         .env_remove("KODER_RELAY_JWT_SECRET")
+        .env_remove("KODER_RELAY_SERVICE_TOKEN_FILE")
+        .env_remove("KODER_RELAY_JWT_SECRET_FILE")
+        .env_remove("KODER_RELAY_JWT_PREVIOUS_SECRET")
+        .env_remove("KODER_RELAY_JWKS_URL")
         .env_remove("KODER_RELAY_DATABASE")
         // Never the fixed default port in tests: another run may hold it.
         .env("KODER_RELAY_LISTEN", "127.0.0.1:0")
@@ -74,7 +82,7 @@ async fn two_secrets_start_it_on_sqlite_in_the_working_directory() {
     let dir = &temp.0;
     let mut running = Running(
         relay_command(dir)
-            .args(["--service-token", "a", "--jwt-secret", "b"])
+            .args(["--service-token", TOKEN, "--jwt-secret", SECRET])
             .spawn()
             .unwrap(),
     );
@@ -91,7 +99,7 @@ async fn two_secrets_start_it_on_sqlite_in_the_working_directory() {
     let client = koder_elicitation_relay_client::http_client().unwrap();
     let created = client
         .post(format!("{url}/v1/elicitations"))
-        .header("authorization", "Bearer a")
+        .header("authorization", format!("Bearer {TOKEN}"))
         .body(create_body("u", "w", "").to_string())
         .send()
         .await
@@ -145,15 +153,48 @@ fn secrets_from_the_environment_and_clear_refusals() {
             .unwrap();
         (code, stdout, stderr)
     };
-    let (code, _, stderr) = run(&["--jwt-secret", "b"], &[]);
+    let (code, _, stderr) = run(&["--jwt-secret", SECRET], &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("missing secret"), "{stderr}");
     assert!(stderr.contains("KODER_RELAY_SERVICE_TOKEN"), "{stderr}");
-    let (code, _, stderr) = run(&["--service-token", "a"], &[]);
+    let (code, _, stderr) = run(&["--service-token", TOKEN], &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("KODER_RELAY_JWT_SECRET"), "{stderr}");
+    assert!(stderr.contains("--jwks-url"), "{stderr}");
+    // A short secret stops the start, naming where it came from.
+    let (code, _, stderr) = run(&["--service-token", TOKEN, "--jwt-secret", "b"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("--jwt-secret is 1 bytes; give at least 32"),
+        "{stderr}"
+    );
     let (code, _, stderr) = run(
-        &["--service-token", "a", "--jwt-secret", "b", "--nope"],
+        &[],
+        &[
+            ("KODER_RELAY_SERVICE_TOKEN", "a"),
+            ("KODER_RELAY_JWT_SECRET", SECRET),
+        ],
+    );
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("--service-token is 1 bytes"), "{stderr}");
+    let (code, _, stderr) = run(
+        &[
+            "--service-token",
+            TOKEN,
+            "--jwt-secret",
+            SECRET,
+            "--jwt-previous-secret",
+            "p",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("--jwt-previous-secret is 1 bytes"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(
+        &["--service-token", TOKEN, "--jwt-secret", SECRET, "--nope"],
         &[],
     );
     assert_eq!(code, Some(2));
@@ -161,9 +202,9 @@ fn secrets_from_the_environment_and_clear_refusals() {
     let (code, _, stderr) = run(
         &[
             "--service-token",
-            "a",
+            TOKEN,
             "--jwt-secret",
-            "b",
+            SECRET,
             "--listen",
             "everywhere",
         ],
@@ -178,8 +219,8 @@ fn secrets_from_the_environment_and_clear_refusals() {
     // Both secrets from the environment, a database URL from the environment too.
     let mut running = Running(
         relay_command(dir)
-            .env("KODER_RELAY_SERVICE_TOKEN", "a")
-            .env("KODER_RELAY_JWT_SECRET", "b")
+            .env("KODER_RELAY_SERVICE_TOKEN", TOKEN)
+            .env("KODER_RELAY_JWT_SECRET", SECRET)
             .env(
                 "KODER_RELAY_DATABASE",
                 format!("sqlite://{}", dir.join("env.db").display()),
@@ -190,4 +231,51 @@ fn secrets_from_the_environment_and_clear_refusals() {
     let (line, _) = first_line(&mut running.0);
     assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
     assert!(dir.join("env.db").exists());
+}
+
+#[tokio::test]
+async fn secrets_from_mounted_files_never_reach_the_command_line() {
+    let temp = TempDir::new("bin");
+    let dir = &temp.0;
+    let token_file = dir.join("service-token");
+    let secret_file = dir.join("jwt-secret");
+    // As mounted secrets often are: with a trailing line break.
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    std::fs::write(&secret_file, format!("{JWT_SECRET}\n")).unwrap();
+    let mut running = Running(
+        relay_command(dir)
+            .arg("--service-token-file")
+            .arg(&token_file)
+            .env("KODER_RELAY_JWT_SECRET_FILE", &secret_file)
+            .spawn()
+            .unwrap(),
+    );
+    let (line, _) = first_line(&mut running.0);
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    let client = koder_elicitation_relay_client::http_client().unwrap();
+    let created = client
+        .post(format!("{url}/v1/elicitations"))
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .body(create_body("u", "w", "").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    // People's tokens signed with the file's secret are accepted.
+    let listed = client
+        .get(format!("{url}/v1/elicitations"))
+        .header("authorization", format!("Bearer {}", person("u", "w")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", running.0.id())).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    assert!(
+        !cmdline.contains(TOKEN) && !cmdline.contains(JWT_SECRET),
+        "{cmdline}"
+    );
 }

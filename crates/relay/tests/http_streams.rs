@@ -191,3 +191,37 @@ async fn a_stream_that_falls_behind_is_ended_and_its_client_is_replayed() {
         assert_eq!(message.data["id"], json!(id));
     }
 }
+
+#[tokio::test]
+async fn a_stream_ends_when_its_token_does() {
+    let relay = Relay::start().await;
+    let ends_in_seconds = 3;
+    let token =
+        mint(json!({"sub": "eve", "workspace": "acme", "exp": now_secs() + ends_in_seconds}));
+    let opened = Instant::now();
+    let mut response = open_stream(&relay, &token).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut text = String::new();
+    let ended = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Some(chunk) = response.chunk().await.unwrap() {
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    let lasted = opened.elapsed();
+    assert!(ended.is_ok(), "the stream ended");
+    // `exp` has one-second resolution: the token ends 2 to 3 s after it was minted.
+    assert!(
+        lasted >= Duration::from_secs(ends_in_seconds as u64 - 1)
+            && lasted < Duration::from_secs(ends_in_seconds as u64 + 3),
+        "ended {lasted:?} after opening, with the token"
+    );
+    assert!(text.contains("retry:"), "with a retry: hint: {text:?}");
+    // The same token cannot open another (past the second `exp` names): its client must come
+    // back with a fresh one.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    assert_eq!(
+        open_stream(&relay, &token).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+}

@@ -143,8 +143,14 @@ fn each_api_names_its_security_scheme_and_answers_401() {
     let schemes = &doc["components"]["securitySchemes"];
     assert_eq!(schemes["serviceToken"]["scheme"], "bearer");
     assert_eq!(schemes["personJwt"]["bearerFormat"], "JWT");
-    assert_eq!(schemes["personJwtQuery"]["in"], "query");
-    assert_eq!(schemes["personJwtQuery"]["name"], "access_token");
+    // No long-lived token in a URL: only a one-use ticket goes in the query.
+    assert!(schemes.get("personJwtQuery").is_none());
+    assert_eq!(schemes["streamTicket"]["in"], "query");
+    assert_eq!(schemes["streamTicket"]["name"], "ticket");
+    assert!(
+        !DOCUMENT.contains(r#""name": "access_token""#),
+        "?access_token= is not documented as accepted"
+    );
     for (method, path, operation) in operations(&doc) {
         let Some(security) = operation["security"].as_array() else {
             panic!("{method} {path} does not say its security");
@@ -167,8 +173,8 @@ fn each_api_names_its_security_scheme_and_answers_401() {
             operation["responses"].get("401").is_some(),
             "{method} {path} has no 401"
         );
-        if names.contains("personJwtQuery") {
-            assert_eq!(path, "/v1/stream", "only the stream takes ?access_token=");
+        if names.contains("streamTicket") {
+            assert_eq!(path, "/v1/stream", "only the stream takes ?ticket=");
         }
     }
 }

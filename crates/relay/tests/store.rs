@@ -14,12 +14,14 @@ use koder_elicitation_relay::listen::Listening;
 use koder_elicitation_relay::store::postgres::PostgresStore;
 use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
-    Created, NewElicitation, Record, Status, Store, Tenant, TenantFilter,
+    Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant, TenantFilter,
 };
 use koder_elicitation_relay::{serve_with_store, Config, OpenStore};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+/// The hosts' token of the relays these tests start (at least 32 bytes, as the relay requires).
+const SERVICE_TOKEN: &str = "store-test-service-token-0123456789";
 const EVENT_WAIT: Duration = Duration::from_secs(5);
 
 // ---------------------------------------------------------------------------------------------
@@ -1110,13 +1112,11 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     // one due in ten minutes by the database's clock.
     let origin = store.origin().to_string();
     let server = serve_with_store(
-        Config {
-            listen: "127.0.0.1:0".parse().expect("address"),
-            database: ahead_url.clone(),
-            service_token: "service-token".into(),
-            jwt_secret: "jwt-secret".into(),
-            allow_origins: Vec::new(),
-            streams: Default::default(),
+        {
+            let mut config = Config::new(SERVICE_TOKEN, "store-test-jwt-secret-0123456789abcdef");
+            config.listen = "127.0.0.1:0".parse().expect("address");
+            config.database = ahead_url.clone();
+            config
         },
         OpenStore {
             store: Arc::new(store),
@@ -1173,7 +1173,7 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     // The host API stores the database's time too: expiresAt is an hour and timeoutMs ahead.
     let response = koder_elicitation_relay_client::http_client().expect("an HTTP client")
         .post(format!("{}/v1/elicitations", server.url()))
-        .header("authorization", "Bearer service-token")
+        .header("authorization", format!("Bearer {SERVICE_TOKEN}"))
         .header("content-type", "application/json")
         .body(
             json!({
@@ -1194,4 +1194,138 @@ async fn postgres_time_is_told_by_the_databases_clock() {
         "expiresAt is {ahead_by} ms ahead"
     );
     server.shutdown().await.expect("shutdown");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stream tickets: kept by digest, redeemed once by one statement, capped per person, purged.
+
+fn new_ticket(digest: &str, user: &str, now: i64) -> NewTicket {
+    NewTicket {
+        digest: digest.into(),
+        user_id: user.into(),
+        workspace_id: "acme".into(),
+        conversation_id: Some("chat-1".into()),
+        token_expires_at: now + 3_600_000,
+        expires_at: now + 30_000,
+    }
+}
+
+async fn check_ticket_promises(store: &dyn Store) {
+    let now = now_ms();
+    let prefix = unique();
+    let digest = |n: usize| format!("{prefix}-{n}");
+    assert!(store
+        .issue_ticket(&new_ticket(&digest(0), "ana", now), 3, now)
+        .await
+        .expect("issue"));
+    // Redeemed once, with the scope and the token's end it was issued with; then gone.
+    assert_eq!(
+        store.redeem_ticket(&digest(0), now).await.expect("redeem"),
+        Some(RedeemedTicket {
+            user_id: "ana".into(),
+            workspace_id: "acme".into(),
+            conversation_id: Some("chat-1".into()),
+            token_expires_at: now + 3_600_000,
+        })
+    );
+    assert_eq!(
+        store.redeem_ticket(&digest(0), now).await.expect("again"),
+        None
+    );
+    assert_eq!(
+        store
+            .redeem_ticket("never-issued", now)
+            .await
+            .expect("unknown"),
+        None
+    );
+
+    // An expired ticket is not redeemed, and the purge deletes it.
+    let user = format!("expiring-{prefix}");
+    assert!(store
+        .issue_ticket(&new_ticket(&digest(1), &user, now), 3, now)
+        .await
+        .expect("issue"));
+    assert_eq!(
+        store
+            .redeem_ticket(&digest(1), now + 30_000)
+            .await
+            .expect("late"),
+        None
+    );
+    assert!(store.purge_tickets(now + 30_000).await.expect("purge") >= 1);
+    assert_eq!(
+        store.redeem_ticket(&digest(1), now).await.expect("purged"),
+        None
+    );
+
+    // At most `max_live` live ones per person; expired ones do not count; others are not held back.
+    let capped = format!("capped-{prefix}");
+    for n in 10..13 {
+        assert!(store
+            .issue_ticket(&new_ticket(&digest(n), &capped, now), 3, now)
+            .await
+            .expect("issue"));
+    }
+    assert!(!store
+        .issue_ticket(&new_ticket(&digest(13), &capped, now), 3, now)
+        .await
+        .expect("over the cap"));
+    assert!(store
+        .issue_ticket(
+            &new_ticket(&digest(14), &format!("other-{prefix}"), now),
+            3,
+            now
+        )
+        .await
+        .expect("someone else"));
+    assert!(store
+        .issue_ticket(
+            &new_ticket(&digest(15), &capped, now + 30_000),
+            3,
+            now + 30_000
+        )
+        .await
+        .expect("once the others expired"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_stream_tickets_work_once_and_are_capped() {
+    let dir = TempDir::new("tickets");
+    let url = format!("sqlite://{}", dir.0.join("relay.db").display());
+    let store = SqliteStore::open(&url).await.expect("open");
+    check_ticket_promises(&store).await;
+    let memory = SqliteStore::open("sqlite::memory:").await.expect("open");
+    check_ticket_promises(&memory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_stream_tickets_work_once_on_any_replica() {
+    let postgres = Postgres::start();
+    let replica_a = PostgresStore::connect(&postgres.url)
+        .await
+        .expect("connect A");
+    let replica_b = PostgresStore::connect(&postgres.url)
+        .await
+        .expect("connect B");
+    check_ticket_promises(&replica_a).await;
+
+    // Issued on A, redeemed on B; both racing for one ticket: exactly one wins.
+    let now = now_ms();
+    for round in 0..20 {
+        let digest = format!("race-{round}");
+        assert!(replica_a
+            .issue_ticket(&new_ticket(&digest, "ana", now), 32, now)
+            .await
+            .expect("issue on A"));
+        let (on_a, on_b) = tokio::join!(
+            replica_a.redeem_ticket(&digest, now),
+            replica_b.redeem_ticket(&digest, now)
+        );
+        let winners = [on_a.expect("redeem on A"), on_b.expect("redeem on B")]
+            .into_iter()
+            .flatten()
+            .count();
+        assert_eq!(winners, 1, "round {round}");
+    }
 }

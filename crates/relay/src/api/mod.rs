@@ -21,6 +21,7 @@ pub mod host;
 pub mod people;
 pub mod state;
 pub mod stream;
+pub mod tickets;
 pub mod views;
 
 pub use state::{now_ms, AppState};
@@ -39,6 +40,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/elicitations/{id}/complete"),
     ("GET", "/v1/elicitations/{id}/status"),
     ("GET", "/v1/stream"),
+    ("POST", "/v1/stream/ticket"),
     ("GET", "/v1/openapi.json"),
 ];
 
@@ -51,6 +53,7 @@ pub const PEOPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "/v1/elicitations/{id}/result"),
     ("GET", "/v1/elicitations/{id}/status"),
     ("GET", "/v1/stream"),
+    ("POST", "/v1/stream/ticket"),
 ];
 
 /// Why the router could not be built from the configuration.
@@ -81,6 +84,7 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/elicitations/{id}/complete", post(host::complete))
         .route("/v1/elicitations/{id}/status", get(people::status))
         .route("/v1/stream", get(stream::stream))
+        .route("/v1/stream/ticket", post(tickets::issue))
         .route("/v1/openapi.json", get(openapi))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(cors, people_cors))

@@ -31,7 +31,10 @@ const RECONNECT_HINT: Duration = Duration::from_millis(1_000);
 /// The stream handler.
 pub async fn stream(
     State(state): State<AppState>,
-    StreamPerson(filter): StreamPerson,
+    StreamPerson {
+        filter,
+        expires_at_ms,
+    }: StreamPerson,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     // Subscribed before reading the pending ones, so nothing created in between is lost.
     let subscription = state
@@ -43,6 +46,7 @@ pub async fn stream(
         queue,
         subscription,
         filter,
+        token_ends: Some(token_deadline(state.store.now_ms(), expires_at_ms)),
         shutdown: state.shutdown.clone(),
         ended: false,
     };
@@ -70,6 +74,9 @@ struct PersonStream {
     queue: VecDeque<SseEvent>,
     subscription: Subscription,
     filter: TenantFilter,
+    /// When the token that opened the stream ends: the stream ends then too, and its client
+    /// reconnects with a fresh token.
+    token_ends: Option<tokio::time::Instant>,
     shutdown: watch::Receiver<bool>,
     /// The farewell (`retry:`) was sent: the next poll ends the stream.
     ended: bool,
@@ -85,9 +92,15 @@ impl PersonStream {
             if let Some(event) = self.queue.pop_front() {
                 return Some(event);
             }
+            let token_ends = self.token_ends;
             let received = tokio::select! {
-                received = self.subscription.recv() => received,
+                received = self.subscription.recv() => Some(received),
                 _ = self.shutdown.wait_for(|stopping| *stopping) => return None,
+                () = until(token_ends) => None,
+            };
+            // The token ended: so does the stream, and its client comes back with a fresh one.
+            let Some(received) = received else {
+                return Some(self.farewell());
             };
             match received {
                 Ok(message) if self.filter.admits(&message.tenant) => {
@@ -110,6 +123,21 @@ impl PersonStream {
             .comment("ended by the relay: reconnect")
             .retry(RECONNECT_HINT + Duration::from_millis(jitter_ms))
     }
+}
+
+/// Resolves at `deadline`, or never without one.
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The instant a token ending at `expires_at_ms` (Unix ms) ends, on the runtime's clock, as of
+/// `now_ms`.
+fn token_deadline(now_ms: i64, expires_at_ms: i64) -> tokio::time::Instant {
+    let left = u64::try_from(expires_at_ms.saturating_sub(now_ms)).unwrap_or(0);
+    tokio::time::Instant::now() + Duration::from_millis(left)
 }
 
 async fn pending_events(

@@ -22,8 +22,12 @@ pub mod clock;
 /// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
 pub mod postgres;
 
+/// One-use stream tickets (for `EventSource`), kept by digest.
+pub mod tickets;
+
 pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
 pub use clock::Clock;
+pub use tickets::{NewTicket, RedeemedTicket, MAX_LIVE_TICKETS};
 
 /// A storage failure. Handlers answer 500 "storage unavailable" and log the detail.
 #[derive(Debug)]
@@ -112,4 +116,24 @@ pub trait Store: Send + Sync + Debug + 'static {
     async fn sync_clock(&self) -> Result<(), StoreError> {
         Ok(())
     }
+
+    /// Keeps a stream ticket unless its person already holds `max_live` live ones (`false`
+    /// then). Replicas racing may pass the cap by a few; it bounds abuse, not exact counts.
+    async fn issue_ticket(
+        &self,
+        ticket: &NewTicket,
+        max_live: i64,
+        now_ms: i64,
+    ) -> Result<bool, StoreError>;
+
+    /// Deletes the live ticket with this digest and returns what it grants, in one statement,
+    /// so a ticket works exactly once; `None` for an unknown, expired or used one.
+    async fn redeem_ticket(
+        &self,
+        digest: &str,
+        now_ms: i64,
+    ) -> Result<Option<RedeemedTicket>, StoreError>;
+
+    /// Deletes the tickets expired at `now_ms`; returns how many.
+    async fn purge_tickets(&self, now_ms: i64) -> Result<u64, StoreError>;
 }

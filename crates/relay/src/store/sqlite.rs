@@ -12,8 +12,10 @@ use sqlx::sqlite::{
 };
 
 use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
+use super::tickets::redeemed_from_row;
 use super::{
-    Clock, Created, NewElicitation, Record, Status, Store, StoreError, Tenant, TenantFilter,
+    Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
+    Tenant, TenantFilter,
 };
 use crate::events::{Event, EventKind};
 
@@ -56,6 +58,20 @@ const INDEXES: [&str; 3] = [
         ON koder_elicitations (status, expires_at)",
     "CREATE UNIQUE INDEX IF NOT EXISTS koder_elicitations_idempotency
         ON koder_elicitations (user_id, workspace_id, conversation_id, idempotency_key)",
+];
+
+/// One-use stream tickets, kept by the SHA-256 digest of each (never the ticket itself).
+const TICKET_SCHEMA: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS koder_stream_tickets (
+        digest TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        conversation_id TEXT NULL,
+        token_expires_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+    )",
+    "CREATE INDEX IF NOT EXISTS koder_stream_tickets_person
+        ON koder_stream_tickets (user_id, workspace_id, expires_at)",
 ];
 
 /// The previous version's table (a table-wide `UNIQUE` on `idempotency_key`, no
@@ -171,8 +187,8 @@ async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
             sqlx::query(statement).execute(&mut *transaction).await?;
         }
     }
-    for statement in INDEXES {
-        sqlx::query(statement).execute(&mut *transaction).await?;
+    for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
+        sqlx::query(*statement).execute(&mut *transaction).await?;
     }
     transaction.commit().await?;
     Ok(())
@@ -289,5 +305,56 @@ impl Store for SqliteStore {
 
     fn clock(&self) -> &Clock {
         &self.clock
+    }
+
+    async fn issue_ticket(
+        &self,
+        ticket: &NewTicket,
+        max_live: i64,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        // One statement: SQLite's single writer makes the count and the insert one step.
+        let inserted = sqlx::query(
+            "INSERT INTO koder_stream_tickets \
+             (digest, user_id, workspace_id, conversation_id, token_expires_at, expires_at) \
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE (SELECT COUNT(*) FROM koder_stream_tickets \
+             WHERE user_id = ?2 AND workspace_id = ?3 AND expires_at > ?7) < ?8",
+        )
+        .bind(&ticket.digest)
+        .bind(&ticket.user_id)
+        .bind(&ticket.workspace_id)
+        .bind(&ticket.conversation_id)
+        .bind(ticket.token_expires_at)
+        .bind(ticket.expires_at)
+        .bind(now_ms)
+        .bind(max_live)
+        .execute(&self.pool)
+        .await?;
+        Ok(inserted.rows_affected() == 1)
+    }
+
+    async fn redeem_ticket(
+        &self,
+        digest: &str,
+        now_ms: i64,
+    ) -> Result<Option<RedeemedTicket>, StoreError> {
+        let rows = sqlx::query(
+            "DELETE FROM koder_stream_tickets WHERE digest = ?1 AND expires_at > ?2 \
+             RETURNING user_id, workspace_id, conversation_id, token_expires_at",
+        )
+        .bind(digest)
+        .bind(now_ms)
+        // Run to completion, so the ticket is gone before the stream it opens starts.
+        .fetch_all(&self.pool)
+        .await?;
+        rows.first().map(redeemed_from_row).transpose()
+    }
+
+    async fn purge_tickets(&self, now_ms: i64) -> Result<u64, StoreError> {
+        let purged = sqlx::query("DELETE FROM koder_stream_tickets WHERE expires_at <= ?1")
+            .bind(now_ms)
+            .execute(&self.pool)
+            .await?;
+        Ok(purged.rows_affected())
     }
 }

@@ -10,8 +10,10 @@ use koder_elicitation_relay::{serve, Config, Server};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-pub const SERVICE_TOKEN: &str = "test-service-token";
-pub const JWT_SECRET: &str = "test-jwt-secret";
+pub const SERVICE_TOKEN: &str = "test-service-token-3f9a1c7e5b2d8046";
+pub const JWT_SECRET: &str = "test-jwt-secret-8c1e4a7f2b9d6035a1c4e7f0";
+/// The `aud` the relay checks by default.
+pub const AUDIENCE: &str = "koder-elicitation-relay";
 
 /// A relay and its temp dir (removed on drop).
 pub struct Relay {
@@ -52,30 +54,22 @@ impl Relay {
     }
 
     pub async fn start_with_origins(allow_origins: Vec<String>) -> Relay {
-        Relay::start_configured(allow_origins, Default::default()).await
+        Relay::start_with(|config| config.allow_origins = allow_origins).await
     }
 
     /// A relay with these stream caps.
     pub async fn start_with_streams(streams: koder_elicitation_relay::hub::StreamLimits) -> Relay {
-        Relay::start_configured(Vec::new(), streams).await
+        Relay::start_with(|config| config.streams = streams).await
     }
 
-    async fn start_configured(
-        allow_origins: Vec<String>,
-        streams: koder_elicitation_relay::hub::StreamLimits,
-    ) -> Relay {
+    /// A relay on the test secrets with `adjust` applied to its configuration.
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Relay {
         let dir = temp_dir("http");
-        let database = format!("sqlite://{}", dir.join("relay.db").display());
-        let server = serve(Config {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            database,
-            service_token: SERVICE_TOKEN.into(),
-            jwt_secret: JWT_SECRET.into(),
-            allow_origins,
-            streams,
-        })
-        .await
-        .unwrap();
+        let mut config = Config::new(SERVICE_TOKEN, JWT_SECRET);
+        config.listen = "127.0.0.1:0".parse().unwrap();
+        config.database = format!("sqlite://{}", dir.join("relay.db").display());
+        adjust(&mut config);
+        let server = serve(config).await.unwrap();
         Relay {
             url: server.url(),
             server: Some(server),
@@ -216,12 +210,20 @@ pub fn now_secs() -> i64 {
         .as_secs() as i64
 }
 
-/// An HS256 token with these claims (`exp` one hour ahead unless given).
-pub fn mint(mut claims: Value) -> String {
+/// An HS256 token with these claims (`exp` one hour ahead and the relay's `aud` unless given).
+pub fn mint(claims: Value) -> String {
+    mint_with(&with_defaults(claims), JWT_SECRET)
+}
+
+/// `claims` with `exp` one hour ahead and `aud` the relay's, unless they say otherwise.
+pub fn with_defaults(mut claims: Value) -> Value {
     if claims.get("exp").is_none() {
         claims["exp"] = json!(now_secs() + 3600);
     }
-    mint_with(&claims, JWT_SECRET)
+    if claims.get("aud").is_none() {
+        claims["aud"] = json!(AUDIENCE);
+    }
+    claims
 }
 
 pub fn mint_with(claims: &Value, secret: &str) -> String {

@@ -1,0 +1,63 @@
+//! `POST /v1/stream/ticket`: a one-use ticket for `GET /v1/stream?ticket=…`, so a page that must
+//! use `EventSource` (no headers) never puts its long-lived token in a URL.
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::{now_ms, AppState};
+use crate::auth::{new_ticket, PersonToken};
+use crate::error::ApiError;
+use crate::store::{NewTicket, MAX_LIVE_TICKETS};
+
+/// How long a ticket stays valid: long enough to open the stream, short enough that a logged URL
+/// is useless.
+pub const TICKET_LIFETIME_MS: i64 = 30_000;
+
+/// The handler: the Bearer token's scope and end are kept under the ticket's digest.
+pub async fn issue(
+    State(state): State<AppState>,
+    token: PersonToken,
+) -> Result<Response, ApiError> {
+    let now = now_ms();
+    // `exp` is checked in whole seconds: a token in its last second may already be over here.
+    if token.expires_at_ms <= now {
+        return Err(ApiError::unauthorized("token expired"));
+    }
+    // A ticket never outlives the token that asked for it.
+    let expires_at = (now + TICKET_LIFETIME_MS).min(token.expires_at_ms);
+    let (ticket, digest) = new_ticket()?;
+    let kept = NewTicket {
+        digest,
+        user_id: token.filter.user_id,
+        workspace_id: token.filter.workspace_id,
+        conversation_id: token.filter.conversation_id,
+        token_expires_at: token.expires_at_ms,
+        expires_at,
+    };
+    if !state
+        .store
+        .issue_ticket(&kept, MAX_LIVE_TICKETS, now)
+        .await?
+    {
+        let mut response = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("too many live stream tickets (at most {MAX_LIVE_TICKETS}); try again later"),
+        )
+        .into_response();
+        // The oldest of them is gone by then at the latest.
+        let retry_after = (TICKET_LIFETIME_MS / 1000).to_string();
+        if let Ok(value) = HeaderValue::from_str(&retry_after) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return Ok(response);
+    }
+    Ok((
+        StatusCode::OK,
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(json!({"ticket": ticket, "expiresInMs": expires_at - now})),
+    )
+        .into_response())
+}
