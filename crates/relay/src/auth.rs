@@ -19,8 +19,9 @@ use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
 
-/// The longest `sub`, workspace or conversation a token may carry, as the host API allows.
-pub const MAX_SCOPE_CHARS: usize = 256;
+/// The longest `sub`, workspace or conversation a token may carry: the core's scope limit, as
+/// the host API allows.
+pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
 pub const MIN_SECRET_BYTES: usize = 32;
 /// The `aud` people's tokens carry unless `--jwt-audience` says otherwise.

@@ -27,8 +27,8 @@ pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
 pub const TIMEOUT_RANGE_MS: (i64, i64) = (1_000, 86_400_000);
 /// The longest `?wait=` in seconds (longer is clamped).
 pub const MAX_WAIT_SECONDS: f64 = 60.0;
-/// The longest scope id, server name or idempotency key.
-pub const MAX_FIELD_CHARS: usize = 256;
+/// The longest scope id, server name or idempotency key: the core's scope limit.
+pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS as MAX_FIELD_CHARS;
 /// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
 const REREAD_INTERVAL: Duration = Duration::from_secs(1);
 

@@ -22,6 +22,9 @@ pub mod clock;
 /// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
 pub mod postgres;
 
+/// The tables both stores keep, in one copy.
+mod schema;
+
 /// One-use stream tickets (for `EventSource`), kept by digest.
 pub mod tickets;
 

@@ -12,6 +12,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 
 use super::clock::{measured_offset_ms, process_now_ms, ClockReading};
 use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
+use super::schema::{elicitations_table, INDEXES, TICKET_SCHEMA};
 use super::tickets::redeemed_from_row;
 use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
@@ -32,47 +33,9 @@ const SCHEMA_LOCK_KEY: i64 = 0x6b6f_6465_725f_726c; // "koder_rl"
 /// How many readings of the database's clock a measurement takes (the quickest one counts).
 const CLOCK_READINGS: usize = 3;
 
-/// The table as this version keeps it. Idempotency keys are unique per tenant (an index in
-/// [`INDEXES`]), not across the table.
-const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS koder_elicitations (
-        id TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        workspace_id TEXT NOT NULL,
-        conversation_id TEXT NOT NULL,
-        request TEXT NOT NULL,
-        server_name TEXT NULL,
-        created_at BIGINT NOT NULL,
-        expires_at BIGINT NOT NULL,
-        status TEXT NOT NULL,
-        result TEXT NULL,
-        finished_at BIGINT NULL,
-        completed BOOLEAN NOT NULL DEFAULT false,
-        idempotency_key TEXT NULL,
-        request_digest TEXT NULL
-    )";
-
-const INDEXES: [&str; 3] = [
-    "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
-        ON koder_elicitations (user_id, workspace_id, status)",
-    "CREATE INDEX IF NOT EXISTS koder_elicitations_due
-        ON koder_elicitations (status, expires_at)",
-    "CREATE UNIQUE INDEX IF NOT EXISTS koder_elicitations_idempotency
-        ON koder_elicitations (user_id, workspace_id, conversation_id, idempotency_key)",
-];
-
-/// One-use stream tickets, kept by the SHA-256 digest of each (never the ticket itself).
-const TICKET_SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS koder_stream_tickets (
-        digest TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        workspace_id TEXT NOT NULL,
-        conversation_id TEXT NULL,
-        token_expires_at BIGINT NOT NULL,
-        expires_at BIGINT NOT NULL
-    )",
-    "CREATE INDEX IF NOT EXISTS koder_stream_tickets_person
-        ON koder_stream_tickets (user_id, workspace_id, expires_at)",
-];
+/// The elicitations table as this version keeps it.
+const CREATE_TABLE: &str =
+    elicitations_table!("koder_elicitations", "BOOLEAN NOT NULL DEFAULT false");
 
 /// Whether the table has the `request_digest` column (the previous version's has not).
 const HAS_REQUEST_DIGEST: &str = "SELECT EXISTS (SELECT 1 FROM information_schema.columns \

@@ -12,6 +12,7 @@ use sqlx::sqlite::{
 };
 
 use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
+use super::schema::{elicitations_table, INDEXES, TICKET_SCHEMA};
 use super::tickets::redeemed_from_row;
 use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
@@ -24,62 +25,12 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A few readers alongside the one writer WAL allows.
 const POOL_SIZE: u32 = 4;
 
-/// The table as this version keeps it, under the name given. Idempotency keys are unique per
-/// tenant (an index in [`INDEXES`]), not across the table.
-macro_rules! create_table {
-    ($name:literal) => {
-        concat!(
-            "CREATE TABLE IF NOT EXISTS ",
-            $name,
-            " (
-        id TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        workspace_id TEXT NOT NULL,
-        conversation_id TEXT NOT NULL,
-        request TEXT NOT NULL,
-        server_name TEXT NULL,
-        created_at BIGINT NOT NULL,
-        expires_at BIGINT NOT NULL,
-        status TEXT NOT NULL,
-        result TEXT NULL,
-        finished_at BIGINT NULL,
-        completed INTEGER NOT NULL DEFAULT 0,
-        idempotency_key TEXT NULL,
-        request_digest TEXT NULL
-    )"
-        )
-    };
-}
-
-const INDEXES: [&str; 3] = [
-    "CREATE INDEX IF NOT EXISTS koder_elicitations_tenant
-        ON koder_elicitations (user_id, workspace_id, status)",
-    "CREATE INDEX IF NOT EXISTS koder_elicitations_due
-        ON koder_elicitations (status, expires_at)",
-    "CREATE UNIQUE INDEX IF NOT EXISTS koder_elicitations_idempotency
-        ON koder_elicitations (user_id, workspace_id, conversation_id, idempotency_key)",
-];
-
-/// One-use stream tickets, kept by the SHA-256 digest of each (never the ticket itself).
-const TICKET_SCHEMA: [&str; 2] = [
-    "CREATE TABLE IF NOT EXISTS koder_stream_tickets (
-        digest TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        workspace_id TEXT NOT NULL,
-        conversation_id TEXT NULL,
-        token_expires_at BIGINT NOT NULL,
-        expires_at BIGINT NOT NULL
-    )",
-    "CREATE INDEX IF NOT EXISTS koder_stream_tickets_person
-        ON koder_stream_tickets (user_id, workspace_id, expires_at)",
-];
-
 /// The previous version's table (a table-wide `UNIQUE` on `idempotency_key`, no
 /// `request_digest`) rebuilt in the current shape, the way SQLite documents for changes
 /// `ALTER TABLE` cannot make: create the new table, copy, drop the old, rename. Its indexes
 /// went with the old table; [`INDEXES`] makes them again.
 const UPGRADE_FROM_GLOBAL_KEYS: [&str; 4] = [
-    create_table!("koder_elicitations_upgraded"),
+    elicitations_table!("koder_elicitations_upgraded", "INTEGER NOT NULL DEFAULT 0"),
     "INSERT INTO koder_elicitations_upgraded (id, user_id, workspace_id, conversation_id, \
      request, server_name, created_at, expires_at, status, result, finished_at, completed, \
      idempotency_key, request_digest) \
@@ -173,9 +124,12 @@ impl SqliteStore {
 
 /// Creates the table and its indexes, first upgrading a table the previous version made.
 async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
-    sqlx::query(create_table!("koder_elicitations"))
-        .execute(pool)
-        .await?;
+    sqlx::query(elicitations_table!(
+        "koder_elicitations",
+        "INTEGER NOT NULL DEFAULT 0"
+    ))
+    .execute(pool)
+    .await?;
     // IMMEDIATE takes the write lock before the check: two processes opening one old file
     // upgrade it once.
     let mut transaction = pool.begin_with("BEGIN IMMEDIATE").await?;
