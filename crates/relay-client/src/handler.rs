@@ -23,7 +23,8 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
 use rmcp::ClientHandler;
 use serde_json::{json, Value};
 
-use crate::client::{ElicitOptions, RelayClient, RelayClientError};
+use crate::client::{ElicitOptions, RelayClient};
+use crate::error::RelayClientError;
 use crate::wire::{Created, Scope};
 
 /// The JSON-RPC code the relay reports when its core refused the request itself.

@@ -36,13 +36,15 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 mod client;
+mod error;
 #[cfg(feature = "rmcp")]
 mod handler;
 #[cfg(feature = "rustls")]
 mod tls;
 pub mod wire;
 
-pub use client::{http_client, ElicitOptions, Outcome, RelayClient, RelayClientError};
+pub use client::{http_client, ElicitOptions, Outcome, RelayClient};
+pub use error::RelayClientError;
 #[cfg(feature = "rmcp")]
 pub use handler::RelayElicitationHandler;
 #[cfg(feature = "rustls")]

@@ -8,7 +8,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::{ClientConfig, ConfigBuilder, RootCertStore};
 use rustls_platform_verifier::BuilderVerifierExt;
 
-use crate::client::RelayClientError;
+use crate::error::RelayClientError;
 
 /// The rustls configuration [`crate::http_client`] hands reqwest: the application's crypto
 /// provider when it installed one, else ring for this configuration alone; the platform's root

@@ -3,18 +3,11 @@
 //! [`TenantFilter`] is made, so every scope the people's API applies comes from a verified token
 //! (directly, or through a stream ticket such a token asked for).
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use axum::extract::{FromRef, FromRequestParts, Query};
-use axum::http::header::AUTHORIZATION;
-use axum::http::request::Parts;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use crate::api::{now_ms, AppState};
-use crate::config::Config;
+use crate::config::{check_secret_length, Config};
 use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
@@ -22,14 +15,6 @@ use crate::store::{RedeemedTicket, TenantFilter};
 /// The longest `sub`, workspace or conversation a token may carry: the core's scope limit, as
 /// the host API allows.
 pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
-/// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
-pub const MIN_SECRET_BYTES: usize = 32;
-/// The `aud` people's tokens carry unless `--jwt-audience` says otherwise.
-pub const DEFAULT_AUDIENCE: &str = "koder-elicitation-relay";
-/// The claim naming the workspace unless `--workspace-claim` says otherwise.
-pub const DEFAULT_WORKSPACE_CLAIM: &str = "workspace";
-/// The claim naming the conversation unless `--conversation-claim` says otherwise.
-pub const DEFAULT_CONVERSATION_CLAIM: &str = "conversation";
 
 /// The service token, the keys people's tokens are checked with, and what their claims must say.
 pub struct Auth {
@@ -64,7 +49,7 @@ pub struct PersonToken {
 }
 
 impl Auth {
-    /// Checks the configuration's secrets (each at least [`MIN_SECRET_BYTES`], at least one way to
+    /// Checks the configuration's secrets (each at least [`crate::config::MIN_SECRET_BYTES`], at least one way to
     /// check people's tokens) and loads its key set. The error is a message for whoever started
     /// the relay.
     pub async fn from_config(config: &Config) -> Result<Auth, String> {
@@ -231,17 +216,6 @@ impl Auth {
     }
 }
 
-/// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
-pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
-    if secret.len() < MIN_SECRET_BYTES {
-        return Err(format!(
-            "{flag} is {} bytes; give at least {MIN_SECRET_BYTES} (for example: openssl rand -hex 32)",
-            secret.len()
-        ));
-    }
-    Ok(())
-}
-
 /// Equal-length inputs take the same time whatever their content; a length difference is not
 /// a secret worth hiding.
 fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
@@ -255,131 +229,10 @@ fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
     std::hint::black_box(difference) == 0
 }
 
-fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
-    let Some(value) = parts.headers.get(AUTHORIZATION) else {
-        return Ok(None);
-    };
-    let text = value
-        .to_str()
-        .map_err(|_| ApiError::unauthorized("invalid Authorization header"))?;
-    match text.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => Ok(Some(token.trim())),
-        _ => Err(ApiError::unauthorized(
-            "Authorization must be \"Bearer <token>\"",
-        )),
-    }
-}
-
-/// A caller holding the service token: a host.
-#[derive(Debug, Clone, Copy)]
-pub struct Host;
-
-impl<S> FromRequestParts<S> for Host
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
-        match bearer(parts)? {
-            Some(token) if auth.is_service_token(token) => Ok(Host),
-            Some(_) => Err(ApiError::unauthorized("invalid service token")),
-            None => Err(ApiError::unauthorized("missing bearer token")),
-        }
-    }
-}
-
-/// A person's verified token from the Authorization header (and never from the URL).
-impl<S> FromRequestParts<S> for PersonToken
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
-        match bearer(parts)? {
-            Some(token) => auth.person(token).await,
-            None => Err(ApiError::unauthorized("missing bearer token")),
-        }
-    }
-}
-
-/// A person, by the scope of their token (Authorization header only).
-#[derive(Debug, Clone)]
-pub struct Person(pub TenantFilter);
-
-impl<S> FromRequestParts<S> for Person
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        PersonToken::from_request_parts(parts, state)
-            .await
-            .map(|token| Person(token.filter))
-    }
-}
-
-/// What `?access_token=` answers now: long-lived tokens stay out of URLs (and so out of logs).
-pub const ACCESS_TOKEN_REFUSED: &str = "?access_token= is not accepted: send the token in the \
-     Authorization header, or get a one-use ticket from POST /v1/stream/ticket and open \
-     /v1/stream?ticket=…";
-
-/// A person on the stream: the Authorization header, or `?ticket=` (a one-use ticket from
-/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers.
-#[derive(Debug, Clone)]
-pub struct StreamPerson {
-    /// What the stream may carry.
-    pub filter: TenantFilter,
-    /// When the token behind it ends (ms since the Unix epoch); the stream ends then too.
-    pub expires_at_ms: i64,
-}
-
-impl FromRequestParts<AppState> for StreamPerson {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        if let Some(token) = bearer(parts)? {
-            let token = state.auth.person(token).await?;
-            return Ok(StreamPerson {
-                filter: token.filter,
-                expires_at_ms: token.expires_at_ms,
-            });
-        }
-        let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
-            .map_err(|_| ApiError::unauthorized("invalid query string"))?;
-        if query.0.contains_key("access_token") {
-            return Err(ApiError::unauthorized(ACCESS_TOKEN_REFUSED));
-        }
-        let Some(ticket) = query.0.get("ticket") else {
-            return Err(ApiError::unauthorized("missing bearer token"));
-        };
-        let now = now_ms();
-        match state
-            .store
-            .redeem_ticket(&ticket_digest(ticket), now)
-            .await?
-        {
-            Some(redeemed) if redeemed.token_expires_at > now => Ok(from_ticket(redeemed)),
-            Some(_) => Err(ApiError::unauthorized("token expired")),
-            None => Err(ApiError::unauthorized(
-                "invalid ticket: unknown, expired or already used",
-            )),
-        }
-    }
-}
-
-fn from_ticket(redeemed: RedeemedTicket) -> StreamPerson {
-    StreamPerson {
+/// What a redeemed stream ticket grants: the scope and the end of the token it was issued for
+/// (scopes are made here only, from a token or from a ticket a token bought).
+pub fn ticket_grant(redeemed: RedeemedTicket) -> PersonToken {
+    PersonToken {
         filter: TenantFilter {
             user_id: redeemed.user_id,
             workspace_id: redeemed.workspace_id,
@@ -391,7 +244,13 @@ fn from_ticket(redeemed: RedeemedTicket) -> StreamPerson {
 
 /// A fresh stream ticket (128 random bits, hex) and the digest the store keeps instead of it.
 pub fn new_ticket() -> Result<(String, String), ApiError> {
-    let ticket = crate::api::new_id()?;
+    let ticket = koder_elicitation_relay_client::wire::random_id().map_err(|error| {
+        eprintln!("koder-elicitation-relay: no randomness: {error}");
+        ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "no randomness available",
+        )
+    })?;
     let digest = ticket_digest(&ticket);
     Ok((ticket, digest))
 }
@@ -408,7 +267,11 @@ pub fn ticket_digest(ticket: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{
+        DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM, MIN_SECRET_BYTES,
+    };
     use jsonwebtoken::{EncodingKey, Header};
+    use koder_elicitation_relay_client::wire::now_ms;
     use serde_json::json;
 
     const SERVICE: &str = "service-token-0123456789abcdef0123";

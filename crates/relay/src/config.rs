@@ -3,10 +3,16 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use crate::auth::{
-    check_secret_length, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
-};
 use crate::hub::StreamLimits;
+
+/// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
+pub const MIN_SECRET_BYTES: usize = 32;
+/// The `aud` people's tokens carry unless `--jwt-audience` says otherwise.
+pub const DEFAULT_AUDIENCE: &str = "koder-elicitation-relay";
+/// The claim naming the workspace unless `--workspace-claim` says otherwise.
+pub const DEFAULT_WORKSPACE_CLAIM: &str = "workspace";
+/// The claim naming the conversation unless `--conversation-claim` says otherwise.
+pub const DEFAULT_CONVERSATION_CLAIM: &str = "conversation";
 
 /// The address used without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8790";
@@ -304,6 +310,17 @@ pub fn parse_command(
         allow_origins,
         streams,
     })))
+}
+
+/// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
+pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
+    if secret.len() < MIN_SECRET_BYTES {
+        return Err(format!(
+            "{flag} is {} bytes; give at least {MIN_SECRET_BYTES} (for example: openssl rand -hex 32)",
+            secret.len()
+        ));
+    }
+    Ok(())
 }
 
 /// A positive count, or `default` when not given.

@@ -15,9 +15,9 @@ use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
+use super::extract::Host;
 use super::views::{host_view, public_status};
 use super::{json_body, load, new_id, AppState};
-use crate::auth::Host;
 use crate::error::ApiError;
 use crate::store::{Created, NewElicitation, Record, Status, Tenant};
 

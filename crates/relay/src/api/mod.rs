@@ -17,6 +17,7 @@ use crate::error::ApiError;
 use crate::store::{Record, Status};
 
 pub mod checks;
+pub mod extract;
 pub mod host;
 pub mod people;
 pub mod state;

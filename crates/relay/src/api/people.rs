@@ -11,9 +11,9 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::checks::{check_answer, AnswerError};
+use super::extract::Person;
 use super::views::{elicitation_view, public_status, result_of};
 use super::{json_body, load, AppState};
-use crate::auth::Person;
 use crate::error::ApiError;
 use crate::store::{Record, Status, TenantFilter};
 

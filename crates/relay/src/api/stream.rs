@@ -14,9 +14,9 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
 use tokio::sync::{broadcast, watch};
 
+use super::extract::StreamPerson;
 use super::state::{now_ms, AppState};
 use super::views::elicitation_view;
-use crate::auth::StreamPerson;
 use crate::error::ApiError;
 use crate::hub::{Refusal, Subscription};
 use crate::store::{Store, StoreError, TenantFilter};

@@ -1,0 +1,143 @@
+//! Who is calling, as handlers take it: the bearer token (or a stream ticket) checked by
+//! [`Auth`], which alone makes a scope from it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, FromRequestParts, Query};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+
+use super::AppState;
+use crate::auth::{ticket_digest, ticket_grant, Auth, PersonToken};
+use crate::error::ApiError;
+use crate::store::TenantFilter;
+
+fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
+    let Some(value) = parts.headers.get(AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| ApiError::unauthorized("invalid Authorization header"))?;
+    match text.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => Ok(Some(token.trim())),
+        _ => Err(ApiError::unauthorized(
+            "Authorization must be \"Bearer <token>\"",
+        )),
+    }
+}
+
+/// A caller holding the service token: a host.
+#[derive(Debug, Clone, Copy)]
+pub struct Host;
+
+impl<S> FromRequestParts<S> for Host
+where
+    Arc<Auth>: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let auth = Arc::<Auth>::from_ref(state);
+        match bearer(parts)? {
+            Some(token) if auth.is_service_token(token) => Ok(Host),
+            Some(_) => Err(ApiError::unauthorized("invalid service token")),
+            None => Err(ApiError::unauthorized("missing bearer token")),
+        }
+    }
+}
+
+/// A person's verified token from the Authorization header (and never from the URL).
+impl<S> FromRequestParts<S> for PersonToken
+where
+    Arc<Auth>: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let auth = Arc::<Auth>::from_ref(state);
+        match bearer(parts)? {
+            Some(token) => auth.person(token).await,
+            None => Err(ApiError::unauthorized("missing bearer token")),
+        }
+    }
+}
+
+/// A person, by the scope of their token (Authorization header only).
+#[derive(Debug, Clone)]
+pub struct Person(pub TenantFilter);
+
+impl<S> FromRequestParts<S> for Person
+where
+    Arc<Auth>: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        PersonToken::from_request_parts(parts, state)
+            .await
+            .map(|token| Person(token.filter))
+    }
+}
+
+/// What `?access_token=` answers now: long-lived tokens stay out of URLs (and so out of logs).
+pub const ACCESS_TOKEN_REFUSED: &str = "?access_token= is not accepted: send the token in the \
+     Authorization header, or get a one-use ticket from POST /v1/stream/ticket and open \
+     /v1/stream?ticket=…";
+
+/// A person on the stream: the Authorization header, or `?ticket=` (a one-use ticket from
+/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers.
+#[derive(Debug, Clone)]
+pub struct StreamPerson {
+    /// What the stream may carry.
+    pub filter: TenantFilter,
+    /// When the token behind it ends (ms since the Unix epoch); the stream ends then too.
+    pub expires_at_ms: i64,
+}
+
+impl FromRequestParts<AppState> for StreamPerson {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        if let Some(token) = bearer(parts)? {
+            let token = state.auth.person(token).await?;
+            return Ok(StreamPerson {
+                filter: token.filter,
+                expires_at_ms: token.expires_at_ms,
+            });
+        }
+        let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+            .map_err(|_| ApiError::unauthorized("invalid query string"))?;
+        if query.0.contains_key("access_token") {
+            return Err(ApiError::unauthorized(ACCESS_TOKEN_REFUSED));
+        }
+        let Some(ticket) = query.0.get("ticket") else {
+            return Err(ApiError::unauthorized("missing bearer token"));
+        };
+        let now = state.store.now_ms();
+        match state
+            .store
+            .redeem_ticket(&ticket_digest(ticket), now)
+            .await?
+        {
+            Some(redeemed) if redeemed.token_expires_at > now => {
+                let grant = ticket_grant(redeemed);
+                Ok(StreamPerson {
+                    filter: grant.filter,
+                    expires_at_ms: grant.expires_at_ms,
+                })
+            }
+            Some(_) => Err(ApiError::unauthorized("token expired")),
+            None => Err(ApiError::unauthorized(
+                "invalid ticket: unknown, expired or already used",
+            )),
+        }
+    }
+}
