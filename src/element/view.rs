@@ -240,7 +240,7 @@ impl Inner {
             Some(spare) => (spare.chrome, Some(spare.form_shell)),
             None => (frame::blank(&document, locale), None),
         };
-        frame::fill(&chrome, locale, &heading);
+        frame::fill(&document, &chrome, locale, &heading);
         let mut url_href = None;
         let mut announce_later = None;
         let body = match (&request.mode, url_check) {
@@ -249,7 +249,10 @@ impl Inner {
                 status.set_text_content(Some(&plain(locale, "mcp-elicitation-url_mode-waiting")));
                 set_attr(&status, "class", "note");
                 append(&chrome.body, &status);
-                let shown = dom::create_part(&document, "p", "url", Some(&url.url));
+                let shown = dom::create_part(&document, "p", "url", None);
+                dom::set_server_text(&shown, &url.url);
+                // A URL reads left to right in any language.
+                set_attr(&shown, "dir", "ltr");
                 append(&chrome.body, &shown);
                 chrome.reject.remove();
                 // Cancel stops waiting; it also answers to `close`, the part the wait's only
