@@ -5,7 +5,7 @@
 use web_sys::{Document, Element};
 
 use super::frame::{button, Chrome};
-use super::{append, create, create_part, set_attr, set_server_text, set_text_isolating, SLOT};
+use super::{append, create, create_part, set_attr, set_text_isolating, SLOT};
 use crate::i18n::{plain, text, Arg, Locale};
 use crate::url::{BlockReason, UrlVerdict, UrlWarning};
 
@@ -78,10 +78,11 @@ fn address_box(
     let address_label = create(document, "p");
     set_attr(&address_label, "class", "note");
     address_label.set_text_content(Some(&tr("mcp-elicitation-url_mode-address")));
-    // A URL and its host read left to right in any language, each isolated from the text around.
-    let address = create_part(document, "p", "url", None);
+    // A URL and its host read left to right in any language, each isolated from the text around
+    // by its element (the URL is a paragraph of its own), and shown exactly as they are: a copied
+    // URL must be the URL.
+    let address = create_part(document, "p", "url", Some(shown_url));
     set_attr(&address, "dir", "ltr");
-    set_server_text(&address, shown_url);
     append(&url_box, &address_label);
     append(&url_box, &address);
     if let Some(host) = host {
@@ -89,9 +90,8 @@ fn address_box(
         let site_label = create(document, "span");
         set_attr(&site_label, "class", "note");
         site_label.set_text_content(Some(&format!("{}: ", tr("mcp-elicitation-url_mode-site"))));
-        let host_text = create_part(document, "strong", "url-host", None);
+        let host_text = create_part(document, "strong", "url-host", Some(host));
         set_attr(&host_text, "dir", "ltr");
-        set_server_text(&host_text, host);
         append(&site, &site_label);
         append(&site, &host_text);
         append(&url_box, &site);

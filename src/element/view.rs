@@ -249,9 +249,8 @@ impl Inner {
                 status.set_text_content(Some(&plain(locale, "mcp-elicitation-url_mode-waiting")));
                 set_attr(&status, "class", "note");
                 append(&chrome.body, &status);
-                let shown = dom::create_part(&document, "p", "url", None);
-                dom::set_server_text(&shown, &url.url);
-                // A URL reads left to right in any language.
+                let shown = dom::create_part(&document, "p", "url", Some(&url.url));
+                // A URL reads left to right in any language, in a paragraph of its own.
                 set_attr(&shown, "dir", "ltr");
                 append(&chrome.body, &shown);
                 chrome.reject.remove();
