@@ -186,6 +186,19 @@ async fn a_direction_given_at_registration_wins_over_the_tags() {
     assert_eq!(dialog.get_attribute("dir").as_deref(), Some("ltr"));
     click(&find(&element, "button[part~=cancel]").unwrap());
     settle(pending).await.unwrap();
+    // The parts built ahead while idle follow a registration made meanwhile.
+    tick(50).await;
+    register_translation_with_direction(
+        "qaa",
+        "mcp-elicitation-action-accept = Zend\n",
+        Some(Direction::Rtl),
+    )
+    .unwrap();
+    let pending = elicit(&element, WEATHER_PARAMS);
+    let dialog = find(&element, "dialog[open]").unwrap();
+    assert_eq!(dialog.get_attribute("dir").as_deref(), Some("rtl"));
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
     element.remove();
 }
 

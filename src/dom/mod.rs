@@ -65,6 +65,8 @@ pub fn isolated(document: &Document, text: &str, dir: Option<&str>) -> Element {
 
 /// Stands for a server string in a message of ours: the private-use character no message has.
 pub const SLOT: &str = "\u{E000}";
+/// [`SLOT`]'s character.
+const SLOT_CHAR: char = '\u{E000}';
 
 /// Fills `element` with `message`, a message of ours formatted with [`SLOT`] for a server string,
 /// and that string in its own `<bdi>` where the slot was (see [`isolated`]).
@@ -77,7 +79,7 @@ pub fn set_text_isolating(
 ) {
     element.set_text_content(None);
     // Split on the character, not the string: a string pattern brings its searcher into the wasm.
-    for (index, piece) in message.split('\u{E000}').enumerate() {
+    for (index, piece) in message.split(SLOT_CHAR).enumerate() {
         if index > 0 {
             append(element, &isolated(document, server_text, dir));
         }

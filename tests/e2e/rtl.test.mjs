@@ -275,3 +275,37 @@ test('a registered Arabic reads its six plural categories: 0, 1, 2, 3, 11 and 10
   page.assertNoErrors();
   await context.close();
 });
+
+test("registerTranslation's { direction } sets a language's direction; anything but ltr or rtl is refused", { timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ locale: 'en-US' });
+  const page = await openPage(context, `${server.url}/tests/e2e/pages/a11y.html`);
+  await whenDefined(page);
+  const seen = await page.evaluate(async (request) => {
+    const { ready, registerTranslation, ElicitationError } = await import('/dist/koder-mcp-elicitation.js');
+    await ready;
+    const el = document.querySelector('koder-mcp-elicitation');
+    const direction = () => el.shadowRoot.querySelector('dialog[open]').getAttribute('dir');
+    let refused = null;
+    try {
+      registerTranslation('qaa', { 'mcp-elicitation-action-accept': 'Zend' }, { direction: 'up' });
+    } catch (error) {
+      refused = { elicitationError: error instanceof ElicitationError, message: error.message };
+    }
+    registerTranslation('qaa', { 'mcp-elicitation-action-accept': 'Zend' }, { direction: 'rtl' });
+    registerTranslation('ar-Latn', { 'mcp-elicitation-action-accept': 'Irsal' });
+    el.setAttribute('lang', 'qaa');
+    el.elicit(request).catch(() => {});
+    const qaa = direction();
+    el.setAttribute('lang', 'ar-Latn');
+    const arabicInLatin = direction();
+    el.cancel();
+    return { refused, qaa, arabicInLatin };
+  }, { message: 'Hi', requestedSchema: { type: 'object', properties: {} } });
+  assert.deepEqual(seen, {
+    refused: { elicitationError: true, message: 'registerTranslation: options.direction must be "ltr" or "rtl"' },
+    qaa: 'rtl',
+    arabicInLatin: 'ltr',
+  });
+  page.assertNoErrors();
+  await context.close();
+});
