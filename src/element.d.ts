@@ -482,12 +482,17 @@ export declare function validateContent(
  * message falls back to the nearest registered locale, then en-US. Plurals and numbers follow
  * `Intl` for the locale. Every open dialog re-renders in its (possibly new) language.
  *
+ * The dialog runs in the language's direction: right to left when its script is (`ar`, `he`,
+ * `fa`, `ur`, `ps`, `yi`, `ckb`, `dv`, or a tag with an `Arab`, `Hebr`, `Thaa` or `Syrc` script
+ * subtag), else left to right; `options.direction` says it for a tag that does not.
+ *
  * Throws `ElicitationError` naming each unknown id, unknown variable and malformed pattern; nothing
  * is registered then.
  */
 export declare function registerTranslation(
   locale: string,
   messages: string | Readonly<Record<string, string>>,
+  options?: { direction?: "ltr" | "rtl" },
 ): void;
 
 /** The normalized request, or throws `ElicitationError` (code -32602) naming the offending path. */

@@ -6,7 +6,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::content::validate_content;
 use crate::element::{elicitation_error, to_js};
-use crate::i18n::Locale;
+use crate::error::ElicitationError;
+use crate::i18n::{Direction, Locale};
 use crate::json::{self, object};
 use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
 
@@ -45,12 +46,23 @@ pub fn validate_content_json(
     ])))
 }
 
-/// `registerTranslation(locale, messages)` with the messages as Fluent text: adds or replaces a
-/// language (or overrides shipped messages) and re-renders every open dialog. A refused one
-/// throws `ElicitationError` naming every problem, and changes nothing.
+/// `registerTranslation(locale, messages, { direction })` with the messages as Fluent text and
+/// the direction as given (`""` when none was): adds or replaces a language (or overrides shipped
+/// messages) and re-renders every open dialog. A refused one throws `ElicitationError` naming
+/// every problem, and changes nothing.
 #[wasm_bindgen(js_name = registerTranslationFtl)]
-pub fn register_translation_ftl(locale: &str, ftl: &str) -> Result<(), JsValue> {
-    crate::element::register_translation(locale, ftl).map_err(|error| elicitation_error(&error))
+pub fn register_translation_ftl(locale: &str, ftl: &str, direction: &str) -> Result<(), JsValue> {
+    let direction = match direction {
+        "" => None,
+        name => Some(Direction::from_name(name).ok_or_else(|| {
+            elicitation_error(&ElicitationError::invalid(
+                "",
+                "registerTranslation: options.direction must be \"ltr\" or \"rtl\"",
+            ))
+        })?),
+    };
+    crate::element::register_translation_with_direction(locale, ftl, direction)
+        .map_err(|error| elicitation_error(&error))
 }
 
 /// `parseRequest(request)`: the normalized request, or throws `ElicitationError`.

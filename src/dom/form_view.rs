@@ -1,12 +1,13 @@
 //! Builds form mode's fields from the pure state and keeps their shown errors and the accept
 //! button in step with it. Server strings go in through `textContent` or a plain attribute value;
-//! nothing here parses markup.
+//! nothing here parses markup. Each takes its own direction (`dir="auto"`, `<bdi>`), so none can
+//! reorder the dialog's own text.
 
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlInputElement};
 
 use super::frame::Chrome;
-use super::{append, create, create_part, set_attr, set_textarea_value};
+use super::{append, create, create_part, isolated, set_attr, set_server_text, set_textarea_value};
 use crate::form::{FormState, Input};
 use crate::i18n::{plain, problem_message, text, Arg, Locale};
 use crate::schema::{ChoiceStyle, Field, FieldKind, FormSchema, Item, TextFormat};
@@ -155,15 +156,13 @@ impl FormBuilder<'_> {
                         &crate::strings::join(&group.path, "."),
                     );
                     let legend = create(self.document, "legend");
-                    legend.set_text_content(Some(&group.label));
+                    append(&legend, &isolated(self.document, &group.label, None));
                     if group.required {
                         append(&legend, &self.asterisk());
                     }
                     append(&fieldset, &legend);
                     if let Some(description) = &group.description {
-                        let paragraph = create(self.document, "p");
-                        set_attr(&paragraph, "class", "description");
-                        paragraph.set_text_content(Some(description));
+                        let paragraph = server_paragraph(self.document, description);
                         append(&fieldset, &paragraph);
                     }
                     self.items(&fieldset, &group.items);
@@ -192,10 +191,8 @@ impl FormBuilder<'_> {
         set_attr(&error, "aria-live", "polite");
         let mut described_by = Vec::new();
         let description = field.description.as_ref().map(|text| {
-            let paragraph = create(document, "p");
-            set_attr(&paragraph, "class", "description");
+            let paragraph = server_paragraph(document, text);
             set_attr(&paragraph, "id", &format!("{id}-d"));
-            paragraph.set_text_content(Some(text));
             described_by.push(format!("{id}-d"));
             paragraph
         });
@@ -219,7 +216,8 @@ impl FormBuilder<'_> {
             set_attr(&fieldset, "class", "choices");
             set_attr(&fieldset, "id", &id);
             set_attr(&fieldset, "data-index", &index.to_string());
-            let legend = create_part(document, "legend", "label", Some(&field.label));
+            let legend = create_part(document, "legend", "label", None);
+            append(&legend, &isolated(document, &field.label, None));
             if field.required {
                 append(&legend, &self.asterisk());
                 if matches!(field.kind, FieldKind::MultiChoice { .. }) {
@@ -269,8 +267,7 @@ impl FormBuilder<'_> {
                 if checked {
                     option.unchecked_ref::<HtmlInputElement>().set_checked(true);
                 }
-                let caption = create(document, "span");
-                caption.set_text_content(Some(&choice.label));
+                let caption = server_span(document, &choice.label);
                 append(&label, &option);
                 append(&label, &caption);
                 append(&list, &label);
@@ -281,7 +278,8 @@ impl FormBuilder<'_> {
             append(&wrapper, &fieldset);
             control = fieldset;
         } else {
-            let label = create_part(document, "label", "label", Some(&field.label));
+            let label = create_part(document, "label", "label", None);
+            append(&label, &isolated(document, &field.label, None));
             set_attr(&label, "for", &id);
             if field.required {
                 append(&label, &self.asterisk());
@@ -292,6 +290,7 @@ impl FormBuilder<'_> {
                     ..
                 } => {
                     let area = create(document, "textarea");
+                    set_attr(&area, "dir", "auto");
                     if let Input::Text(value) = input {
                         set_textarea_value(&area, value);
                     }
@@ -309,7 +308,8 @@ impl FormBuilder<'_> {
                     for choice in choices {
                         let option = create(document, "option");
                         set_attr(&option, "value", &choice.value);
-                        option.set_text_content(Some(&choice.label));
+                        set_attr(&option, "dir", "auto");
+                        set_server_text(&option, &choice.label);
                         if matches!(input, Input::Choice(Some(value)) if value == &choice.value) {
                             set_attr(&option, "selected", "");
                         }
@@ -411,6 +411,10 @@ impl FormBuilder<'_> {
                     TextFormat::Plain | TextFormat::Textarea => "text",
                 };
                 set_attr(element, "type", kind);
+                if kind == "text" {
+                    // What is typed (or a server's default) takes its own direction.
+                    set_attr(element, "dir", "auto");
+                }
                 if *format == TextFormat::DateTime {
                     set_attr(element, "step", "1");
                 }
@@ -453,11 +457,29 @@ impl FormBuilder<'_> {
             }
             FieldKind::Tags { .. } => {
                 set_attr(element, "type", "text");
+                set_attr(element, "dir", "auto");
                 set_attr(element, "data-tags", "");
             }
             FieldKind::Choice { .. } | FieldKind::MultiChoice { .. } => {}
         }
     }
+}
+
+/// A paragraph of server text (a description) that takes its own direction.
+fn server_paragraph(document: &Document, text: &str) -> Element {
+    let paragraph = create(document, "p");
+    set_attr(&paragraph, "class", "description");
+    set_attr(&paragraph, "dir", "auto");
+    set_server_text(&paragraph, text);
+    paragraph
+}
+
+/// A span of server text (an option's title, a tag) isolated in its own direction.
+fn server_span(document: &Document, text: &str) -> Element {
+    let span = create(document, "span");
+    set_attr(&span, "dir", "auto");
+    set_server_text(&span, text);
+    span
 }
 
 /// Fills a new input; one left empty needs no call.
@@ -473,8 +495,7 @@ fn set_input_value(element: &Element, value: &str) {
 /// One tag with its remove button.
 pub fn tag_item(document: &Document, locale: Locale, index: usize, value: &str) -> Element {
     let item = create(document, "li");
-    let caption = create(document, "span");
-    caption.set_text_content(Some(value));
+    let caption = server_span(document, value);
     let remove = create(document, "button");
     set_attr(&remove, "type", "button");
     set_attr(&remove, "data-remove-tag", value);

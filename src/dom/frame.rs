@@ -5,7 +5,10 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
-use super::{append, create, create_part, set_attr, set_hidden, set_textarea_value};
+use super::{
+    append, create, create_part, set_attr, set_hidden, set_server_text, set_text_isolating,
+    set_textarea_value, SLOT,
+};
 use crate::i18n::{plain, text, Arg, Locale};
 
 /// The parts every dialog has.
@@ -48,6 +51,9 @@ pub fn blank(document: &Document, locale: Locale) -> Chrome {
     set_attr(&dialog, "aria-labelledby", "kme-title");
     set_attr(&dialog, "aria-describedby", "kme-message");
     set_attr(&dialog, "lang", &locale.tag());
+    // The language's direction, not the page's: an English fallback in a right-to-left page
+    // stays left to right, and a registered Arabic runs right to left in any page.
+    set_attr(&dialog, "dir", locale.direction().as_str());
 
     let header = create_part(document, "header", "header", None);
     let server = create_part(document, "p", "server", None);
@@ -58,13 +64,17 @@ pub fn blank(document: &Document, locale: Locale) -> Chrome {
     append(&header, &server);
     append(&header, &queue);
 
+    // The title and message are the server's (the title may be our default): each takes its
+    // own direction.
     let title = create_part(document, "h2", "title", None);
     set_attr(&title, "id", "kme-title");
+    set_attr(&title, "dir", "auto");
 
     let body = create(document, "div");
     set_attr(&body, "class", "body");
     let message = create_part(document, "p", "message", None);
     set_attr(&message, "id", "kme-message");
+    set_attr(&message, "dir", "auto");
     append(&body, &message);
 
     let countdown = create_part(document, "p", "countdown", None);
@@ -139,15 +149,15 @@ pub fn blank(document: &Document, locale: Locale) -> Chrome {
 }
 
 /// Sets the request's texts in a frame from [`blank`] built in the same `locale`.
-pub fn fill(chrome: &Chrome, locale: Locale, heading: &Heading) {
+pub fn fill(document: &Document, chrome: &Chrome, locale: Locale, heading: &Heading) {
     let from = text(
         locale,
         "mcp-elicitation-server-from",
-        &[("server", Arg::Text(heading.server))],
+        &[("server", Arg::Text(SLOT))],
     );
-    chrome.server.set_text_content(Some(&from));
-    chrome.title.set_text_content(Some(heading.title));
-    chrome.message.set_text_content(Some(heading.message));
+    set_text_isolating(document, &chrome.server, &from, heading.server, None);
+    set_server_text(&chrome.title, heading.title);
+    set_server_text(&chrome.message, heading.message);
 }
 
 /// A `type="button"` button (not a submit) with its part name and label.

@@ -10,6 +10,8 @@ pub mod url_view;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement};
 
+use crate::i18n::close_bidi_controls;
+
 thread_local! {
     /// A page's document never changes, so it is looked up once, not on every open.
     static DOCUMENT: Document = web_sys::window()
@@ -42,6 +44,49 @@ pub fn create_part(document: &Document, tag: &str, part: &str, text: Option<&str
         element.set_text_content(Some(text));
     }
     element
+}
+
+/// Sets a server string as an element's text, any bidi control it leaves open closed at its end
+/// so none reaches the text after it. The element says how it is isolated (`dir`, `<bdi>`).
+pub fn set_server_text(element: &Element, text: &str) {
+    element.set_text_content(Some(&close_bidi_controls(text)));
+}
+
+/// A server string in a `<bdi>` of its own: its direction comes from its own first strong
+/// character (or `dir`, when given), and it cannot reorder the text around it.
+pub fn isolated(document: &Document, text: &str, dir: Option<&str>) -> Element {
+    let bdi = create(document, "bdi");
+    if let Some(dir) = dir {
+        set_attr(&bdi, "dir", dir);
+    }
+    set_server_text(&bdi, text);
+    bdi
+}
+
+/// Stands for a server string in a message of ours: the private-use character no message has.
+pub const SLOT: &str = "\u{E000}";
+/// [`SLOT`]'s character.
+const SLOT_CHAR: char = '\u{E000}';
+
+/// Fills `element` with `message`, a message of ours formatted with [`SLOT`] for a server string,
+/// and that string in its own `<bdi>` where the slot was (see [`isolated`]).
+pub fn set_text_isolating(
+    document: &Document,
+    element: &Element,
+    message: &str,
+    server_text: &str,
+    dir: Option<&str>,
+) {
+    element.set_text_content(None);
+    // Split on the character, not the string: a string pattern brings its searcher into the wasm.
+    for (index, piece) in message.split(SLOT_CHAR).enumerate() {
+        if index > 0 {
+            append(element, &isolated(document, server_text, dir));
+        }
+        if !piece.is_empty() {
+            let _ = element.append_with_str_1(piece);
+        }
+    }
 }
 
 /// Sets an attribute; our attribute names are constants and values are text.

@@ -95,6 +95,7 @@ dialog {
   box-shadow: 0 12px 40px rgb(0 0 0 / 30%);
   overflow: hidden;
   color-scheme: var(--kme-color-scheme);
+  text-align: start;
 }
 dialog[open] { display: flex; flex-direction: column; }
 dialog::backdrop { background: var(--kme-backdrop); }
@@ -137,23 +138,24 @@ input[role="switch"] {
   border-radius: 999px; background: var(--kme-field-bg); cursor: pointer;
 }
 input[role="switch"]::before {
-  content: ""; position: absolute; top: 2px; left: 2px; width: calc(1.5rem - 8px); height: calc(1.5rem - 8px);
+  content: ""; position: absolute; top: 2px; inset-inline-start: 2px; width: calc(1.5rem - 8px); height: calc(1.5rem - 8px);
   border-radius: 50%; background: var(--kme-muted);
 }
 input[role="switch"]:checked { background: var(--kme-accent); border-color: var(--kme-accent); }
 input[role="switch"]:checked::before { transform: translateX(1.25rem); background: var(--kme-accent-fg); }
+/* Layout mirrors with the dialog's `dir`: logical properties where there are some, else these. */
+[dir="rtl"] input[role="switch"]:checked::before { transform: translateX(-1.25rem); }
 input[role="switch"][aria-invalid="true"] { border-color: var(--kme-danger); }
 input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"], fieldset[aria-invalid="true"] { border-color: var(--kme-danger); }
 :focus-visible { outline: 3px solid var(--kme-focus); outline-offset: 2px; }
 [part~="error"] { color: var(--kme-danger); font-size: 0.875rem; margin: 0; min-height: 0; }
 [part~="error"]:empty { display: none; }
 .segmented { display: flex; flex-wrap: wrap; gap: 0; }
-.segmented label { position: relative; display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--kme-border); padding: 8px 14px; margin: 0 -1px -1px 0; cursor: pointer; background: var(--kme-field-bg); }
+.segmented label { position: relative; display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--kme-border); padding: 8px 14px; margin: 0 0 -1px; margin-inline-end: -1px; cursor: pointer; background: var(--kme-field-bg); }
 /* The radio itself is invisible but covers its segment, so a click anywhere on it is a click on the radio. */
 .segmented input { position: absolute; inset: 0; width: 100%; height: 100%; opacity: 0; cursor: pointer; }
-.segmented label:first-of-type { border-radius: 8px 0 0 8px; }
-.segmented label:last-of-type { border-radius: 0 8px 8px 0; }
-.segmented label:only-of-type { border-radius: 8px; }
+.segmented label:first-of-type { border-start-start-radius: 8px; border-end-start-radius: 8px; }
+.segmented label:last-of-type { border-start-end-radius: 8px; border-end-end-radius: 8px; }
 .segmented label:hover { background: color-mix(in srgb, var(--kme-accent) 10%, var(--kme-field-bg)); }
 .segmented label:has(input:checked) { background: var(--kme-accent); color: var(--kme-accent-fg); border-color: var(--kme-accent); font-weight: 600; z-index: 1; }
 .segmented label:has(input:checked) span::before { content: "✓ " / ""; }
@@ -162,7 +164,7 @@ fieldset[aria-invalid="true"] .segmented label { border-color: var(--kme-danger)
 .check { display: flex; align-items: center; gap: 8px; }
 .switch { display: flex; align-items: center; gap: 10px; }
 .tags ul { list-style: none; display: flex; flex-wrap: wrap; gap: 6px; padding: 0; margin: 0 0 6px; }
-.tags li { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--kme-border); border-radius: 999px; padding: 2px 4px 2px 10px; }
+.tags li { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--kme-border); border-radius: 999px; padding: 2px 4px; padding-inline-start: 10px; }
 .tags li button { border: 0; background: none; color: inherit; font: inherit; line-height: 1; min-width: 1.75rem; min-height: 1.75rem; padding: 0; cursor: pointer; border-radius: 999px; }
 .tags li button:hover { background: color-mix(in srgb, var(--kme-fg) 12%, var(--kme-bg)); }
 .url-box { border: 1px solid var(--kme-border); border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; }
@@ -173,6 +175,7 @@ fieldset[aria-invalid="true"] .segmented label { border-color: var(--kme-danger)
 [part~="reason"] { margin: 8px 0 0; }
 #kme-reason-toggle { border: 0; background: none; padding: 2px 0; color: var(--kme-muted); }
 #kme-reason-toggle::before { content: "\25B8\00A0"; content: "\25B8\00A0" / ""; }
+[dir="rtl"] #kme-reason-toggle::before { content: "\25C2\00A0"; content: "\25C2\00A0" / ""; }
 #kme-reason-toggle[aria-expanded="true"]::before { content: "\25BE\00A0"; content: "\25BE\00A0" / ""; }
 #kme-reason-toggle:hover { text-decoration: underline; }
 #kme-reason { margin-top: 4px; }

@@ -1,10 +1,11 @@
 //! Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state, and
-//! the view of a URL already consented to. The URL and host go in through `textContent` only.
+//! the view of a URL already consented to. The URL and host go in through `textContent` only, each
+//! isolated left to right.
 
 use web_sys::{Document, Element};
 
 use super::frame::{button, Chrome};
-use super::{append, create, create_part, set_attr};
+use super::{append, create, create_part, set_attr, set_text_isolating, SLOT};
 use crate::i18n::{plain, text, Arg, Locale};
 use crate::url::{BlockReason, UrlVerdict, UrlWarning};
 
@@ -77,7 +78,11 @@ fn address_box(
     let address_label = create(document, "p");
     set_attr(&address_label, "class", "note");
     address_label.set_text_content(Some(&tr("mcp-elicitation-url_mode-address")));
+    // A URL and its host read left to right in any language, each isolated from the text around
+    // by its element (the URL is a paragraph of its own), and shown exactly as they are: a copied
+    // URL must be the URL.
     let address = create_part(document, "p", "url", Some(shown_url));
+    set_attr(&address, "dir", "ltr");
     append(&url_box, &address_label);
     append(&url_box, &address);
     if let Some(host) = host {
@@ -86,6 +91,7 @@ fn address_box(
         set_attr(&site_label, "class", "note");
         site_label.set_text_content(Some(&format!("{}: ", tr("mcp-elicitation-url_mode-site"))));
         let host_text = create_part(document, "strong", "url-host", Some(host));
+        set_attr(&host_text, "dir", "ltr");
         append(&site, &site_label);
         append(&site, &host_text);
         append(&url_box, &site);
@@ -101,11 +107,12 @@ pub fn resume(document: &Document, locale: Locale, chrome: &Chrome, shown_url: &
     let tr = |id: &str| plain(locale, id);
     let status = create(document, "p");
     set_attr(&status, "id", "kme-resume");
-    status.set_text_content(Some(&text(
+    let waiting = text(
         locale,
         "mcp-elicitation-url_mode-resume",
-        &[("host", Arg::Text(host))],
-    )));
+        &[("host", Arg::Text(SLOT))],
+    );
+    set_text_isolating(document, &status, &waiting, host, Some("ltr"));
     append(&chrome.body, &status);
     append(
         &chrome.body,

@@ -35,6 +35,7 @@ use crate::dom::frame::Chrome;
 use crate::dom::listener::{Listener, Listeners};
 use crate::error::ElicitationError;
 use crate::form::FormState;
+use crate::i18n::Direction;
 use crate::policy::{Announcements, PollBackoff};
 use crate::request::Request;
 use crate::scope::{DraftStore, Scope, Tenant};
@@ -89,10 +90,20 @@ pub fn define() {
 }
 
 /// `registerTranslation`: adds or replaces a language from Fluent text, with `Intl` plural and
-/// number rules, and re-renders every open dialog. A refused one changes nothing.
+/// number rules, running in its script's direction, and re-renders every open dialog. A refused
+/// one changes nothing.
 pub fn register_translation(locale: &str, ftl: &str) -> Result<(), ElicitationError> {
+    register_translation_with_direction(locale, ftl, None)
+}
+
+/// [`register_translation`] running in `direction` (`None`: its script's).
+pub fn register_translation_with_direction(
+    locale: &str,
+    ftl: &str,
+    direction: Option<Direction>,
+) -> Result<(), ElicitationError> {
     platform::install_locale_rules();
-    crate::i18n::register_translation(locale, ftl)
+    crate::i18n::register_translation_with_direction(locale, ftl, direction)
         .map_err(|error| ElicitationError::invalid("", error))?;
     platform::relocalize_live_elements();
     Ok(())

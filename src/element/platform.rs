@@ -32,6 +32,8 @@ fn live_elements() -> Vec<Rc<Shared>> {
 pub(crate) fn relocalize_live_elements() {
     for shared in live_elements() {
         shared.run(|inner, fx| {
+            // Parts built ahead hold the old words and direction.
+            inner.spare = None;
             if inner.view.is_some() {
                 inner.sync_view(fx, true);
             }

@@ -240,7 +240,7 @@ impl Inner {
             Some(spare) => (spare.chrome, Some(spare.form_shell)),
             None => (frame::blank(&document, locale), None),
         };
-        frame::fill(&chrome, locale, &heading);
+        frame::fill(&document, &chrome, locale, &heading);
         let mut url_href = None;
         let mut announce_later = None;
         let body = match (&request.mode, url_check) {
@@ -250,6 +250,8 @@ impl Inner {
                 set_attr(&status, "class", "note");
                 append(&chrome.body, &status);
                 let shown = dom::create_part(&document, "p", "url", Some(&url.url));
+                // A URL reads left to right in any language, in a paragraph of its own.
+                set_attr(&shown, "dir", "ltr");
                 append(&chrome.body, &shown);
                 chrome.reject.remove();
                 // Cancel stops waiting; it also answers to `close`, the part the wait's only

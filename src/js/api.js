@@ -21,7 +21,7 @@ function normalizeRequest(request) {
   return parseRequestJson(typeof request === "string" ? request : json(request, "request"));
 }
 
-function registerMessages(locale, messages) {
+function registerMessages(locale, messages, options) {
   if (typeof messages !== "string") {
     if (messages === null || typeof messages !== "object") {
       throw new ElicitationError("registerTranslation: messages must be Fluent text or an object of id → pattern");
@@ -29,7 +29,7 @@ function registerMessages(locale, messages) {
     // One message per entry; a pattern's further lines are indented, as Fluent continues them.
     messages = Object.entries(messages).map(([id, pattern]) => `${id} = ${String(pattern).replace(/\n/g, "\n ")}`).join("\n");
   }
-  registerTranslationFtl(String(locale), messages);
+  registerTranslationFtl(String(locale), messages, String(options?.direction ?? ""));
 }
 
 /**
@@ -37,8 +37,9 @@ function registerMessages(locale, messages) {
  * an ElicitationError where it cannot be): `validateContent` (the form's own rules:
  * `{ valid, errors: [{ path, keyword, message }] }`), `parseRequest` (the normalized request, or an
  * ElicitationError -32602 naming the offending path) and `registerTranslation` (a language in the
- * Fluent subset of i18n/*.ftl, as text or an object of id → pattern; every problem named, nothing
- * registered then; open dialogs re-render).
+ * Fluent subset of i18n/*.ftl, as text or an object of id → pattern, running in
+ * `options.direction`, else its script's; every problem named, nothing registered then; open
+ * dialogs re-render).
  */
 export function coreFunctions(loadCore) {
   return {
@@ -50,9 +51,9 @@ export function coreFunctions(loadCore) {
       loadCore();
       return normalizeRequest(request);
     },
-    registerTranslation(locale, messages) {
+    registerTranslation(locale, messages, options) {
       loadCore();
-      registerMessages(locale, messages);
+      registerMessages(locale, messages, options);
     },
   };
 }

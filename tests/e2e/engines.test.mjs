@@ -5,7 +5,8 @@
 // styled with no CSP or Trusted Types violation.
 //
 // Covered: open (T1), missing required (T2), accept (T3), reject (T4), Esc cancels (T5), URL mode
-// (consent, complete, a blocked scheme), validateContent and parseRequest, a malformed request.
+// (consent, complete, a blocked scheme), validateContent and parseRequest, a malformed request, and
+// a right-to-left dialog in an Arabic page.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { STRICT_CSP_TT, startServer } from './harness.mjs';
@@ -201,6 +202,12 @@ async function contractSmoke(s) {
   assert.deepEqual(verdict.errors.map((e) => [e.path, e.keyword]).sort(), [['/city', 'minLength'], ['/unit', 'enum']]);
   const parsed = await s.call('parse', bad);
   assert.equal(parsed.error?.code, -32602);
+
+  // Right to left: a registered Arabic runs the dialog right to left and mirrors it; the server's
+  // English message keeps its own direction.
+  assert.deepEqual(await s.call('rtl'), {
+    dialog: 'rtl', message: 'ltr', accept: 'إرسال', buttonsRightToLeft: true, labelAtStart: true,
+  }, `${s.name}: the right-to-left dialog`);
 
   assert.deepEqual(await s.call('problems'), [], `${s.name}: errors or CSP / Trusted Types violations on the page`);
   assert.deepEqual(s.errors, [], `${s.name}: console errors`);

@@ -33,7 +33,7 @@ const ALL = PAYLOADS.join(' | ');
 // What the renderer creates (src/dom/frame.rs, form_view.rs, url_view.rs and src/element/); anything else came from a payload.
 const ALLOWED_TAGS = new Set([
   'STYLE', 'DIALOG', 'HEADER', 'H2', 'P', 'DIV', 'SPAN', 'STRONG', 'FORM', 'FIELDSET', 'LEGEND',
-  'LABEL', 'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'UL', 'LI', 'FOOTER',
+  'LABEL', 'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'UL', 'LI', 'FOOTER', 'BDI',
 ]);
 const ALLOWED_ATTRIBUTES = new Set([
   'aria-controls', 'aria-describedby', 'aria-expanded', 'aria-hidden', 'aria-invalid', 'aria-label', 'aria-labelledby', 'aria-live',

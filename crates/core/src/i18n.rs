@@ -17,12 +17,14 @@ use crate::validate::ViolationKind;
 mod catalog;
 #[cfg(test)]
 mod compile;
+mod direction;
 mod ftl;
 mod registry;
 mod template;
 
 pub(crate) use catalog::process_wide;
 pub use catalog::Catalog;
+pub use direction::{close_bidi_controls, is_bidi_control, Direction};
 pub use ftl::FtlError;
 pub use registry::{normalize_tag, LocaleRules, PluralCategory, TranslationError};
 pub use template::template;
@@ -77,6 +79,11 @@ impl Locale {
             Locale::PtBr => Some("pt-BR"),
             Locale::Registered(_) => None,
         }
+    }
+
+    /// The direction its text runs in, in the process-wide catalog (see [`Catalog::direction`]).
+    pub fn direction(self) -> Direction {
+        process_wide().direction(self)
     }
 
     /// The shipped locale with exactly this tag (any case, `-` or `_`).
@@ -442,6 +449,16 @@ fn format_chain(chain: &[(Style, Source)], id: &str, args: &[(&str, Arg)]) -> Op
 /// Registers a language in the process-wide catalog (see [`Catalog::register_translation`]).
 pub fn register_translation(tag: &str, ftl: &str) -> Result<Locale, TranslationError> {
     catalog::process_wide_mut().register_translation(tag, ftl)
+}
+
+/// Registers a language in the process-wide catalog, its direction given or its script's (see
+/// [`Catalog::register_translation_with_direction`]).
+pub fn register_translation_with_direction(
+    tag: &str,
+    ftl: &str,
+    direction: Option<Direction>,
+) -> Result<Locale, TranslationError> {
+    catalog::process_wide_mut().register_translation_with_direction(tag, ftl, direction)
 }
 
 /// Sets the rules for the process-wide catalog's registered locales (the last call wins).
@@ -1034,6 +1051,41 @@ mcp-elicitation-timeout-announce = { $seconds ->
         );
         assert_eq!(tenant.plain(frisian, accept), "Ferstjoere");
         assert_eq!(tenant.plain(neighbours_frisian, accept), "Submit");
+    }
+
+    #[test]
+    fn a_registered_locale_runs_in_its_scripts_direction_unless_told_otherwise() {
+        let accept = "mcp-elicitation-action-accept";
+        let mut catalog = Catalog::new();
+        let register = |catalog: &mut Catalog, tag, direction| {
+            catalog
+                .register_translation_with_direction(tag, &format!("{accept} = x\n"), direction)
+                .expect("registers")
+        };
+        let arabic = register(&mut catalog, "ar", None);
+        let hebrew = register(&mut catalog, "he-IL", None);
+        let azeri = register(&mut catalog, "az-Arab", None);
+        let spanish = register(&mut catalog, "es", None);
+        let private = register(&mut catalog, "qaa", Some(Direction::Rtl));
+        let latin_arabic = register(&mut catalog, "ar-Latn", None);
+        assert_eq!(catalog.direction(arabic), Direction::Rtl);
+        assert_eq!(catalog.direction(hebrew), Direction::Rtl);
+        assert_eq!(catalog.direction(azeri), Direction::Rtl);
+        assert_eq!(catalog.direction(spanish), Direction::Ltr);
+        assert_eq!(catalog.direction(private), Direction::Rtl);
+        assert_eq!(catalog.direction(latin_arabic), Direction::Ltr);
+        // Registering again sets the direction again.
+        let arabic_again = register(&mut catalog, "ar", Some(Direction::Ltr));
+        assert_eq!(arabic_again, arabic);
+        assert_eq!(catalog.direction(arabic), Direction::Ltr);
+        // The shipped locales, an override of one, and another catalog's handle run left to right.
+        let english = register(&mut catalog, "en-US", Some(Direction::Rtl));
+        assert_eq!(catalog.direction(english), Direction::Ltr);
+        assert_eq!(catalog.direction(Locale::PtBr), Direction::Ltr);
+        assert_eq!(Catalog::new().direction(hebrew), Direction::Ltr);
+        // The English fallback of an unregistered right-to-left language is left to right.
+        let fallback = Catalog::new().negotiate(["ar-EG"]);
+        assert_eq!(Catalog::new().direction(fallback), Direction::Ltr);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::{cursor, queue, style, terminal};
+use koder_mcp_elicitation_core::i18n::is_bidi_control;
 use unicode_width::UnicodeWidthStr;
 
 /// How output may look.
@@ -260,11 +261,14 @@ fn translate(key: KeyEvent) -> Option<Key> {
 }
 
 /// Server strings are text: control characters (escape sequences above all) are shown as
-/// visible replacements, never sent to the terminal.
+/// visible replacements, never sent to the terminal. So are bidi embeddings, overrides and
+/// isolates, since a terminal cannot isolate a string and one would reorder the prompt around it;
+/// bidi marks (LRM, RLM, ALM), which a translation may hold, are dropped.
 pub fn sanitize(text: &str) -> String {
     text.chars()
+        .filter(|c| !matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}'))
         .map(|c| {
-            if c == '\n' || !c.is_control() {
+            if c == '\n' || !(c.is_control() || is_bidi_control(c)) {
                 c
             } else {
                 '\u{FFFD}'
@@ -288,6 +292,14 @@ mod tests {
     #[test]
     fn control_characters_never_reach_the_terminal() {
         assert_eq!(sanitize("a\u{1b}[2Jb\tc\nd"), "a\u{FFFD}[2Jb\u{FFFD}c\nd");
+    }
+
+    #[test]
+    fn bidi_controls_never_reach_the_terminal() {
+        assert_eq!(
+            sanitize("\u{202E}exe.txt \u{2067}x\u{2069} \u{200F}שלום"),
+            "\u{FFFD}exe.txt \u{FFFD}x\u{FFFD} שלום"
+        );
     }
 
     #[test]

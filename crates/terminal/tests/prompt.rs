@@ -801,3 +801,84 @@ fn messages_register_a_language_with_its_own_plurals_and_a_broken_file_is_refuse
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn arabic_messages_take_all_six_plural_categories() {
+    let dir = std::env::temp_dir().join(format!("koder-elicit-arabic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let arabic = dir.join("ar.ftl");
+    std::fs::write(
+        &arabic,
+        "mcp-elicitation-error-max_length = { $limit ->\n\
+         \x20   [zero] zero { $limit }\n\
+         \x20   [one] one { $limit }\n\
+         \x20   [two] two { $limit }\n\
+         \x20   [few] few { $limit }\n\
+         \x20   [many] many { $limit }\n\
+         \x20  *[other] other { $limit }\n\
+         }\n",
+    )
+    .unwrap();
+    // Named in order, so the fields come in that order whatever order JSON objects keep.
+    let limits = [
+        ("a", 0),
+        ("b", 1),
+        ("c", 2),
+        ("d", 3),
+        ("e", 11),
+        ("f", 100),
+    ];
+    let mut properties = serde_json::Map::new();
+    let mut answers = serde_json::Map::new();
+    for (name, limit) in limits {
+        properties.insert(
+            name.to_string(),
+            json!({"type": "string", "maxLength": limit}),
+        );
+        answers.insert(name.to_string(), json!("x".repeat(limit + 1)));
+    }
+    let request = json!({"message": "؟", "requestedSchema": {"type": "object",
+        "properties": properties}})
+    .to_string();
+    let (status, _, stderr) = run_detached(
+        &[
+            "prompt",
+            "--messages",
+            arabic.to_str().unwrap(),
+            "--lang",
+            "ar",
+            "--answers",
+            &serde_json::Value::Object(answers).to_string(),
+        ],
+        &request,
+    );
+    assert_eq!(status, 5, "{stderr}");
+    assert_eq!(
+        stderr,
+        "koder-elicit: a: zero 0\nkoder-elicit: b: one 1\nkoder-elicit: c: two 2\n\
+         koder-elicit: d: few 3\nkoder-elicit: e: many 11\nkoder-elicit: f: other 100\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_servers_bidi_controls_never_reach_the_terminal() {
+    let dir = scratch("bidi");
+    let request = json!({"message": "Pay \u{202E}0001$ to\u{2067} acme", "requestedSchema": {
+        "type": "object", "properties": {"city": {"type": "string", "title": "\u{202E}ytic"}},
+        "required": ["city"]}});
+    let file = request_file(&dir, "bidi.json", &request);
+    let screen = Screen::start(&dir, &["prompt", &file], &[EN], 80, 30);
+    let shown = screen.wait_for("›");
+    assert!(
+        shown.contains("Pay \u{FFFD}0001$ to\u{FFFD} acme"),
+        "{shown}"
+    );
+    assert!(shown.contains("1. \u{FFFD}ytic *"), "{shown}");
+    assert!(
+        !shown.contains(['\u{202E}', '\u{2067}']),
+        "bidi controls reached the terminal: {shown}"
+    );
+    screen.press(&["Escape"]);
+    screen.finish();
+}

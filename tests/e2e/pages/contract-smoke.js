@@ -2,7 +2,7 @@
 // the Node side only calls these functions, presses real keys and compares what they return.
 // Everything returned is plain JSON, so any driver (Playwright, WebDriver BiDi, classic WebDriver)
 // can carry it.
-import { parseRequest, ready as wasmReady, validateContent } from '/dist/koder-mcp-elicitation.js';
+import { parseRequest, ready as wasmReady, registerTranslation, validateContent } from '/dist/koder-mcp-elicitation.js';
 
 const host = () => document.querySelector('koder-mcp-elicitation');
 const root = () => host().shadowRoot;
@@ -151,6 +151,45 @@ window.smoke = {
     } catch (error) {
       return { error: errorOf(error) };
     }
+  },
+  /**
+   * The right-to-left smoke: in a page made `lang="ar" dir="rtl"`, with Arabic registered, a form
+   * whose message is English. What the dialog's direction and layout came to; the page is put back.
+   */
+  async rtl() {
+    const html = document.documentElement;
+    const before = { lang: html.getAttribute('lang'), dir: html.getAttribute('dir') };
+    html.setAttribute('lang', 'ar');
+    html.setAttribute('dir', 'rtl');
+    registerTranslation('ar', {
+      'mcp-elicitation-action-accept': 'إرسال',
+      'mcp-elicitation-action-reject': 'رفض',
+      'mcp-elicitation-action-cancel': 'إلغاء',
+    });
+    const settled = host().elicit({
+      message: 'Which city, please?',
+      requestedSchema: { type: 'object', properties: { city: { type: 'string', title: 'المدينة' } }, required: ['city'] },
+    }).catch(() => null);
+    await new Promise((ok) => setTimeout(ok, 0));
+    const dialog = root().querySelector('dialog');
+    const box = (selector) => root().querySelector(selector).getBoundingClientRect();
+    const title = box('[data-field="city"] label bdi');
+    const field = box('[data-field="city"]');
+    const seen = {
+      dialog: getComputedStyle(dialog).direction,
+      message: getComputedStyle(root().querySelector('[part~=message]')).direction,
+      accept: root().querySelector('button[part~=accept]').textContent,
+      buttonsRightToLeft: box('button[part~=cancel]').left > box('button[part~=reject]').left
+        && box('button[part~=reject]').left > box('button[part~=accept]').left,
+      labelAtStart: Math.abs(field.right - title.right) < 1,
+    };
+    host().cancel();
+    await settled;
+    for (const [name, value] of Object.entries(before)) {
+      if (value === null) html.removeAttribute(name);
+      else html.setAttribute(name, value);
+    }
+    return seen;
   },
   async problems() {
     return window.__problems.slice();

@@ -8,8 +8,8 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockWriteGuard};
 
 use super::registry::{self, LocaleRules, Messages, TranslationError};
 use super::{
-    format_chain, language, lookup, nearest, same_tag, truncations, Arg, Locale, RegisteredLocale,
-    Source, Style, LOCALES,
+    format_chain, language, lookup, nearest, same_tag, truncations, Arg, Direction, Locale,
+    RegisteredLocale, Source, Style, LOCALES,
 };
 use crate::limits::MAX_REGISTERED_LOCALES;
 
@@ -29,6 +29,8 @@ pub struct Catalog {
 struct Registration {
     tag: String,
     messages: Messages,
+    /// The direction its text runs in: its script's, unless the host said otherwise.
+    direction: Direction,
 }
 
 /// The process-wide catalog's id; [`Catalog::new`] hands out the others.
@@ -92,13 +94,26 @@ impl Catalog {
     /// it leaves out fall back to the nearest locale, then en-US. Nothing is stored unless every
     /// message is valid: a known id, only the variables the English message has, and plural
     /// variant keys.
+    /// Its text runs in its script's direction ([`Direction::of_tag`]).
     pub fn register_translation(
         &mut self,
         tag: &str,
         ftl: &str,
     ) -> Result<Locale, TranslationError> {
+        self.register_translation_with_direction(tag, ftl, None)
+    }
+
+    /// [`Catalog::register_translation`], with the direction its text runs in given (`None`: its
+    /// script's), for a tag that does not say it (a private-use or unusual tag).
+    pub fn register_translation_with_direction(
+        &mut self,
+        tag: &str,
+        ftl: &str,
+        direction: Option<Direction>,
+    ) -> Result<Locale, TranslationError> {
         let (normalized, messages) = registry::parse_translation(tag, ftl)?;
         let registration = Arc::new(Registration {
+            direction: direction.unwrap_or_else(|| Direction::of_tag(&normalized)),
             tag: normalized,
             messages,
         });
@@ -142,6 +157,17 @@ impl Catalog {
                 .registration_of(handle)
                 .map_or("en-US", |entry| &entry.tag),
             shipped => shipped.shipped_tag().unwrap_or("en-US"),
+        }
+    }
+
+    /// The direction `locale`'s text runs in: left to right for the shipped locales (and an
+    /// override of one, and a handle from another catalog), else what it was registered with.
+    pub fn direction(&self, locale: Locale) -> Direction {
+        match self.own(locale) {
+            Locale::Registered(handle) => self
+                .registration_of(handle)
+                .map_or(Direction::Ltr, |entry| entry.direction),
+            Locale::EnUs | Locale::PtBr => Direction::Ltr,
         }
     }
 
