@@ -63,7 +63,8 @@ test('validateContent applies the same rules, with localized messages', async ()
       { path: '/temperature_unit', keyword: 'enum', message: 'Choose one of the listed options' },
     ],
   });
-  assert.deepEqual(result.missing.errors, [{ path: '', keyword: 'required', message: 'city é obrigatório' }]);
+  // The property's name is the server's: isolated (FSI … PDI) in the message.
+  assert.deepEqual(result.missing.errors, [{ path: '', keyword: 'required', message: '\u2068city\u2069 é obrigatório' }]);
   assert.deepEqual(result.scalar.errors, [{ path: '', keyword: 'maximum', message: 'Must be at most 3' }]);
 });
 

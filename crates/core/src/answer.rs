@@ -250,7 +250,7 @@ mod tests {
                 panic!("{stored}: expected the required field missing");
             };
             assert_eq!(errors[0].keyword, "required");
-            assert_eq!(errors[0].message, "city is required");
+            assert_eq!(errors[0].message, "\u{2068}city\u{2069} is required");
         }
     }
 

@@ -93,7 +93,8 @@ mod tests {
         let missing = validate_content(&weather(), &json!({}), Locale::EnUs).unwrap();
         assert_eq!(missing.len(), 1);
         assert_eq!(missing[0].keyword, "required");
-        assert_eq!(missing[0].message, "city is required");
+        // The property's name is the server's, isolated (FSI … PDI).
+        assert_eq!(missing[0].message, "\u{2068}city\u{2069} is required");
     }
 
     #[test]

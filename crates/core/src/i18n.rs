@@ -24,7 +24,7 @@ mod template;
 
 pub(crate) use catalog::process_wide;
 pub use catalog::Catalog;
-pub use direction::{close_bidi_controls, is_bidi_control, Direction};
+pub use direction::{close_bidi_controls, is_bidi_control, isolate, Direction};
 pub use ftl::FtlError;
 pub use registry::{normalize_tag, LocaleRules, PluralCategory, TranslationError};
 pub use template::template;
@@ -487,7 +487,8 @@ pub fn plain(locale: Locale, id: &str) -> String {
     process_wide().plain(locale, id)
 }
 
-/// The localized message for a rule the value breaks.
+/// The localized message for a rule the value breaks. A server string in it (a property's name)
+/// is isolated (FSI … PDI, see [`isolate`]).
 #[inline(never)]
 pub fn violation_message(locale: Locale, kind: &ViolationKind) -> String {
     process_wide().violation_message(locale, kind)
@@ -512,10 +513,12 @@ impl Catalog {
                     Arg::Text(&crate::strings::join(expected, " | ")),
                 )],
             ),
+            // The property's name is the server's: isolated, it takes its own direction and
+            // cannot reorder the message, wherever the message is shown (a page, a 422's JSON).
             ViolationKind::Required { property } => self.text(
                 locale,
                 "mcp-elicitation-error-required_property",
-                &[("property", Arg::Text(property))],
+                &[("property", Arg::Text(&isolate(property)))],
             ),
             ViolationKind::MinLength { limit: n } => {
                 limit("mcp-elicitation-error-min_length", *n as f64)
@@ -892,6 +895,31 @@ mod tests {
         assert_eq!(
             violation_message(Locale::EnUs, &ViolationKind::Minimum { limit: 1.5 }),
             "Must be at least 1.5"
+        );
+    }
+
+    #[test]
+    fn a_servers_property_name_is_isolated_in_the_message_that_quotes_it() {
+        let required = |property: &str, locale| {
+            violation_message(
+                locale,
+                &ViolationKind::Required {
+                    property: property.into(),
+                },
+            )
+        };
+        assert_eq!(
+            required("city", Locale::EnUs),
+            "\u{2068}city\u{2069} is required"
+        );
+        assert_eq!(
+            required("cidade", Locale::PtBr),
+            "\u{2068}cidade\u{2069} é obrigatório"
+        );
+        // Its override ends inside the isolate, before the message's own words.
+        assert_eq!(
+            required("\u{202E}evil", Locale::EnUs),
+            "\u{2068}\u{202E}evil\u{202C}\u{2069} is required"
         );
     }
 

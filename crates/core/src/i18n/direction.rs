@@ -1,6 +1,7 @@
 //! Which way text runs: a language's direction (from its script), and server strings kept from
-//! reordering the text around them (their unpaired bidi controls closed at their end; a surface
-//! that cannot isolate drops the controls instead).
+//! reordering the text around them (their unpaired bidi controls closed at their end, isolated
+//! with FSI … PDI where no element can isolate them; a surface that cannot isolate drops the
+//! controls instead).
 
 use std::borrow::Cow;
 
@@ -76,40 +77,83 @@ pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// What a string has opened and not yet closed, innermost last: `true` for an isolate.
+#[derive(Default)]
+struct Open(Vec<bool>);
+
+impl Open {
+    /// Follows one character: an opener opens, a closer closes what it matches (if anything).
+    fn follow(&mut self, c: char) {
+        if EMBEDDINGS.contains(&c) {
+            self.0.push(false);
+        } else if ISOLATES.contains(&c) {
+            self.0.push(true);
+        } else if c == PDF {
+            // A PDF closes the innermost embedding, never past an isolate.
+            if self.0.last() == Some(&false) {
+                self.0.pop();
+            }
+        } else if c == PDI {
+            // A PDI closes the innermost isolate and every embedding opened inside it.
+            if let Some(isolate) = self.0.iter().rposition(|isolate| *isolate) {
+                self.0.truncate(isolate);
+            }
+        }
+    }
+
+    /// Whether a PDI now would close an isolate the string opened.
+    fn in_isolate(&self) -> bool {
+        self.0.contains(&true)
+    }
+
+    /// Appends the closers of everything still open, innermost first.
+    fn close(&self, text: &mut String) {
+        text.extend(
+            self.0
+                .iter()
+                .rev()
+                .map(|isolate| if *isolate { PDI } else { PDF }),
+        );
+    }
+}
+
 /// `text` with every embedding, override or isolate it opens and leaves open closed at its end,
 /// so none reaches the text that follows it (the "Trojan Source" trick). Unchanged (and not
 /// copied) when it leaves none open. Closers without an opener are left: they close nothing.
 pub fn close_bidi_controls(text: &str) -> Cow<'_, str> {
-    // What is open, innermost last: `true` for an isolate.
-    let mut open: Vec<bool> = Vec::new();
-    for c in text.chars() {
-        if EMBEDDINGS.contains(&c) {
-            open.push(false);
-        } else if ISOLATES.contains(&c) {
-            open.push(true);
-        } else if c == PDF {
-            // A PDF closes the innermost embedding, never past an isolate.
-            if open.last() == Some(&false) {
-                open.pop();
-            }
-        } else if c == PDI {
-            // A PDI closes the innermost isolate and every embedding opened inside it.
-            if let Some(isolate) = open.iter().rposition(|isolate| *isolate) {
-                open.truncate(isolate);
-            }
-        }
-    }
-    if open.is_empty() {
+    let mut open = Open::default();
+    text.chars().for_each(|c| open.follow(c));
+    if open.0.is_empty() {
         return Cow::Borrowed(text);
     }
-    let mut closed = String::with_capacity(text.len() + open.len() * 3);
+    let mut closed = String::with_capacity(text.len() + open.0.len() * 3);
     closed.push_str(text);
-    closed.extend(
-        open.iter()
-            .rev()
-            .map(|isolate| if *isolate { PDI } else { PDF }),
-    );
+    open.close(&mut closed);
     Cow::Owned(closed)
+}
+
+/// FIRST STRONG ISOLATE: an isolate whose direction is its text's first strong character's.
+const FSI: char = '\u{2068}';
+
+/// `text` as a first-strong isolate (FSI … PDI): for a server string inside a message where no
+/// element can isolate it (an `aria-label`, a message handed on as text). It takes its own
+/// direction and cannot reorder the message around it: what it leaves open is closed inside the
+/// isolate, and a PDI of its own that closes nothing of its own, which would end ours early, is
+/// dropped.
+pub fn isolate(text: &str) -> String {
+    let mut isolated = String::with_capacity(text.len() + 6);
+    isolated.push(FSI);
+    let mut open = Open::default();
+    for c in text.chars() {
+        if c == PDI && !open.in_isolate() {
+            continue;
+        }
+        open.follow(c);
+        isolated.push(c);
+    }
+    open.close(&mut isolated);
+    isolated.push(PDI);
+    isolated
 }
 
 #[cfg(test)]
@@ -202,6 +246,46 @@ mod tests {
             close_bidi_controls("\u{202D}\u{202E}ab"),
             "\u{202D}\u{202E}ab\u{202C}\u{202C}"
         );
+    }
+
+    #[test]
+    fn an_isolate_holds_its_text_and_every_control_the_text_leaves_open() {
+        assert_eq!(isolate("city"), "\u{2068}city\u{2069}");
+        assert_eq!(isolate(""), "\u{2068}\u{2069}");
+        assert_eq!(isolate("שם"), "\u{2068}שם\u{2069}");
+        // An override left open is closed inside the isolate, before its PDI.
+        assert_eq!(
+            isolate("\u{202E}evil"),
+            "\u{2068}\u{202E}evil\u{202C}\u{2069}"
+        );
+        // A PDI that closes nothing of the text's own would end ours early: it is dropped; one
+        // that closes the text's own isolate stays.
+        assert_eq!(isolate("\u{2069}b"), "\u{2068}b\u{2069}");
+        assert_eq!(
+            isolate("\u{2067}a\u{2069}\u{2069}b\u{202C}"),
+            "\u{2068}\u{2067}a\u{2069}b\u{202C}\u{2069}"
+        );
+        // Our FSI stays open until our PDI, the last character, and nothing is open after it,
+        // so nothing of the text reaches what follows.
+        for text in [
+            "\u{202E}x",
+            "\u{2066}\u{202B}y",
+            "\u{202D}\u{202E}z",
+            "a\u{2069}\u{2069}\u{202C}",
+            "\u{2067}\u{2069}\u{2069}\u{2067}",
+            "plain",
+        ] {
+            let isolated = isolate(text);
+            let mut open = Open::default();
+            let mut chars = isolated.chars().peekable();
+            while let Some(c) = chars.next() {
+                open.follow(c);
+                if chars.peek().is_some() {
+                    assert!(open.in_isolate(), "{text:?} ended early: {isolated:?}");
+                }
+            }
+            assert!(open.0.is_empty(), "{text:?} left open: {isolated:?}");
+        }
     }
 
     #[test]
