@@ -349,3 +349,101 @@ async fn a_registered_arabic_plurals_by_all_six_categories() {
         element.remove();
     }
 }
+
+#[wasm_bindgen_test]
+async fn a_tags_remove_label_isolates_the_tag_and_closes_its_controls() {
+    let schema = json!({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}, "title": "\u{202E}Tags",
+                 "default": ["\u{202E}evil", "בית", "a\u{2069}b"]}
+    }});
+    let element = element(&[("lang", "en-US")]);
+    let pending = elicit(&element, &form_request(schema));
+    let labels = || -> Vec<String> {
+        find_all(&element, r#"[data-field="tags"] li button"#)
+            .iter()
+            .map(|button| button.get_attribute("aria-label").unwrap_or_default())
+            .collect()
+    };
+    let from_defaults = labels();
+    let list_label = find(&element, r#"[data-field="tags"] ul"#)
+        .and_then(|list| list.get_attribute("aria-label"));
+    // A tag typed in gets its label the same way.
+    let input = find(&element, r#"[data-field="tags"] input"#).unwrap();
+    type_into(&input, "\u{202B}new");
+    key(&input, "Enter");
+    let after_typing = labels();
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(pending).await.unwrap();
+    element.remove();
+    // An attribute holds no <bdi>: FSI … PDI around the tag, its override closed inside, and a
+    // PDI of its own that would end the isolate early dropped.
+    assert_eq!(
+        from_defaults,
+        [
+            "Remove \u{2068}\u{202E}evil\u{202C}\u{2069}",
+            "Remove \u{2068}בית\u{2069}",
+            "Remove \u{2068}ab\u{2069}",
+        ]
+    );
+    // The list's label is the server's title alone, its override closed at its end.
+    assert_eq!(list_label.as_deref(), Some("\u{202E}Tags\u{202C}"));
+    assert_eq!(
+        after_typing.last().map(String::as_str),
+        Some("Remove \u{2068}\u{202B}new\u{202C}\u{2069}")
+    );
+}
+
+/// The left and right edges of the characters `from..to` (UTF-16 units) of `node`'s text.
+fn text_edges(node: &web_sys::Node, from: u32, to: u32) -> (f64, f64) {
+    let method = |target: &JsValue, name: &str| -> Function {
+        Reflect::get(target, &name.into())
+            .unwrap()
+            .dyn_into()
+            .unwrap()
+    };
+    let range = method(&document(), "createRange")
+        .call0(&document())
+        .unwrap();
+    method(&range, "setStart")
+        .call2(&range, node, &from.into())
+        .unwrap();
+    method(&range, "setEnd")
+        .call2(&range, node, &to.into())
+        .unwrap();
+    let rect = method(&range, "getBoundingClientRect")
+        .call0(&range)
+        .unwrap();
+    let side = |name: &str| Reflect::get(&rect, &name.into()).unwrap().as_f64().unwrap();
+    (side("left"), side("right"))
+}
+
+#[wasm_bindgen_test]
+fn a_property_name_in_a_message_is_isolated_and_its_override_stays_inside() {
+    // `validateContent`'s message for a missing property, shown in a page's paragraph.
+    let schema = json!({"type": "object", "properties": {"\u{202E}evil": {"type": "string"}},
+                        "required": ["\u{202E}evil"]});
+    let errors = koder_mcp_elicitation::content::validate_content(
+        &schema,
+        &json!({}),
+        koder_mcp_elicitation::i18n::Locale::EnUs,
+    )
+    .unwrap();
+    let message = &errors[0].message;
+    let paragraph = document().create_element("p").unwrap();
+    paragraph.set_attribute("dir", "ltr").unwrap();
+    paragraph.set_text_content(Some(message));
+    document().body().unwrap().append_child(&paragraph).unwrap();
+    let text = paragraph.first_child().unwrap();
+    let units = |text: &str| text.encode_utf16().count() as u32;
+    let name = units(&message[..message.find("evil").unwrap()]);
+    let is = units(message) - units("is required");
+    let (_, name_right) = text_edges(&text, name, name + 4);
+    let (is_left, is_right) = text_edges(&text, is, is + 2);
+    let (required_left, _) = text_edges(&text, is + 3, is + 11);
+    paragraph.remove();
+    // The name's override reverses the name and nothing past it: the message's own words stay
+    // after it, in order.
+    assert!(is_left >= name_right, "{is_left} {name_right}");
+    assert!(required_left >= is_right, "{required_left} {is_right}");
+    assert_eq!(message, "\u{2068}\u{202E}evil\u{202C}\u{2069} is required");
+}

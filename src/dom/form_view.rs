@@ -9,7 +9,7 @@ use web_sys::{Document, Element, HtmlInputElement};
 use super::frame::Chrome;
 use super::{append, create, create_part, isolated, set_attr, set_server_text, set_textarea_value};
 use crate::form::{FormState, Input};
-use crate::i18n::{plain, problem_message, text, Arg, Locale};
+use crate::i18n::{close_bidi_controls, isolate, plain, problem_message, text, Arg, Locale};
 use crate::schema::{ChoiceStyle, Field, FieldKind, FormSchema, Item, TextFormat};
 
 /// A field's control id. Its other nodes add a suffix: `-e` the error, `-d` the description,
@@ -349,7 +349,7 @@ impl FormBuilder<'_> {
                     let tags = create(document, "div");
                     set_attr(&tags, "class", "tags");
                     let list = create(document, "ul");
-                    set_attr(&list, "aria-label", &field.label);
+                    set_attr(&list, "aria-label", &close_bidi_controls(&field.label));
                     if let Input::Many(values) = input {
                         for value in values {
                             append(&list, &tag_item(document, self.locale, index, value));
@@ -500,13 +500,14 @@ pub fn tag_item(document: &Document, locale: Locale, index: usize, value: &str) 
     set_attr(&remove, "type", "button");
     set_attr(&remove, "data-remove-tag", value);
     set_attr(&remove, "data-index", &index.to_string());
+    // An attribute cannot hold a <bdi>: the tag is isolated by FSI … PDI inside the label.
     set_attr(
         &remove,
         "aria-label",
         &text(
             locale,
             "mcp-elicitation-tags-remove",
-            &[("tag", Arg::Text(value))],
+            &[("tag", Arg::Text(&isolate(value)))],
         ),
     );
     remove.set_text_content(Some("×"));
