@@ -10,6 +10,7 @@ use koder_elicit::core::i18n::Locale;
 use koder_elicit::core::input_required::InputRound;
 use koder_elicit::core::reply::Ending;
 use koder_elicit::core::request::{ParseOptions, Request};
+use koder_elicit::term::sanitize;
 use koder_elicit::{
     answer, answer_round, elicit_round, languages, locale_from_env, parse_input_text, ElicitError,
     Elicitation, Input, Messages, Options, RoundOutcome,
@@ -152,7 +153,7 @@ fn main() -> ExitCode {
         Some(path) => match registered_locale(&args, path) {
             Ok(locale) => locale,
             Err(problem) => {
-                eprintln!("koder-elicit: {problem}");
+                say(&problem);
                 return ExitCode::from(EXIT_USAGE);
             }
         },
@@ -199,8 +200,17 @@ fn registered_locale(args: &Args, path: &str) -> Result<Locale, String> {
     languages::register_file(&tag, path, &ftl)
 }
 
+/// Writes one line of the command's own output to stderr, after `koder-elicit: `. Its text may
+/// carry a server's (a field's name, the server's name, a path in the request) or an argument's:
+/// its control and bidi characters are shown as U+FFFD, as the prompts show them, so none can
+/// move the cursor, clear the screen or reorder the line.
+fn say(message: impl std::fmt::Display) {
+    eprintln!("koder-elicit: {}", sanitize(&message.to_string()));
+}
+
 fn usage_error(problem: &str) -> ExitCode {
-    eprintln!("koder-elicit: {problem}\n\n{USAGE}");
+    say(problem);
+    eprintln!("\n{USAGE}");
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -215,7 +225,7 @@ fn prompt(args: &Args, options: &Options) -> u8 {
     let text = match text {
         Ok(text) => text,
         Err(error) => {
-            eprintln!("koder-elicit: cannot read the request: {error}");
+            say(format_args!("cannot read the request: {error}"));
             return EXIT_FAILURE;
         }
     };
@@ -227,7 +237,7 @@ fn prompt(args: &Args, options: &Options) -> u8 {
         Ok(Input::Request(request)) => prompt_request(args, options, &request),
         Ok(Input::Round(round)) => prompt_round(args, options, &round),
         Err(error) => {
-            eprintln!("koder-elicit: error {}: {}", error.code, error.message);
+            say(format_args!("error {}: {}", error.code, error.message));
             EXIT_MALFORMED
         }
     }
@@ -242,12 +252,9 @@ fn given_answers(args: &Args, options: &Options) -> Result<Option<Value>, u8> {
     match serde_json::from_str(text) {
         Ok(answers) => Ok(Some(answers)),
         Err(_) => {
-            eprintln!(
-                "koder-elicit: {}",
-                options
-                    .messages
-                    .get("mcp-elicitation-terminal-error-answers")
-            );
+            say(options
+                .messages
+                .get("mcp-elicitation-terminal-error-answers"));
             Err(EXIT_NO_ANSWER)
         }
     }
@@ -255,12 +262,9 @@ fn given_answers(args: &Args, options: &Options) -> Result<Option<Value>, u8> {
 
 /// No terminal to ask on: the message, and the status.
 fn no_terminal(options: &Options) -> u8 {
-    eprintln!(
-        "koder-elicit: {}",
-        options
-            .messages
-            .get("mcp-elicitation-terminal-error-no_tty")
-    );
+    say(options
+        .messages
+        .get("mcp-elicitation-terminal-error-no_tty"));
     EXIT_NO_ANSWER
 }
 
@@ -269,7 +273,9 @@ fn no_terminal(options: &Options) -> u8 {
 fn prompt_round(args: &Args, options: &Options, round: &InputRound) -> u8 {
     for (key, entry) in &round.others {
         let method = entry.get("method").and_then(Value::as_str).unwrap_or("?");
-        eprintln!("koder-elicit: inputRequests.{key} ({method}) is left for the host");
+        say(format_args!(
+            "inputRequests.{key} ({method}) is left for the host"
+        ));
     }
     let answers = match given_answers(args, options) {
         Ok(answers) => answers,
@@ -280,7 +286,7 @@ fn prompt_round(args: &Args, options: &Options, round: &InputRound) -> u8 {
             Ok(outcome) => outcome,
             Err(problems) => {
                 for problem in problems {
-                    eprintln!("koder-elicit: {problem}");
+                    say(&problem);
                 }
                 return EXIT_NO_ANSWER;
             }
@@ -289,7 +295,7 @@ fn prompt_round(args: &Args, options: &Options, round: &InputRound) -> u8 {
             Ok(outcome) => outcome,
             Err(ElicitError::NoTerminal(_)) => return no_terminal(options),
             Err(error) => {
-                eprintln!("koder-elicit: {error}");
+                say(&error);
                 return EXIT_FAILURE;
             }
         },
@@ -313,7 +319,7 @@ fn prompt_request(args: &Args, options: &Options, request: &Request) -> u8 {
             Ok(ending) => ending,
             Err(problems) => {
                 for problem in problems {
-                    eprintln!("koder-elicit: {problem}");
+                    say(&problem);
                 }
                 return EXIT_NO_ANSWER;
             }
@@ -329,7 +335,7 @@ fn prompt_request(args: &Args, options: &Options, request: &Request) -> u8 {
             Ok(ending) => ending,
             Err(ElicitError::NoTerminal(_)) => return no_terminal(options),
             Err(error) => {
-                eprintln!("koder-elicit: {error}");
+                say(&error);
                 return EXIT_FAILURE;
             }
         }
@@ -359,12 +365,12 @@ fn connect(args: &Args, options: Options) -> u8 {
         (Some(url), true) => Target::Http(url.clone()),
         (None, false) => Target::Stdio(args.server_command.clone()),
         _ => {
-            eprintln!("koder-elicit: connect needs either --url URL or -- COMMAND [ARGS...]");
+            say("connect needs either --url URL or -- COMMAND [ARGS...]");
             return EXIT_USAGE;
         }
     };
     let Some(tool) = args.call.clone() else {
-        eprintln!("koder-elicit: connect needs --call TOOL");
+        say("connect needs --call TOOL");
         return EXIT_USAGE;
     };
     let arguments = match &args.call_args {
@@ -372,7 +378,7 @@ fn connect(args: &Args, options: Options) -> u8 {
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(object)) => Some(object),
             _ => {
-                eprintln!("koder-elicit: --args must be a JSON object");
+                say("--args must be a JSON object");
                 return EXIT_USAGE;
             }
         },
@@ -380,7 +386,7 @@ fn connect(args: &Args, options: Options) -> u8 {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("koder-elicit: {error}");
+            say(&error);
             return EXIT_FAILURE;
         }
     };
@@ -390,13 +396,13 @@ fn connect(args: &Args, options: Options) -> u8 {
         let connection = Connection::open(&target, args.protocol, options).await?;
         agreed = connection.protocol_version();
         // Users and scripts see which revision the server and the client agreed on.
-        eprintln!(
-            "koder-elicit: connected to {} over MCP {}",
+        say(format_args!(
+            "connected to {} over MCP {}",
             connection
                 .server_name()
                 .unwrap_or_else(|| "the server".to_string()),
             agreed.as_deref().unwrap_or("(unknown revision)")
-        );
+        ));
         let outcome = connection
             .call(
                 &tool,
@@ -411,7 +417,7 @@ fn connect(args: &Args, options: Options) -> u8 {
         Ok(ConnectOutcome::Result(result)) => {
             match serde_json::to_string(&result) {
                 Ok(json) => println!("{json}"),
-                Err(error) => eprintln!("koder-elicit: {error}"),
+                Err(error) => say(&error),
             }
             if result.is_error == Some(true) {
                 EXIT_TOOL_ERROR
@@ -420,17 +426,15 @@ fn connect(args: &Args, options: Options) -> u8 {
             }
         }
         Ok(ConnectOutcome::CallTimedOut) => {
-            eprintln!("koder-elicit: the call did not finish in time and was cancelled");
+            say("the call did not finish in time and was cancelled");
             EXIT_CALL_TIMEOUT
         }
         Err(error) => {
-            eprintln!("koder-elicit: {error}");
+            say(&error);
             if args.protocol == Protocol::Auto && agreed.as_deref() == Some("2026-07-28") {
                 // Servers on `mcp` 2.x or FastMCP 4 whose tools call the 2025-only `ctx.elicit`
                 // fail this way on 2026-07-28 ("no back-channel for server-initiated requests").
-                eprintln!(
-                    "koder-elicit: if this tool asks its questions the 2025-11-25 way, run again with --protocol 2025-11-25"
-                );
+                say("if this tool asks its questions the 2025-11-25 way, run again with --protocol 2025-11-25");
             }
             EXIT_FAILURE
         }

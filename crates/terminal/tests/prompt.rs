@@ -882,3 +882,30 @@ fn a_servers_bidi_controls_never_reach_the_terminal() {
     screen.press(&["Escape"]);
     screen.finish();
 }
+
+#[test]
+fn errors_without_a_terminal_show_control_and_bidi_characters_as_replacements() {
+    // A server's field name that would clear the screen and reverse the rest of the line.
+    let name = "ci\u{1b}[2Jty\u{202E}";
+    let request = json!({"message": "Where?", "requestedSchema": {
+        "type": "object", "properties": {name: {"type": "string"}}, "required": [name]}});
+    let answers = json!({"to\u{9b}wn\u{2067}": "x"}).to_string();
+    let (status, stdout, stderr) =
+        run_detached(&["prompt", "--answers", &answers], &request.to_string());
+    assert_eq!(status, 5);
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "koder-elicit: to\u{FFFD}wn\u{FFFD} matches no field of this form\n\
+         koder-elicit: ci\u{FFFD}[2Jty\u{FFFD}: Required\n"
+    );
+    // A malformed request's message names the server's key the same way.
+    let round = json!({"resultType": "input_required", "inputRequests": {
+        "lo\u{1b}]0;gin\u{202E}": {"method": "elicitation/create", "params": {"mode": "url", "url": "https://example.com"}}}});
+    let (status, _, stderr) = run_detached(&["prompt"], &round.to_string());
+    assert_eq!(status, 4);
+    assert_eq!(
+        stderr,
+        "koder-elicit: error -32602: inputRequests.lo\u{FFFD}]0;gin\u{FFFD}.params.message is required\n"
+    );
+}
