@@ -215,18 +215,33 @@ test('a host DELETE closes the dialog', { timeout: 60_000 }, async () => {
 
 test('an expired token: the element asks for a fresh one, for the stream and for the answer, and carries on', { timeout: 60_000 }, async () => {
   const expired = () => mintToken({ sub: 'u_expired', workspace: 'w_relay', exp: Math.floor(Date.now() / 1000) - 60 });
-  // The stream's first token has expired; the second still works when the stream opens but has
-  // expired when the person answers; the third is good.
+  // The stream's first token has expired; the second works when the stream opens and ends 3 s
+  // later; the ones after it are good.
   nextTokens.set('u_expired', [expired, () => mintToken({ sub: 'u_expired', workspace: 'w_relay', exp: Math.floor(Date.now() / 1000) + 3 })]);
   const page = await openTab('u_expired', { allow: [/401/] });
   const id = await create('u_expired');
   await expectDialog(page);
   assert.equal(await page.evaluate(() => window.__tokens), 2, 'one fresh token after the stream\'s 401');
 
-  await page.waitForTimeout(4_200); // the stream's token expires (the relay checked it at connect)
+  // The relay ends the stream when its token ends; the element asks for a fresh token and comes
+  // back, and the dialog stays as it was.
+  await page.waitForFunction(() => window.__tokens === 3, null, { timeout: 10_000 });
+  assert.equal(await page.locator(dialog).count(), 1, 'the dialog stays open across the reconnect');
+  // The answer's 401 (a token that ended between the stream and the answer) asks for a fresh one.
+  let refused = 0;
+  await page.route(`${relay.url}/v1/elicitations/${id}/result`, (route) => {
+    if (route.request().method() !== 'POST' || refused > 0) return route.continue();
+    refused += 1;
+    return route.fulfill({
+      status: 401,
+      headers: { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': pages.url },
+      body: JSON.stringify({ error: { status: 401, message: 'token expired' } }),
+    });
+  });
   await answerCity(page, 'Braga');
   assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content: { city: 'Braga' } } });
-  assert.equal(await page.evaluate(() => window.__tokens), 3, 'one fresh token after the answer\'s 401');
+  assert.equal(refused, 1);
+  assert.equal(await page.evaluate(() => window.__tokens), 4, 'one fresh token after the answer\'s 401');
   assert.deepEqual(resultPosts(page), [`POST /v1/elicitations/${id}/result`, `POST /v1/elicitations/${id}/result`]);
   page.assertNoErrors();
   await page.close();
