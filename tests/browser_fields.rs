@@ -342,7 +342,7 @@ async fn extensions_textarea_tags_and_nested_objects() {
         .expect("remove button");
         assert_eq!(
             remove.get_attribute("aria-label").as_deref(),
-            Some("Remove drop-me")
+            Some("Remove \u{2068}drop-me\u{2069}")
         );
         click(&remove);
         assert_eq!(find_all(element, r#"[data-field="labels"] li"#).len(), 2);

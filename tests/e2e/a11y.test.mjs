@@ -343,7 +343,9 @@ test('screen reader view: names, required, invalid and descriptions in Chromium\
   find('group', 'Contact');
   assert.equal(find('textbox', 'Phone').required, true);
   find('combobox', 'Region');
-  find('button', 'Remove home');
+  // The tag sits in its own isolate (FSI … PDI, invisible and not voiced): a server's tag cannot
+  // reorder the words around it.
+  find('button', 'Remove \u2068home\u2069');
   find('button', 'Cancel');
   // The asterisk is for eyes only; the page behind the modal dialog is out of the tree.
   assert.deepEqual(heard.filter((node) => node.name.includes('*')), []);
