@@ -244,13 +244,8 @@ pub fn ticket_grant(redeemed: RedeemedTicket) -> PersonToken {
 
 /// A fresh stream ticket (128 random bits, hex) and the digest the store keeps instead of it.
 pub fn new_ticket() -> Result<(String, String), ApiError> {
-    let ticket = koder_elicitation_relay_client::wire::random_id().map_err(|error| {
-        eprintln!("koder-elicitation-relay: no randomness: {error}");
-        ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            "no randomness available",
-        )
-    })?;
+    let ticket =
+        koder_elicitation_relay_client::wire::random_id().map_err(ApiError::no_randomness)?;
     let digest = ticket_digest(&ticket);
     Ok((ticket, digest))
 }

@@ -99,8 +99,8 @@ pub async fn serve(config: Config) -> Result<Server, ServeError> {
 pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Server, ServeError> {
     let OpenStore { store, shared } = opened;
     let hub = Hub::new(config.streams);
-    let announcer: Arc<dyn EventSink> =
-        Arc::new(Announcer::new(hub.clone(), store.clock().clone()));
+    let own_announcer = Announcer::new(hub.clone(), store.clock().clone());
+    let announcer: Arc<dyn EventSink> = Arc::new(own_announcer.clone());
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match shared {
         Some(origin) => Some(
@@ -124,6 +124,7 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
     let state = AppState {
         store: Arc::clone(&store),
         hub: hub.clone(),
+        announcer: own_announcer,
         auth: Arc::new(
             Auth::from_config(&config)
                 .await

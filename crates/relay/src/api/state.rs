@@ -19,6 +19,9 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// This replica's streams and long-polls.
     pub hub: Hub,
+    /// Renders this replica's own changes for `hub` (the same sink the LISTEN link and the
+    /// sweeper deliver to).
+    pub announcer: Announcer,
     /// Token checks.
     pub auth: Arc<Auth>,
     /// The relay's own messages (the shipped languages), owned here rather than shared with
@@ -31,7 +34,7 @@ pub struct AppState {
 impl AppState {
     /// Tells this replica's streams and long-polls of a change this replica made.
     pub fn announce(&self, event: &Event) {
-        Announcer::new(self.hub.clone(), self.store.clock().clone()).deliver(event);
+        self.announcer.deliver(event);
     }
 }
 
