@@ -141,6 +141,20 @@ async function answerCity(page, city) {
 const events = (page) => page.evaluate(() => window.__events);
 const resultPosts = (page) => page.relayRequests.filter((line) => /^POST \/v1\/elicitations\/[^/]+\/result$/.test(line));
 
+/**
+ * Lets `first(route)` answer the first POST of `id`'s answer (a network failure, a refusal); the
+ * posts after it go to the relay. Returns the posts seen, each `{ at, body }`, as they come.
+ */
+async function answerFirstPost(page, id, first) {
+  const posts = [];
+  await page.route(`${relay.url}/v1/elicitations/${id}/result`, (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    posts.push({ at: Date.now(), body: route.request().postData() });
+    return posts.length === 1 ? first(route) : route.continue();
+  });
+  return posts;
+}
+
 test('a host creates, the dialog shows in the page, the person answers, and the host reads the answer', { timeout: 60_000 }, async () => {
   const page = await openTab('u_answer');
   const id = await create('u_answer');
@@ -228,19 +242,14 @@ test('an expired token: the element asks for a fresh one, for the stream and for
   await page.waitForFunction(() => window.__tokens === 3, null, { timeout: 10_000 });
   assert.equal(await page.locator(dialog).count(), 1, 'the dialog stays open across the reconnect');
   // The answer's 401 (a token that ended between the stream and the answer) asks for a fresh one.
-  let refused = 0;
-  await page.route(`${relay.url}/v1/elicitations/${id}/result`, (route) => {
-    if (route.request().method() !== 'POST' || refused > 0) return route.continue();
-    refused += 1;
-    return route.fulfill({
-      status: 401,
-      headers: { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': pages.url },
-      body: JSON.stringify({ error: { status: 401, message: 'token expired' } }),
-    });
-  });
+  const posts = await answerFirstPost(page, id, (route) => route.fulfill({
+    status: 401,
+    headers: { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': pages.url },
+    body: JSON.stringify({ error: { status: 401, message: 'token expired' } }),
+  }));
   await answerCity(page, 'Braga');
   assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content: { city: 'Braga' } } });
-  assert.equal(refused, 1);
+  assert.equal(posts.length, 2, 'the refused post and the one after a fresh token');
   assert.equal(await page.evaluate(() => window.__tokens), 4, 'one fresh token after the answer\'s 401');
   assert.deepEqual(resultPosts(page), [`POST /v1/elicitations/${id}/result`, `POST /v1/elicitations/${id}/result`]);
   page.assertNoErrors();
@@ -408,17 +417,12 @@ test('an answer post that fails on the network is retried, and the relay settles
   const id = await create('u_retry');
   await expectDialog(page);
   // The network drops the first post of the answer; everything after it goes through.
-  let dropped = 0;
-  await page.route(`${relay.url}/v1/elicitations/${id}/result`, (route) => {
-    if (route.request().method() !== 'POST' || dropped > 0) return route.continue();
-    dropped += 1;
-    return route.abort('failed');
-  });
+  const posts = await answerFirstPost(page, id, (route) => route.abort('failed'));
   await answerCity(page, 'Evora');
 
   const answer = { action: 'accept', content: { city: 'Evora' } };
   assert.deepEqual(await hostResult(id, 10), { status: 'settled', result: answer });
-  assert.equal(dropped, 1);
+  assert.equal(posts.length, 2, 'the dropped post and its retry');
   assert.deepEqual(resultPosts(page), [`POST /v1/elicitations/${id}/result`, `POST /v1/elicitations/${id}/result`]);
   // Settled once: the same answer again is taken as the one already there, another one is refused.
   const repost = (body) => fetch(`${relay.url}/v1/elicitations/${id}/result`, {
@@ -441,18 +445,12 @@ test('a 503 with Retry-After on the answer post: the same answer is posted again
   await expectDialog(page);
   // A proxy in front of the relay turns the first post away (CORS as the relay's own answers);
   // the relay lets browsers read Retry-After.
-  const posts = [];
-  await page.route(`${relay.url}/v1/elicitations/${id}/result`, async (route) => {
-    if (route.request().method() !== 'POST') return route.continue();
-    posts.push({ at: Date.now(), body: route.request().postData() });
-    if (posts.length > 1) return route.continue();
-    return route.fulfill({
-      status: 503,
-      headers: { 'Access-Control-Allow-Origin': pages.url, 'Access-Control-Expose-Headers': 'retry-after', 'Retry-After': '2' },
-      contentType: 'application/json',
-      body: '{"error":"busy"}',
-    });
-  });
+  const posts = await answerFirstPost(page, id, (route) => route.fulfill({
+    status: 503,
+    headers: { 'Access-Control-Allow-Origin': pages.url, 'Access-Control-Expose-Headers': 'retry-after', 'Retry-After': '2' },
+    contentType: 'application/json',
+    body: '{"error":"busy"}',
+  }));
   await answerCity(page, 'Tavira');
 
   assert.deepEqual(await hostResult(id, 10), { status: 'settled', result: { action: 'accept', content: { city: 'Tavira' } } });
