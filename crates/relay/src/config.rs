@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 
 use crate::hub::StreamLimits;
+use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
 
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
 pub const MIN_SECRET_BYTES: usize = 32;
@@ -57,6 +58,14 @@ Options:
                                 past it 429)   env KODER_RELAY_MAX_STREAMS_PER_PERSON
   --max-streams N               open streams this replica holds (default 10000; past it 503)
                                 env KODER_RELAY_MAX_STREAMS
+  --webhook-url URL             POST signed webhooks (Standard Webhooks) of every change here:
+                                https://… (http:// only on localhost)   env KODER_RELAY_WEBHOOK_URL
+                                its whsec_… key comes from env KODER_RELAY_WEBHOOK_SECRET (never
+                                a flag) or from a file:
+  --webhook-secret-file PATH    the webhook key, read from a file   env KODER_RELAY_WEBHOOK_SECRET_FILE
+  --webhook-retry-scale F       multiply the retry waits (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)
+                                by F, 0 < F <= 1 (default 1; tests use 0.001)
+                                env KODER_RELAY_WEBHOOK_RETRY_SCALE
   -h, --help                    print this help
 ";
 
@@ -87,6 +96,8 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// How many streams may be open.
     pub streams: StreamLimits,
+    /// Where webhooks go, when they are on.
+    pub webhook: Option<WebhookConfig>,
 }
 
 impl Config {
@@ -107,6 +118,7 @@ impl Config {
             conversation_claim: DEFAULT_CONVERSATION_CLAIM.to_string(),
             allow_origins: Vec::new(),
             streams: StreamLimits::default(),
+            webhook: None,
         }
     }
 }
@@ -128,6 +140,7 @@ impl std::fmt::Debug for Config {
             .field("conversation_claim", &self.conversation_claim)
             .field("allow_origins", &self.allow_origins)
             .field("streams", &self.streams)
+            .field("webhook", &self.webhook)
             .finish()
     }
 }
@@ -296,6 +309,12 @@ pub fn parse_command(
             defaults.per_replica,
         )?,
     };
+    let webhook = webhook_config(
+        setting("--webhook-url"),
+        env(WEBHOOK_SECRET_ENV),
+        setting("--webhook-secret-file"),
+        setting("--webhook-retry-scale"),
+    )?;
     Ok(Command::Run(Box::new(Config {
         listen,
         database,
@@ -309,7 +328,66 @@ pub fn parse_command(
         conversation_claim,
         allow_origins,
         streams,
+        webhook,
     })))
+}
+
+/// The environment variable the webhook key is read from (it has no flag: flags show in the
+/// process list).
+pub const WEBHOOK_SECRET_ENV: &str = "KODER_RELAY_WEBHOOK_SECRET";
+
+/// Webhooks from `--webhook-url`, its key (from the environment or a file, one of them) and
+/// `--webhook-retry-scale`; `None` without a URL.
+fn webhook_config(
+    url: Option<String>,
+    secret: Option<String>,
+    secret_file: Option<String>,
+    retry_scale: Option<String>,
+) -> Result<Option<WebhookConfig>, String> {
+    let Some(url) = url else {
+        if secret.is_some() || secret_file.is_some() || retry_scale.is_some() {
+            return Err(format!(
+                "a webhook key or --webhook-retry-scale is set but --webhook-url is not                  (set --webhook-url or KODER_RELAY_WEBHOOK_URL, or unset {WEBHOOK_SECRET_ENV}                  and --webhook-secret-file)"
+            ));
+        }
+        return Ok(None);
+    };
+    let url = webhooks::parse_url(&url)?;
+    let secret = match (secret, secret_file) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "give {WEBHOOK_SECRET_ENV} or --webhook-secret-file, not both"
+            ))
+        }
+        (Some(text), None) => WebhookSecret::parse(&text, WEBHOOK_SECRET_ENV)?,
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path).map_err(|error| {
+                format!("--webhook-secret-file {path:?} cannot be read: {error}")
+            })?;
+            WebhookSecret::parse(&text, &format!("--webhook-secret-file {path:?}"))?
+        }
+        (None, None) => {
+            return Err(format!(
+                "--webhook-url needs its whsec_… key: set {WEBHOOK_SECRET_ENV} or                  --webhook-secret-file"
+            ))
+        }
+    };
+    let retries = match retry_scale {
+        None => RetrySchedule::default(),
+        Some(text) => match text.trim().parse::<f64>() {
+            Ok(scale) if scale > 0.0 && scale <= 1.0 => RetrySchedule::scaled(scale),
+            _ => {
+                return Err(format!(
+                    "--webhook-retry-scale {text:?} must be a number above 0, at most 1"
+                ))
+            }
+        },
+    };
+    Ok(Some(WebhookConfig {
+        url,
+        secret,
+        retries,
+    }))
 }
 
 /// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
@@ -354,6 +432,9 @@ const FLAGS: &[(&str, &str)] = &[
         "KODER_RELAY_MAX_STREAMS_PER_PERSON",
     ),
     ("--max-streams", "KODER_RELAY_MAX_STREAMS"),
+    ("--webhook-url", "KODER_RELAY_WEBHOOK_URL"),
+    ("--webhook-secret-file", "KODER_RELAY_WEBHOOK_SECRET_FILE"),
+    ("--webhook-retry-scale", "KODER_RELAY_WEBHOOK_RETRY_SCALE"),
 ];
 
 fn flag_value(
@@ -654,6 +735,87 @@ mod tests {
             assert_eq!(with(&[flag, ""]).unwrap_err(), format!("{flag} is empty"));
         }
         assert_eq!(parse(&["--help"]), Ok(Command::Help));
+    }
+
+    #[test]
+    fn webhooks_take_a_url_and_a_key_from_the_environment_or_a_file_only() {
+        const KEY: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let base = ["--service-token", TOKEN, "--jwt-secret", SECRET];
+        let with = |extra: &[&str], key: Option<&str>| {
+            let mut args: Vec<String> = base.iter().map(|arg| arg.to_string()).collect();
+            args.extend(extra.iter().map(|arg| arg.to_string()));
+            parse_command(args, |name| {
+                (name == WEBHOOK_SECRET_ENV)
+                    .then(|| key.map(str::to_string))
+                    .flatten()
+            })
+        };
+        let Ok(Command::Run(config)) =
+            with(&["--webhook-url", "https://h.example/hook"], Some(KEY))
+        else {
+            panic!("should run");
+        };
+        let webhook = config.webhook.as_ref().unwrap();
+        assert_eq!(webhook.url.as_str(), "https://h.example/hook");
+        assert_eq!(webhook.retries, RetrySchedule::default());
+        assert!(!format!("{config:?}").contains("MfKQ"));
+        assert!(!format!("{config:?}").contains("/hook"));
+        assert_eq!(run(&base).webhook, None);
+        // No flag takes the key itself.
+        assert!(with(&["--webhook-secret", KEY], None)
+            .unwrap_err()
+            .contains("unknown argument"));
+        let missing = with(&["--webhook-url", "https://h.example/"], None).unwrap_err();
+        assert!(missing.contains(WEBHOOK_SECRET_ENV), "{missing}");
+        assert!(with(&["--webhook-url", "http://h.example/"], Some(KEY))
+            .unwrap_err()
+            .contains("https://"));
+        assert!(with(&[], Some(KEY))
+            .unwrap_err()
+            .contains("--webhook-url is not"));
+        assert!(with(
+            &[
+                "--webhook-url",
+                "http://localhost:1/",
+                "--webhook-retry-scale",
+                "0"
+            ],
+            Some(KEY)
+        )
+        .unwrap_err()
+        .contains("--webhook-retry-scale"));
+        let Ok(Command::Run(config)) = with(
+            &[
+                "--webhook-url",
+                "http://localhost:1/",
+                "--webhook-retry-scale=0.001",
+            ],
+            Some(KEY),
+        ) else {
+            panic!("should run");
+        };
+        assert_eq!(
+            config.webhook.unwrap().retries,
+            RetrySchedule::scaled(0.001)
+        );
+        let dir = std::env::temp_dir().join(format!("koder-relay-webhook-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let key_file = dir.join("key");
+        std::fs::write(&key_file, format!("{KEY}\n")).unwrap();
+        let key_path = key_file.to_str().unwrap();
+        let args = [
+            "--webhook-url",
+            "https://h.example/",
+            "--webhook-secret-file",
+            key_path,
+        ];
+        assert!(with(&args, None).unwrap().eq(&with(
+            &["--webhook-url", "https://h.example/"],
+            Some(KEY)
+        )
+        .unwrap()));
+        assert!(with(&args, Some(KEY)).unwrap_err().contains("not both"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub mod record;
 pub mod server;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.
 pub mod store;
+/// Signed webhooks (Standard Webhooks) through a durable outbox.
+pub mod webhooks;
 
 pub use config::Config;
-pub use server::{open_store, serve, serve_with_store, OpenStore, ServeError, Server};
+pub use server::{
+    open_store, open_store_with, serve, serve_with_store, OpenStore, ServeError, Server,
+};

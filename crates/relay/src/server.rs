@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use koder_mcp_elicitation_core::i18n::Catalog;
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
 use crate::api::state::Announcer;
@@ -20,6 +20,8 @@ use crate::listen::Listening;
 use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::Store;
+use crate::webhooks::deliver;
+use crate::webhooks::worker::{self as webhook_worker, DeliveryCounts};
 
 /// How often due elicitations are expired.
 pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
@@ -67,16 +69,30 @@ pub struct OpenStore {
 
 /// Opens the store a database URL names (`sqlite:…` or `postgres://…`).
 pub async fn open_store(url: &str) -> Result<OpenStore, ServeError> {
+    open_store_with(url, false).await
+}
+
+/// Like [`open_store`]; with `webhook_outbox` every change also queues its webhook, in the
+/// change's own transaction.
+pub async fn open_store_with(url: &str, webhook_outbox: bool) -> Result<OpenStore, ServeError> {
     let described = |error: crate::store::StoreError| {
         ServeError::Database(format!("{} ({})", error.0, redact_database(url)))
     };
     match DatabaseKind::of(url) {
         Some(DatabaseKind::Sqlite) => Ok(OpenStore {
-            store: Arc::new(SqliteStore::open(url).await.map_err(described)?),
+            store: Arc::new(
+                SqliteStore::open(url)
+                    .await
+                    .map_err(described)?
+                    .with_webhook_outbox(webhook_outbox),
+            ),
             shared: None,
         }),
         Some(DatabaseKind::Postgres) => {
-            let store = PostgresStore::connect(url).await.map_err(described)?;
+            let store = PostgresStore::connect(url)
+                .await
+                .map_err(described)?
+                .with_webhook_outbox(webhook_outbox);
             Ok(OpenStore {
                 shared: Some(store.origin().to_string()),
                 store: Arc::new(store),
@@ -91,15 +107,24 @@ pub async fn open_store(url: &str) -> Result<OpenStore, ServeError> {
 
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    let opened = open_store(&config.database).await?;
+    let opened = open_store_with(&config.database, config.webhook.is_some()).await?;
     serve_with_store(config, opened).await
 }
 
-/// Like [`serve`], on a store already open (tests share one between servers).
+/// Like [`serve`], on a store already open (tests share one between servers). With webhooks
+/// configured, the store must have been opened with its outbox on ([`open_store_with`]).
 pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Server, ServeError> {
     let OpenStore { store, shared } = opened;
     let hub = Hub::new(config.streams);
-    let own_announcer = Announcer::new(hub.clone(), store.clock().clone());
+    let webhook_wake = Arc::new(Notify::new());
+    let webhook_client = match &config.webhook {
+        Some(_) => Some(deliver::client().map_err(ServeError::Config)?),
+        None => None,
+    };
+    let mut own_announcer = Announcer::new(hub.clone(), store.clock().clone());
+    if config.webhook.is_some() {
+        own_announcer = own_announcer.waking(Arc::clone(&webhook_wake));
+    }
     let announcer: Arc<dyn EventSink> = Arc::new(own_announcer.clone());
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match shared {
@@ -147,6 +172,18 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
             })
             .await
     });
+    let webhook_counts = DeliveryCounts::default();
+    let webhooks = match (config.webhook.clone(), webhook_client) {
+        (Some(webhook), Some(client)) => Some(tokio::spawn(webhook_worker::run(
+            Arc::clone(&store),
+            webhook,
+            client,
+            webhook_wake,
+            webhook_counts.clone(),
+            shutdown_rx.clone(),
+        ))),
+        _ => None,
+    };
     let sweeper = tokio::spawn(sweep(Arc::clone(&store), announcer, shutdown_rx));
     Ok(Server {
         local_addr,
@@ -156,6 +193,8 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         shutdown,
         http: Some(http),
         sweeper: Some(sweeper),
+        webhooks,
+        webhook_counts,
     })
 }
 
@@ -215,6 +254,9 @@ pub struct Server {
     shutdown: watch::Sender<bool>,
     http: Option<JoinHandle<std::io::Result<()>>>,
     sweeper: Option<JoinHandle<()>>,
+    /// The webhook worker, with `--webhook-url`.
+    webhooks: Option<JoinHandle<()>>,
+    webhook_counts: DeliveryCounts,
 }
 
 impl Server {
@@ -238,6 +280,11 @@ impl Server {
         &self.hub
     }
 
+    /// Webhook deliveries so far by outcome (for `koder_relay_webhook_deliveries_total`).
+    pub fn webhook_deliveries(&self) -> &DeliveryCounts {
+        &self.webhook_counts
+    }
+
     /// Whether its LISTEN link to the other replicas runs (`None` on SQLite, which has none).
     pub fn is_listening(&self) -> Option<bool> {
         self.listening.as_ref().map(Listening::is_running)
@@ -249,6 +296,16 @@ impl Server {
         let _ = self.shutdown.send(true);
         if let Some(sweeper) = self.sweeper.take() {
             let _ = sweeper.await;
+        }
+        if let Some(mut webhooks) = self.webhooks.take() {
+            // A batch in flight ends within its attempts' timeout; past that, its rows' lease
+            // runs out and they are sent again (same webhook-id).
+            if tokio::time::timeout(webhook_worker::SHUTDOWN_WAIT, &mut webhooks)
+                .await
+                .is_err()
+            {
+                webhooks.abort();
+            }
         }
         let Some(mut http) = self.http.take() else {
             return Ok(());
@@ -270,6 +327,7 @@ impl Drop for Server {
         for task in [
             self.sweeper.take().map(|task| task.abort_handle()),
             self.http.take().map(|task| task.abort_handle()),
+            self.webhooks.take().map(|task| task.abort_handle()),
         ]
         .into_iter()
         .flatten()

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::FromRef;
 use koder_mcp_elicitation_core::i18n::Catalog;
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 use super::views::rendered;
 use crate::auth::Auth;
@@ -51,12 +51,24 @@ pub struct Announcer {
     hub: Hub,
     /// The store's clock, which a new one's time left is told by.
     clock: Clock,
+    /// Wakes the webhook worker (when webhooks are on): a change's webhook is in the outbox.
+    webhooks: Option<Arc<Notify>>,
 }
 
 impl Announcer {
     /// An announcer for `hub`, rendering by `clock`.
     pub fn new(hub: Hub, clock: Clock) -> Announcer {
-        Announcer { hub, clock }
+        Announcer {
+            hub,
+            clock,
+            webhooks: None,
+        }
+    }
+
+    /// The same, also waking the webhook worker on every change.
+    pub fn waking(mut self, webhooks: Arc<Notify>) -> Announcer {
+        self.webhooks = Some(webhooks);
+        self
     }
 }
 
@@ -64,6 +76,9 @@ impl EventSink for Announcer {
     fn deliver(&self, event: &Event) {
         self.hub
             .publish(event.id(), rendered(event, self.clock.now_ms()));
+        if let Some(webhooks) = &self.webhooks {
+            webhooks.notify_one();
+        }
     }
 
     fn resync(&self) {

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::events::Event;
+use crate::webhooks::outbox::{Delivery, Outcome};
 
 /// The single-process store on one SQLite file.
 pub mod sqlite;
@@ -139,4 +140,26 @@ pub trait Store: Send + Sync + Debug + 'static {
 
     /// Deletes the tickets expired at `now_ms`; returns how many.
     async fn purge_tickets(&self, now_ms: i64) -> Result<u64, StoreError>;
+
+    /// Webhook outbox: leases up to `limit` due deliveries for `lease_ms` and counts their
+    /// attempt. Each row goes to one caller, across replicas too.
+    async fn claim_webhooks(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<Delivery>, StoreError>;
+
+    /// Webhook outbox: keeps what an attempt at delivery `id` came to.
+    async fn record_webhook_attempt(
+        &self,
+        id: &str,
+        outcome: &Outcome,
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Webhook outbox: deletes up to `limit` rows delivered before `before_ms` (retention);
+    /// returns how many. Rows given up on are kept.
+    async fn purge_delivered_webhooks(&self, before_ms: i64, limit: i64)
+        -> Result<u64, StoreError>;
 }

@@ -19,6 +19,7 @@ use super::{
     Tenant, TenantFilter,
 };
 use crate::events::{Event, EventKind};
+use crate::webhooks::outbox::{self, Delivery, Outcome};
 
 /// The NOTIFY channel every replica listens on.
 pub const EVENTS_CHANNEL: &str = "koder_relay_events";
@@ -78,6 +79,8 @@ pub struct PostgresStore {
     origin: String,
     /// The process clock corrected to the database's, re-measured by [`Store::sync_clock`].
     clock: Clock,
+    /// Whether each change also queues its webhook (with `--webhook-url`).
+    webhook_outbox: bool,
 }
 
 impl PostgresStore {
@@ -96,9 +99,31 @@ impl PostgresStore {
             pool,
             origin,
             clock: Clock::default(),
+            webhook_outbox: false,
         };
         store.sync_clock().await?;
         Ok(store)
+    }
+
+    /// With `on`, every change queues its webhook in its own transaction.
+    pub fn with_webhook_outbox(mut self, on: bool) -> PostgresStore {
+        self.webhook_outbox = on;
+        self
+    }
+
+    /// Queues the webhooks of `events` inside `transaction`, when webhooks are on.
+    async fn enqueue(
+        &self,
+        transaction: &mut sqlx::PgConnection,
+        events: &[Event],
+    ) -> Result<(), StoreError> {
+        if self.webhook_outbox {
+            let now_ms = self.clock.now_ms();
+            for event in events {
+                outbox::enqueue_postgres(transaction, event, now_ms).await?;
+            }
+        }
+        Ok(())
     }
 
     /// This replica's id in the notifications it sends.
@@ -130,6 +155,8 @@ impl PostgresStore {
 #[async_trait]
 impl Store for PostgresStore {
     async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
+        // The row, its notification and its webhook commit together or not at all.
+        let mut transaction = self.pool.begin().await?;
         let inserted = sqlx::query(concat!(
             "WITH inserted AS (",
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, ",
@@ -153,13 +180,24 @@ impl Store for PostgresStore {
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .bind(&new.request_digest)
-        .execute(&self.pool)
+        .execute(&mut *transaction)
         .await
         .map(|_| ());
-        created_or_existing(inserted, new, |tenant, key| async move {
+        let by_key = |tenant: Tenant, key: String| async move {
             self.by_idempotency_key(&tenant, &key).await
-        })
-        .await
+        };
+        if let Err(error) = inserted {
+            // An idempotency key repeated: nothing to keep; the lookup reads the first.
+            transaction.rollback().await?;
+            return created_or_existing(Err(error), new, by_key).await;
+        }
+        let created = created_or_existing(Ok(()), new, by_key).await?;
+        if let Created::New(event) = &created {
+            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(created)
     }
 
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -200,6 +238,7 @@ impl Store for PostgresStore {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
+        let mut transaction = self.pool.begin().await?;
         let row = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations SET status = $3, result = $4, finished_at = $5 ",
@@ -217,9 +256,15 @@ impl Store for PostgresStore {
         .bind(result.to_string())
         .bind(now_ms)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *transaction)
         .await?;
-        changed(kind, row.as_ref())
+        let event = changed(kind, row.as_ref())?;
+        if let Some(event) = &event {
+            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(event)
     }
 
     async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
@@ -245,6 +290,7 @@ impl Store for PostgresStore {
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
         // Replicas sweep at once: a row another replica is expiring is re-checked after its
         // commit and skipped (no longer pending), so each row expires once.
+        let mut transaction = self.pool.begin().await?;
         let rows = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations ",
@@ -261,11 +307,15 @@ impl Store for PostgresStore {
         .bind(&self.origin)
         .bind(EventKind::Expired.event_name())
         .bind(now_ms)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
-        rows.iter()
+        let events = rows
+            .iter()
             .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.enqueue(&mut *transaction, &events).await?;
+        transaction.commit().await?;
+        Ok(events)
     }
 
     fn clock(&self) -> &Clock {
@@ -343,6 +393,32 @@ impl Store for PostgresStore {
             .await?;
         Ok(purged.rows_affected())
     }
+
+    async fn claim_webhooks(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        Ok(outbox::claim_postgres(&self.pool, now_ms, lease_ms, limit).await?)
+    }
+
+    async fn record_webhook_attempt(
+        &self,
+        id: &str,
+        outcome: &Outcome,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        Ok(outbox::record_postgres(&self.pool, id, outcome, now_ms).await?)
+    }
+
+    async fn purge_delivered_webhooks(
+        &self,
+        before_ms: i64,
+        limit: i64,
+    ) -> Result<u64, StoreError> {
+        Ok(outbox::purge_delivered_postgres(&self.pool, before_ms, limit).await?)
+    }
 }
 
 async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
@@ -363,6 +439,9 @@ async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
     for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
         sqlx::query(*statement).execute(&mut *transaction).await?;
     }
+    sqlx::raw_sql(outbox::POSTGRES_SCHEMA)
+        .execute(&mut *transaction)
+        .await?;
     transaction.commit().await?;
     Ok(())
 }

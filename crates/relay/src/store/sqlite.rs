@@ -19,6 +19,7 @@ use super::{
     Tenant, TenantFilter,
 };
 use crate::events::{Event, EventKind};
+use crate::webhooks::outbox::{self, Delivery, Outcome};
 
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -71,6 +72,8 @@ pub struct SqliteStore {
     pool: SqlitePool,
     /// The process clock: one process is the whole deployment.
     clock: Clock,
+    /// Whether each change also queues its webhook (with `--webhook-url`).
+    webhook_outbox: bool,
 }
 
 impl SqliteStore {
@@ -98,7 +101,29 @@ impl SqliteStore {
         Ok(SqliteStore {
             pool,
             clock: Clock::default(),
+            webhook_outbox: false,
         })
+    }
+
+    /// With `on`, every change queues its webhook in its own transaction.
+    pub fn with_webhook_outbox(mut self, on: bool) -> SqliteStore {
+        self.webhook_outbox = on;
+        self
+    }
+
+    /// Queues the webhooks of `events` inside `transaction`, when webhooks are on.
+    async fn enqueue(
+        &self,
+        transaction: &mut sqlx::SqliteConnection,
+        events: &[Event],
+    ) -> Result<(), StoreError> {
+        if self.webhook_outbox {
+            let now_ms = self.clock.now_ms();
+            for event in events {
+                outbox::enqueue_sqlite(transaction, event, now_ms).await?;
+            }
+        }
+        Ok(())
     }
 
     async fn by_idempotency_key(
@@ -144,6 +169,9 @@ async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
     for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
         sqlx::query(*statement).execute(&mut *transaction).await?;
     }
+    sqlx::raw_sql(outbox::SQLITE_SCHEMA)
+        .execute(&mut *transaction)
+        .await?;
     transaction.commit().await?;
     Ok(())
 }
@@ -152,6 +180,8 @@ async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
 impl Store for SqliteStore {
     async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
         let request = new.request.to_string();
+        // The row and its webhook commit together or not at all.
+        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let inserted = sqlx::query(
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
              server_name, created_at, expires_at, status, result, finished_at, completed, \
@@ -168,13 +198,24 @@ impl Store for SqliteStore {
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .bind(&new.request_digest)
-        .execute(&self.pool)
+        .execute(&mut *transaction)
         .await
         .map(|_| ());
-        created_or_existing(inserted, new, |tenant, key| async move {
+        let by_key = |tenant: Tenant, key: String| async move {
             self.by_idempotency_key(&tenant, &key).await
-        })
-        .await
+        };
+        if let Err(error) = inserted {
+            // An idempotency key repeated: nothing to keep; the lookup reads the first.
+            transaction.rollback().await?;
+            return created_or_existing(Err(error), new, by_key).await;
+        }
+        let created = created_or_existing(Ok(()), new, by_key).await?;
+        if let Created::New(event) = &created {
+            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(created)
     }
 
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -208,6 +249,7 @@ impl Store for SqliteStore {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
+        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 ",
             "WHERE id = ?4 AND status = 'pending' RETURNING ",
@@ -219,9 +261,15 @@ impl Store for SqliteStore {
         .bind(id)
         // Run to completion (not `fetch_optional`), so the statement is done and its change
         // committed before anyone hears of it.
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
-        changed(kind, rows.first())
+        let event = changed(kind, rows.first())?;
+        if let Some(event) = &event {
+            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(event)
     }
 
     async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
@@ -237,6 +285,7 @@ impl Store for SqliteStore {
     }
 
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
+        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations ",
             "SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 ",
@@ -244,17 +293,20 @@ impl Store for SqliteStore {
             record_columns!()
         ))
         .bind(now_ms)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
         let mut expired = rows
             .iter()
             .map(record_from_row)
             .collect::<Result<Vec<_>, _>>()?;
         expired.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        Ok(expired
+        let events: Vec<Event> = expired
             .into_iter()
             .map(|record| Event::new(EventKind::Expired, record))
-            .collect())
+            .collect();
+        self.enqueue(&mut *transaction, &events).await?;
+        transaction.commit().await?;
+        Ok(events)
     }
 
     fn clock(&self) -> &Clock {
@@ -310,5 +362,31 @@ impl Store for SqliteStore {
             .execute(&self.pool)
             .await?;
         Ok(purged.rows_affected())
+    }
+
+    async fn claim_webhooks(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        Ok(outbox::claim_sqlite(&self.pool, now_ms, lease_ms, limit).await?)
+    }
+
+    async fn record_webhook_attempt(
+        &self,
+        id: &str,
+        outcome: &Outcome,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        Ok(outbox::record_sqlite(&self.pool, id, outcome, now_ms).await?)
+    }
+
+    async fn purge_delivered_webhooks(
+        &self,
+        before_ms: i64,
+        limit: i64,
+    ) -> Result<u64, StoreError> {
+        Ok(outbox::purge_delivered_sqlite(&self.pool, before_ms, limit).await?)
     }
 }
