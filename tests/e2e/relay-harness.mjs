@@ -41,7 +41,8 @@ export function relayBinary() {
 
 /**
  * Starts a relay on 127.0.0.1 with a port of its own (or on `listen`, e.g. a killed relay's
- * address to bring it back there) and resolves once it listens:
+ * address to bring it back there), with `args` added to its command line and `env` to its
+ * environment (e.g. a secret that has no flag), and resolves once it listens:
  * `{ url, database, child, stop(), kill(signal) }`. Without `database` it gets a fresh SQLite file
  * in a new temp dir (removed by stop()). `stop()` sends SIGTERM and waits for the exit (SIGKILL
  * after 10 s); `kill(signal)` sends `signal` (default SIGKILL) and resolves when the process is
@@ -54,6 +55,8 @@ export async function startRelay({
   allowOrigins = [],
   cwd = repoRoot,
   listen = '127.0.0.1:0',
+  args: extraArgs = [],
+  env: extraEnv = {},
 } = {}) {
   const binary = relayBinary();
   let ownDir = null;
@@ -63,8 +66,13 @@ export async function startRelay({
   }
   const args = ['--listen', listen, '--database', database, '--service-token', serviceToken, '--jwt-secret', jwtSecret];
   for (const origin of allowOrigins) args.push('--allow-origin', origin);
-  // Secrets come from the flags only; an ambient KODER_RELAY_* must not change what a test runs.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KODER_RELAY_')));
+  args.push(...extraArgs);
+  // Secrets come from the flags (and the test's own `env`) only; an ambient KODER_RELAY_* must
+  // not change what a test runs.
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KODER_RELAY_'))),
+    ...extraEnv,
+  };
   const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 
   let stderr = '';

@@ -1,0 +1,208 @@
+// The relay's webhooks over real HTTP: a real relay process POSTs to a real Node receiver, which
+// checks every delivery with the `standardwebhooks` package hosts use. Created, settled,
+// withdrawn and expired arrive signed; a receiver that refuses three times gets the event once,
+// under one webhook-id; and a relay killed between a change and its delivery sends it after a
+// restart on the same SQLite file.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { mintToken, SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
+
+const PERSON = { sub: 'u_hook', workspace: 'w_hook' };
+const SCOPE = { userId: 'u_hook', workspaceId: 'w_hook', conversationId: 'c_1' };
+const FORM = {
+  message: 'Which city?',
+  requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+// Retries in milliseconds instead of hours: 5 ms, 300 ms, 1.8 s, 7.2 s, …
+const FAST_RETRIES = ['--webhook-retry-scale', '0.001'];
+
+const cleanups = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/**
+ * A webhook receiver on 127.0.0.1 (`port` 0 picks one). Every request is kept with what
+ * `new Webhook(secret).verify()` made of it; `answer(delivery, index)` gives the status to reply.
+ */
+async function startReceiver(secret, { port = 0, answer = () => 204 } = {}) {
+  const deliveries = [];
+  const webhook = new Webhook(secret);
+  const server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const delivery = { method: request.method, path: request.url, headers: request.headers, body, event: null, error: null };
+      try {
+        delivery.event = webhook.verify(body, request.headers);
+      } catch (error) {
+        delivery.error = error.message;
+      }
+      delivery.status = delivery.error ? 400 : answer(delivery, deliveries.length);
+      deliveries.push(delivery);
+      response.writeHead(delivery.status).end('ignored by the relay');
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const close = () => new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  cleanups.push(close);
+  return { url: `http://127.0.0.1:${server.address().port}/hooks/relay`, port: server.address().port, deliveries, close };
+}
+
+async function launch(receiverUrl, secret, options = {}) {
+  const relay = await startRelay({
+    ...options,
+    args: ['--webhook-url', receiverUrl, ...FAST_RETRIES],
+    env: { KODER_RELAY_WEBHOOK_SECRET: secret },
+  });
+  cleanups.push(() => relay.stop());
+  return relay;
+}
+
+async function create(relay, { timeoutMs = 600_000 } = {}) {
+  const response = await fetch(`${relay.url}/v1/elicitations`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${SERVICE_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ scope: SCOPE, request: FORM, serverName: 'Webhook test', timeoutMs }),
+  });
+  assert.equal(response.status, 201, await response.clone().text());
+  return (await response.json()).id;
+}
+
+async function answer(relay, id, city) {
+  const response = await fetch(`${relay.url}/v1/elicitations/${id}/result`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${mintToken(PERSON)}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ action: 'accept', content: { city } }),
+  });
+  assert.equal(response.ok, true, await response.text());
+}
+
+/** Resolves once `check()` is true; fails with `what` after `timeoutMs`. */
+async function until(check, what, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const accepted = (deliveries) => deliveries.filter((delivery) => delivery.status >= 200 && delivery.status < 300);
+const ofType = (deliveries, type, id) => accepted(deliveries).filter((delivery) => delivery.event?.type === type && delivery.event.data.id === id);
+
+test('created, settled, withdrawn and expired arrive signed, verified by standardwebhooks, settled with the result', { timeout: 60_000 }, async () => {
+  const secret = newSecret();
+  const receiver = await startReceiver(secret);
+  const relay = await launch(receiver.url, secret);
+
+  const answered = await create(relay);
+  await answer(relay, answered, 'Lyon');
+  const withdrawn = await create(relay);
+  const withdrawal = await fetch(`${relay.url}/v1/elicitations/${withdrawn}`, {
+    method: 'DELETE',
+    headers: { Authorization: `Bearer ${SERVICE_TOKEN}` },
+  });
+  assert.equal(withdrawal.ok, true);
+  const expired = await create(relay, { timeoutMs: 1_000 });
+
+  await until(() => ofType(receiver.deliveries, 'elicitation.expired', expired).length === 1, 'the expired event');
+  await until(() => accepted(receiver.deliveries).length === 6, 'six events (3 created, settled, withdrawn, expired)');
+
+  for (const delivery of receiver.deliveries) {
+    assert.equal(delivery.error, null, `every delivery verifies: ${delivery.error}`);
+    assert.equal(delivery.method, 'POST');
+    assert.equal(delivery.path, '/hooks/relay');
+    assert.equal(delivery.headers['content-type'], 'application/json');
+    assert.match(delivery.headers['webhook-id'], /^msg_[0-9a-f]{32}_(created|settled|withdrawn|expired)$/);
+    assert.ok(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000) < 60);
+    assert.ok(!Number.isNaN(Date.parse(delivery.event.timestamp)), delivery.event.timestamp);
+    assert.deepEqual(delivery.event.data.scope, SCOPE);
+    assert.equal(delivery.event.data.serverName, 'Webhook test');
+  }
+  // Another key does not verify them: the check above can fail.
+  const first = receiver.deliveries[0];
+  assert.throws(() => new Webhook(newSecret()).verify(first.body, first.headers));
+
+  const ids = receiver.deliveries.map((delivery) => delivery.headers['webhook-id']);
+  assert.equal(new Set(ids).size, ids.length, 'each event is delivered once');
+  for (const id of [answered, withdrawn, expired]) {
+    const [created] = ofType(receiver.deliveries, 'elicitation.created', id);
+    assert.equal(created.event.data.status, 'pending');
+    assert.equal(created.event.data.result, undefined);
+  }
+  const [settled] = ofType(receiver.deliveries, 'elicitation.settled', answered);
+  assert.equal(settled.event.data.status, 'settled');
+  assert.deepEqual(settled.event.data.result, { action: 'accept', content: { city: 'Lyon' } });
+  const [gone] = ofType(receiver.deliveries, 'elicitation.withdrawn', withdrawn);
+  assert.equal(gone.event.data.status, 'withdrawn');
+  assert.deepEqual(gone.event.data.result, { action: 'cancel' });
+  const [late] = ofType(receiver.deliveries, 'elicitation.expired', expired);
+  assert.equal(late.event.data.status, 'expired');
+  assert.deepEqual(late.event.data.result, { action: 'cancel' });
+});
+
+test('a receiver that refuses three times gets the event once, under the same webhook-id on all four attempts', { timeout: 60_000 }, async () => {
+  const secret = newSecret();
+  const receiver = await startReceiver(secret, { answer: (delivery, index) => (index < 3 ? 500 : 204) });
+  const relay = await launch(receiver.url, secret);
+  const id = await create(relay);
+
+  await until(() => receiver.deliveries.length >= 4, 'four attempts');
+  // Long enough for a fifth attempt, were one scheduled (the next wait would be 7.2 s × 0.8 at
+  // the soonest; the one after a delivery would never come).
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+  assert.deepEqual(receiver.deliveries.map((delivery) => delivery.status), [500, 500, 500, 204]);
+  assert.deepEqual(new Set(receiver.deliveries.map((delivery) => delivery.headers['webhook-id'])), new Set([`msg_${id}_created`]));
+  for (const delivery of receiver.deliveries) {
+    assert.equal(delivery.error, null);
+    assert.equal(delivery.event.type, 'elicitation.created');
+    assert.equal(delivery.event.data.id, id);
+  }
+  assert.equal(ofType(receiver.deliveries, 'elicitation.created', id).length, 1);
+});
+
+test('nothing is lost when the relay is killed between a change and its delivery', { timeout: 90_000 }, async () => {
+  const secret = newSecret();
+  // A port nobody listens on yet: the receiver is down while the changes are made.
+  const probe = await startReceiver(secret);
+  const port = probe.port;
+  await probe.close();
+  const receiverUrl = `http://127.0.0.1:${port}/hooks/relay`;
+
+  const dir = mkdtempSync(join(tmpdir(), 'koder-relay-webhooks-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const database = `sqlite://${join(dir, 'relay.db')}`;
+  const first = await launch(receiverUrl, secret, { database });
+  const id = await create(first);
+  await answer(first, id, 'Oslo');
+  // Let the worker fail against the closed port once or twice, then kill it outright.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await first.kill('SIGKILL');
+
+  const receiver = await startReceiver(secret, { port });
+  await launch(receiverUrl, secret, { database });
+  await until(() => accepted(receiver.deliveries).length === 2, 'the created and settled events after the restart', 60_000);
+
+  for (const delivery of receiver.deliveries) assert.equal(delivery.error, null);
+  assert.equal(ofType(receiver.deliveries, 'elicitation.created', id).length, 1);
+  const [settled] = ofType(receiver.deliveries, 'elicitation.settled', id);
+  assert.deepEqual(settled.event.data.result, { action: 'accept', content: { city: 'Oslo' } });
+});
