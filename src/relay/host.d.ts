@@ -69,6 +69,63 @@ export interface RelayElicitationHandler {
  */
 export function relayElicitationHandler(options: RelayElicitationOptions): RelayElicitationHandler;
 
+export interface CreateRelayElicitationOptions {
+  /** The relay's base URL, e.g. `https://relay.example.com` (without `/v1`). */
+  url: string;
+  /** The relay's service token (`--service-token`). Keep it on the server. */
+  serviceToken: string;
+  /** Who answers. */
+  scope: RelayScope;
+  /** The `elicitation/create` params (message and requestedSchema, or URL mode's). */
+  request: Record<string, unknown>;
+  /** The MCP server's name, shown in the person's dialog. */
+  serverName?: string;
+  /** How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000). */
+  timeoutMs?: number;
+  /** The Idempotency-Key (default: a fresh UUID); a repeat with the same key and request returns the first. */
+  idempotencyKey?: string;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What a create returns at once. */
+export interface CreatedRelayElicitation {
+  /** The relay's id: the `data.id` of its webhooks, and the path of `GET /v1/elicitations/{id}/result`. */
+  id: string;
+  /** When the relay expires it, ms since the Unix epoch. */
+  expiresAt: number;
+  /** The Idempotency-Key the create was sent with. */
+  idempotencyKey: string;
+}
+
+/**
+ * The serverless path: posts the elicitation and returns at once (no waiting). The answer comes
+ * by the relay's webhook ({@link relayWebhookOutcome}) or `GET /v1/elicitations/{id}/result`.
+ */
+export function createRelayElicitation(options: CreateRelayElicitationOptions): Promise<CreatedRelayElicitation>;
+
+/** A relay webhook's event as `new Webhook(secret).verify(body, headers)` (standardwebhooks) returns it. */
+export interface RelayWebhookEvent {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** How an elicitation ended, from its webhook. */
+export interface RelayWebhookOutcome {
+  id: string;
+  status: 'settled' | 'expired' | 'withdrawn';
+  /** The person's ElicitResult (`{ action: "cancel" }` when it expired or was withdrawn). */
+  result: RelayElicitResult;
+  scope: RelayScope;
+}
+
+/**
+ * The outcome a verified relay webhook carries: for `elicitation.settled`, `.expired` and
+ * `.withdrawn`; `null` for `elicitation.created` or anything else. Verify the signature first.
+ */
+export function relayWebhookOutcome(event: unknown): RelayWebhookOutcome | null;
+
 /** The relay refused a call (4xx), or kept failing (5xx) after retries. */
 export class RelayError extends Error {
   readonly name: 'RelayError';

@@ -9,6 +9,14 @@
 // Each elicitation/create the client gets is posted to the relay for that person, and the handler
 // waits (long-polling) until the person answers in their browser, the relay expires it, or the
 // call that asked is aborted; then the relay is told to withdraw it, so the person's dialog closes.
+//
+// A host that cannot wait (a serverless function with a short time limit) creates and returns,
+// then resumes when the relay's webhook comes (`--webhook-url`):
+//
+//   const { id } = await createRelayElicitation({ url, serviceToken, scope, request: params });
+//   // … later, in the webhook route, after `new Webhook(secret).verify(body, headers)`
+//   // (the standardwebhooks package):
+//   const outcome = relayWebhookOutcome(event);   // { id, status, result } once it is final
 
 const POLL_WAIT_SECONDS = 25;
 // The long-poll answers after POLL_WAIT_SECONDS at the latest; beyond this margin the connection is
@@ -119,6 +127,55 @@ export function relayElicitationHandler(options) {
     await retrying(() => relay('POST', `${path}/complete`), undefined, Date.now() + RETRY_FOR_MS);
   };
   return relayElicitation;
+}
+
+/**
+ * The serverless path's first half: posts `request` (the `elicitation/create` params) for the
+ * person `scope` names and returns at once with `{ id, expiresAt, idempotencyKey }`. The answer
+ * comes later, by the relay's webhook (see relayWebhookOutcome) or by polling
+ * `GET /v1/elicitations/{id}/result`. Network errors and 5xx answers are retried for a while, with
+ * the same Idempotency-Key (pass your own `idempotencyKey` to keep it across invocations).
+ */
+export async function createRelayElicitation(options) {
+  const { url, serviceToken, scope, request, serverName, timeoutMs } = options ?? {};
+  const fetchImpl = options?.fetch ?? globalThis.fetch;
+  if (typeof url !== 'string' || url === '') throw new TypeError('createRelayElicitation: `url` (the relay\'s base URL) is required');
+  if (typeof serviceToken !== 'string' || serviceToken === '') throw new TypeError('createRelayElicitation: `serviceToken` is required');
+  if (!isScope(scope)) throw new TypeError('createRelayElicitation: `scope` must be { userId, workspaceId, conversationId? } (non-empty strings)');
+  if (typeof request !== 'object' || request === null) throw new TypeError('createRelayElicitation: `request` (the elicitation/create params) is required');
+  if (typeof fetchImpl !== 'function') throw new TypeError('createRelayElicitation: no fetch: pass `fetch`');
+  const idempotencyKey = options?.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const body = {
+    scope,
+    request,
+    ...(serverName !== undefined && { serverName }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+  };
+  const created = await retrying(
+    () => callRelay(fetchImpl, `${url.replace(/\/+$/, '')}/v1/elicitations`, 'POST', serviceToken, {
+      body,
+      headers: { 'Idempotency-Key': idempotencyKey },
+      timeout: CALL_TIMEOUT_MS,
+    }),
+    undefined,
+    Date.now() + RETRY_FOR_MS,
+  );
+  return { id: created.id, expiresAt: created.expiresAt, idempotencyKey };
+}
+
+/**
+ * The serverless path's second half: what a relay webhook says, once its signature was verified
+ * (`new Webhook(secret).verify(body, headers)` from the standardwebhooks package, which returns
+ * the parsed event). `{ id, status, result, scope }` for `elicitation.settled`, `.expired` and
+ * `.withdrawn` (the result is the ElicitResult, `{ action: "cancel" }` when it expired or was
+ * withdrawn); `null` for `elicitation.created` and for anything else.
+ */
+export function relayWebhookOutcome(event) {
+  const data = event?.data;
+  if (typeof event?.type !== 'string' || typeof data !== 'object' || data === null) return null;
+  if (!['elicitation.settled', 'elicitation.expired', 'elicitation.withdrawn'].includes(event.type)) return null;
+  if (typeof data.id !== 'string' || !FINAL.has(data.status) || typeof data.result !== 'object' || data.result === null) return null;
+  return { id: data.id, status: data.status, result: data.result, scope: data.scope };
 }
 
 function isScope(scope) {

@@ -2,7 +2,8 @@
 // checks every delivery with the `standardwebhooks` package hosts use. Created, settled,
 // withdrawn and expired arrive signed; a receiver that refuses three times gets the event once,
 // under one webhook-id; and a relay killed between a change and its delivery sends it after a
-// restart on the same SQLite file.
+// restart on the same SQLite file. Two PostgreSQL replicas send each event once between them. The
+// host helper's serverless path: create and return, then resume on the verified webhook.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -11,7 +12,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { mintToken, SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
+import { createRelayElicitation, relayWebhookOutcome } from 'koder-mcp-elicitation/relay';
+import { mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
 
 const PERSON = { sub: 'u_hook', workspace: 'w_hook' };
 const SCOPE = { userId: 'u_hook', workspaceId: 'w_hook', conversationId: 'c_1' };
@@ -205,4 +207,55 @@ test('nothing is lost when the relay is killed between a change and its delivery
   assert.equal(ofType(receiver.deliveries, 'elicitation.created', id).length, 1);
   const [settled] = ofType(receiver.deliveries, 'elicitation.settled', id);
   assert.deepEqual(settled.event.data.result, { action: 'accept', content: { city: 'Oslo' } });
+});
+
+test('two PostgreSQL replicas deliver each event once between them, not once each', { timeout: 120_000 }, async () => {
+  const postgres = await startPostgres();
+  cleanups.push(() => postgres.stop());
+  const secret = newSecret();
+  const receiver = await startReceiver(secret);
+  const a = await launch(receiver.url, secret, { database: postgres.url });
+  const b = await launch(receiver.url, secret, { database: postgres.url });
+
+  const ids = [];
+  for (let index = 0; index < 30; index += 1) ids.push(await create(index % 2 ? a : b));
+  await Promise.all(ids.map((id, index) => answer(index % 2 ? b : a, id, `City ${index}`)));
+
+  await until(() => accepted(receiver.deliveries).length >= 60, 'sixty events', 60_000);
+  // Time for a duplicate to show up, were one on its way (both workers poll every second).
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+
+  for (const delivery of receiver.deliveries) assert.equal(delivery.error, null);
+  const webhookIds = accepted(receiver.deliveries).map((delivery) => delivery.headers['webhook-id']);
+  assert.equal(webhookIds.length, 60, 'sixty deliveries, no more');
+  assert.equal(new Set(webhookIds).size, 60, 'each webhook-id once');
+  for (const [index, id] of ids.entries()) {
+    assert.equal(ofType(receiver.deliveries, 'elicitation.created', id).length, 1);
+    const [settled] = ofType(receiver.deliveries, 'elicitation.settled', id);
+    assert.deepEqual(settled.event.data.result, { action: 'accept', content: { city: `City ${index}` } });
+  }
+});
+
+test('the host helper\'s serverless path: create and return at once, resume on the verified webhook', { timeout: 60_000 }, async () => {
+  const secret = newSecret();
+  const receiver = await startReceiver(secret);
+  const relay = await launch(receiver.url, secret);
+
+  // The first invocation: create, and return without waiting for the person.
+  const created = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: SCOPE, request: FORM, serverName: 'Serverless' });
+  assert.match(created.id, /^[0-9a-f]{32}$/);
+  assert.ok(created.expiresAt > Date.now());
+  // The same key again (a retried invocation) is the same elicitation.
+  const again = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: SCOPE, request: FORM, serverName: 'Serverless', idempotencyKey: created.idempotencyKey });
+  assert.equal(again.id, created.id);
+
+  await answer(relay, created.id, 'Porto');
+  await until(() => accepted(receiver.deliveries).length === 2, 'the created and settled events');
+
+  // The webhook route: verify (standardwebhooks), then read the outcome.
+  const outcomes = receiver.deliveries.map((delivery) => relayWebhookOutcome(new Webhook(secret).verify(delivery.body, delivery.headers)));
+  const final = outcomes.filter((outcome) => outcome !== null);
+  assert.equal(outcomes.length - final.length, 1, 'elicitation.created carries no outcome');
+  assert.deepEqual(final, [{ id: created.id, status: 'settled', result: { action: 'accept', content: { city: 'Porto' } }, scope: SCOPE }]);
+  assert.equal(relayWebhookOutcome({ type: 'elicitation.settled', data: { id: created.id, status: 'pending' } }), null);
 });
