@@ -193,7 +193,7 @@ impl Store for PostgresStore {
         }
         let created = created_or_existing(Ok(()), new, by_key).await?;
         if let Created::New(event) = &created {
-            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+            self.enqueue(&mut transaction, std::slice::from_ref(event))
                 .await?;
         }
         transaction.commit().await?;
@@ -260,7 +260,7 @@ impl Store for PostgresStore {
         .await?;
         let event = changed(kind, row.as_ref())?;
         if let Some(event) = &event {
-            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+            self.enqueue(&mut transaction, std::slice::from_ref(event))
                 .await?;
         }
         transaction.commit().await?;
@@ -313,7 +313,7 @@ impl Store for PostgresStore {
             .iter()
             .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
             .collect::<Result<Vec<_>, StoreError>>()?;
-        self.enqueue(&mut *transaction, &events).await?;
+        self.enqueue(&mut transaction, &events).await?;
         transaction.commit().await?;
         Ok(events)
     }

@@ -211,7 +211,7 @@ impl Store for SqliteStore {
         }
         let created = created_or_existing(Ok(()), new, by_key).await?;
         if let Created::New(event) = &created {
-            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+            self.enqueue(&mut transaction, std::slice::from_ref(event))
                 .await?;
         }
         transaction.commit().await?;
@@ -265,7 +265,7 @@ impl Store for SqliteStore {
         .await?;
         let event = changed(kind, rows.first())?;
         if let Some(event) = &event {
-            self.enqueue(&mut *transaction, std::slice::from_ref(event))
+            self.enqueue(&mut transaction, std::slice::from_ref(event))
                 .await?;
         }
         transaction.commit().await?;
@@ -304,7 +304,7 @@ impl Store for SqliteStore {
             .into_iter()
             .map(|record| Event::new(EventKind::Expired, record))
             .collect();
-        self.enqueue(&mut *transaction, &events).await?;
+        self.enqueue(&mut transaction, &events).await?;
         transaction.commit().await?;
         Ok(events)
     }
