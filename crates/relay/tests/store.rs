@@ -14,7 +14,8 @@ use koder_elicitation_relay::listen::Listening;
 use koder_elicitation_relay::store::postgres::PostgresStore;
 use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
-    Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant, TenantFilter,
+    Actor, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant,
+    TenantFilter,
 };
 use koder_elicitation_relay::{serve_with_store, Config, OpenStore};
 use serde_json::{json, Value};
@@ -222,7 +223,7 @@ async fn assert_quiet(heard: &mut mpsc::UnboundedReceiver<Heard>) {
 
 /// Creates a new elicitation, which must be new, and returns its record.
 async fn create_new(store: &dyn Store, new: NewElicitation) -> Record {
-    match store.create(new).await.expect("create") {
+    match store.create(new, &Actor::Host).await.expect("create") {
         Created::New(event) => {
             assert_eq!(event.kind, EventKind::Created);
             (*event.record).clone()
@@ -319,12 +320,18 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     .await;
     let repeat = keyed(&tenant(&user, "w1", "c1"), t0 + 4, "digest-a");
     let repeat_id = repeat.id.clone();
-    let answered = store.create(repeat).await.expect("repeat create");
+    let answered = store
+        .create(repeat, &Actor::Host)
+        .await
+        .expect("repeat create");
     assert_eq!(answered, Created::Existing(Box::new(original.clone())));
     assert_eq!(store.get(&repeat_id).await.expect("get"), None);
     let changed = keyed(&tenant(&user, "w1", "c1"), t0 + 5, "digest-b");
     let changed_id = changed.id.clone();
-    let refused = store.create(changed).await.expect("changed create");
+    let refused = store
+        .create(changed, &Actor::Host)
+        .await
+        .expect("changed create");
     assert_eq!(refused, Created::KeyReused);
     assert_eq!(refused.record(), None, "nothing of the first is handed out");
     assert_eq!(store.get(&changed_id).await.expect("get"), None);
@@ -365,7 +372,10 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         new.idempotency_key = Some(racing_key.clone());
         new.request_digest = Some("digest-race".into());
         tokio::spawn(async move {
-            let created = store.create(new).await.expect("racing create");
+            let created = store
+                .create(new, &Actor::Host)
+                .await
+                .expect("racing create");
             (
                 matches!(created, Created::New(_)),
                 created.record().expect("a record").id.clone(),
@@ -400,7 +410,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         tokio::spawn(async move {
             let result = json!({"action": "accept", "content": {"name": format!("n{index}")}});
             let won = store
-                .finish(&id, Status::Settled, &result, t0 + 10)
+                .finish(&id, Status::Settled, &result, t0 + 10, &Actor::Relay)
                 .await
                 .expect("finish");
             (won, result)
@@ -425,24 +435,36 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     assert_eq!(*winning_event.record, settled, "the event carries the row");
     let withdraw = json!({"action": "cancel"});
     assert!(store
-        .finish(&first.id, Status::Withdrawn, &withdraw, t0 + 11)
+        .finish(
+            &first.id,
+            Status::Withdrawn,
+            &withdraw,
+            t0 + 11,
+            &Actor::Relay
+        )
         .await
         .expect("finish")
         .is_none());
     assert_eq!(store.get(&first.id).await.expect("get"), Some(settled));
     assert!(store
-        .finish(&second.id, Status::Pending, &withdraw, t0)
+        .finish(&second.id, Status::Pending, &withdraw, t0, &Actor::Relay)
         .await
         .is_err());
     let withdrawn = store
-        .finish(&second.id, Status::Withdrawn, &withdraw, t0 + 12)
+        .finish(
+            &second.id,
+            Status::Withdrawn,
+            &withdraw,
+            t0 + 12,
+            &Actor::Relay,
+        )
         .await
         .expect("withdraw")
         .expect("withdrawn");
     assert!(same_change(&withdrawn, EventKind::Withdrawn, &second));
     assert_eq!(withdrawn.record.status, Status::Withdrawn);
     assert!(store
-        .finish("no-such-id", Status::Settled, &withdraw, t0)
+        .finish("no-such-id", Status::Settled, &withdraw, t0, &Actor::Relay)
         .await
         .expect("finish unknown")
         .is_none());
@@ -459,19 +481,19 @@ async fn check_store_promises(store: Arc<dyn Store>) {
 
     // complete: marks once, also after settling; unknown ids are not marked.
     let completed = store
-        .complete(&first.id)
+        .complete(&first.id, &Actor::Host)
         .await
         .expect("complete")
         .expect("marked");
     assert!(same_change(&completed, EventKind::Complete, &first));
     assert!(completed.record.completed);
     assert!(store
-        .complete(&first.id)
+        .complete(&first.id, &Actor::Host)
         .await
         .expect("complete again")
         .is_none());
     assert!(store
-        .complete("no-such-id")
+        .complete("no-such-id", &Actor::Host)
         .await
         .expect("complete unknown")
         .is_none());
@@ -524,7 +546,8 @@ async fn check_store_promises(store: Arc<dyn Store>) {
             &soon.id,
             Status::Settled,
             &json!({"action": "decline"}),
-            t0 + 2_000
+            t0 + 2_000,
+            &Actor::Relay
         )
         .await
         .expect("finish after expiry")
@@ -635,6 +658,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
                     Status::Settled,
                     &json!({"action": "decline", "n": index}),
                     t0,
+                    &Actor::Relay,
                 )
                 .await
                 .expect("finish");
@@ -745,7 +769,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         assert_eq!(kept.status, Status::Expired);
     }
     assert!(replica_a
-        .complete(&record.id)
+        .complete(&record.id, &Actor::Host)
         .await
         .expect("complete")
         .is_some());
@@ -793,11 +817,10 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let mut resynced = false;
     while !heard_again && tokio::time::Instant::now() < deadline {
         let Ok(after) = replica_a
-            .create(new_elicitation(
-                &tenant("cy", "acme", ""),
-                now_ms(),
-                t0 + 600_000,
-            ))
+            .create(
+                new_elicitation(&tenant("cy", "acme", ""), now_ms(), t0 + 600_000),
+                &Actor::Host,
+            )
             .await
         else {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -936,7 +959,10 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     };
     assert_eq!(
         store
-            .create(keyed(&tenant("ana", "acme", "c1"), "digest-a"))
+            .create(
+                keyed(&tenant("ana", "acme", "c1"), "digest-a"),
+                &Actor::Host
+            )
             .await
             .expect("repeat"),
         Created::Existing(Box::new(previous.clone()))
@@ -947,7 +973,10 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     // The per-tenant index took its place.
     assert_eq!(
         store
-            .create(keyed(&tenant("bob", "acme", "c1"), "digest-b"))
+            .create(
+                keyed(&tenant("bob", "acme", "c1"), "digest-b"),
+                &Actor::Host
+            )
             .await
             .expect("changed repeat"),
         Created::KeyReused
@@ -959,6 +988,7 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
             Status::Settled,
             &json!({"action": "accept", "content": {}}),
             now + 1,
+            &Actor::Relay,
         )
         .await
         .expect("finish")

@@ -19,7 +19,7 @@ use super::extract::Host;
 use super::views::{host_view, public_status};
 use super::{json_body, load, new_id, AppState};
 use crate::error::ApiError;
-use crate::store::{Created, NewElicitation, Record, Status, Tenant};
+use crate::store::{Actor, Created, NewElicitation, Record, Status, Tenant};
 
 /// Without `timeoutMs`, an elicitation waits this long for the person.
 pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
@@ -77,16 +77,19 @@ pub async fn create(
     let created_at = state.store.now_ms();
     let created = state
         .store
-        .create(NewElicitation {
-            id,
-            tenant,
-            request: checked.stored,
-            server_name,
-            created_at,
-            expires_at: created_at.saturating_add(timeout_ms),
-            idempotency_key,
-            request_digest,
-        })
+        .create(
+            NewElicitation {
+                id,
+                tenant,
+                request: checked.stored,
+                server_name,
+                created_at,
+                expires_at: created_at.saturating_add(timeout_ms),
+                idempotency_key,
+                request_digest,
+            },
+            &Actor::Host,
+        )
         .await?;
     let record: &Record = match &created {
         Created::New(event) => {
@@ -254,6 +257,7 @@ pub async fn withdraw(
             Status::Withdrawn,
             &json!({"action": "cancel"}),
             state.store.now_ms(),
+            &Actor::Host,
         )
         .await?;
     let record = match withdrawn {
@@ -282,7 +286,7 @@ pub async fn complete(
     let record = if record.completed {
         record
     } else {
-        match state.store.complete(&record.id).await? {
+        match state.store.complete(&record.id, &Actor::Host).await? {
             Some(event) => {
                 state.announce(&event);
                 (*event.record).clone()

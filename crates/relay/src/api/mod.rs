@@ -14,7 +14,7 @@ use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::error::ApiError;
-use crate::store::{Record, Status};
+use crate::store::{Actor, Record, Status};
 
 pub mod checks;
 pub mod extract;
@@ -214,7 +214,13 @@ pub async fn load(state: &AppState, id: &str) -> Result<Option<Record>, ApiError
     }
     match state
         .store
-        .finish(id, Status::Expired, &json!({"action": "cancel"}), now)
+        .finish(
+            id,
+            Status::Expired,
+            &json!({"action": "cancel"}),
+            now,
+            &Actor::Relay,
+        )
         .await?
     {
         Some(event) => {

@@ -11,8 +11,11 @@ use serde_json::Value;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
 use super::clock::{measured_offset_ms, process_now_ms, ClockReading};
-use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
-use super::schema::{elicitations_table, INDEXES, TICKET_SCHEMA};
+use super::journal::{self, Actor};
+use super::migrations::migrate_postgres;
+use super::rows::{
+    changed, created_event, created_or_existing, keyed_from_row, record_from_row, Keyed,
+};
 use super::tickets::redeemed_from_row;
 use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
@@ -28,26 +31,8 @@ pub const EVENTS_CHANNEL: &str = "koder_relay_events";
 const POOL_SIZE: u32 = 8;
 /// How long a request waits for a free connection before answering "storage unavailable".
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
-/// Serialises schema creation when replicas start together (CREATE … IF NOT EXISTS races).
-const SCHEMA_LOCK_KEY: i64 = 0x6b6f_6465_725f_726c; // "koder_rl"
-
 /// How many readings of the database's clock a measurement takes (the quickest one counts).
 const CLOCK_READINGS: usize = 3;
-
-/// The elicitations table as this version keeps it.
-const CREATE_TABLE: &str =
-    elicitations_table!("koder_elicitations", "BOOLEAN NOT NULL DEFAULT false");
-
-/// Whether the table has the `request_digest` column (the previous version's has not).
-const HAS_REQUEST_DIGEST: &str = "SELECT EXISTS (SELECT 1 FROM information_schema.columns \
-     WHERE table_schema = current_schema() AND table_name = 'koder_elicitations' \
-     AND column_name = 'request_digest')";
-
-/// The previous version's table made current: its inline `UNIQUE` on `idempotency_key` (named
-/// by PostgreSQL's default `<table>_<column>_key`) goes, and the digest column comes.
-const UPGRADE_FROM_GLOBAL_KEYS: &str = "ALTER TABLE koder_elicitations \
-     DROP CONSTRAINT IF EXISTS koder_elicitations_idempotency_key_key, \
-     ADD COLUMN IF NOT EXISTS request_digest TEXT NULL";
 
 /// The database's clock in ms since the Unix epoch: `clock_timestamp()` is the time as the
 /// statement runs, not when its transaction began.
@@ -84,15 +69,35 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://…`) and creates the table and its indexes when missing.
+    /// With `on`, every change also queues its webhook in its own transaction.
+    pub fn with_webhook_outbox(mut self, on: bool) -> PostgresStore {
+        self.webhook_outbox = on;
+        self
+    }
+
+    /// Queues `event`'s webhook in the change's transaction, beside its journal entry, when
+    /// webhooks are on.
+    async fn enqueue(
+        &self,
+        transaction: &mut sqlx::PgConnection,
+        event: &Event,
+    ) -> Result<(), sqlx::Error> {
+        if self.webhook_outbox {
+            outbox::enqueue_postgres(transaction, event, self.clock.now_ms()).await?;
+        }
+        Ok(())
+    }
+
+    /// Connects to `url` (`postgres://…`) and migrates the database to the newest schema this
+    /// binary knows (refusing a newer one).
     /// Other replicas' changes are heard by a [`crate::listen`] task started with [`Self::origin`].
     pub async fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+        migrate_postgres(url).await?;
         let pool = PgPoolOptions::new()
             .max_connections(POOL_SIZE)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect(url)
             .await?;
-        create_schema(&pool).await?;
         let origin = koder_elicitation_relay_client::wire::random_id()
             .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
         let store = PostgresStore {
@@ -103,27 +108,6 @@ impl PostgresStore {
         };
         store.sync_clock().await?;
         Ok(store)
-    }
-
-    /// With `on`, every change queues its webhook in its own transaction.
-    pub fn with_webhook_outbox(mut self, on: bool) -> PostgresStore {
-        self.webhook_outbox = on;
-        self
-    }
-
-    /// Queues the webhooks of `events` inside `transaction`, when webhooks are on.
-    async fn enqueue(
-        &self,
-        transaction: &mut sqlx::PgConnection,
-        events: &[Event],
-    ) -> Result<(), StoreError> {
-        if self.webhook_outbox {
-            let now_ms = self.clock.now_ms();
-            for event in events {
-                outbox::enqueue_postgres(transaction, event, now_ms).await?;
-            }
-        }
-        Ok(())
     }
 
     /// This replica's id in the notifications it sends.
@@ -150,14 +134,13 @@ impl PostgresStore {
         .await?;
         row.as_ref().map(keyed_from_row).transpose()
     }
-}
 
-#[async_trait]
-impl Store for PostgresStore {
-    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
-        // The row, its notification and its webhook commit together or not at all.
+    /// Inserts a new pending one and journals it, in one transaction (its notification is
+    /// delivered on commit); the event to announce.
+    async fn insert(&self, new: &NewElicitation, actor: &Actor) -> Result<Event, sqlx::Error> {
+        let event = created_event(new);
         let mut transaction = self.pool.begin().await?;
-        let inserted = sqlx::query(concat!(
+        sqlx::query(concat!(
             "WITH inserted AS (",
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, ",
             "server_name, created_at, expires_at, status, completed, idempotency_key, ",
@@ -181,23 +164,22 @@ impl Store for PostgresStore {
         .bind(&new.idempotency_key)
         .bind(&new.request_digest)
         .execute(&mut *transaction)
-        .await
-        .map(|_| ());
-        let by_key = |tenant: Tenant, key: String| async move {
-            self.by_idempotency_key(&tenant, &key).await
-        };
-        if let Err(error) = inserted {
-            // An idempotency key repeated: nothing to keep; the lookup reads the first.
-            transaction.rollback().await?;
-            return created_or_existing(Err(error), new, by_key).await;
-        }
-        let created = created_or_existing(Ok(()), new, by_key).await?;
-        if let Created::New(event) = &created {
-            self.enqueue(&mut transaction, std::slice::from_ref(event))
-                .await?;
-        }
+        .await?;
+        journal::append_postgres(&mut transaction, &event, actor, new.created_at).await?;
+        self.enqueue(&mut transaction, &event).await?;
         transaction.commit().await?;
-        Ok(created)
+        Ok(event)
+    }
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError> {
+        let inserted = self.insert(&new, actor).await;
+        created_or_existing(inserted, new, |tenant, key| async move {
+            self.by_idempotency_key(&tenant, &key).await
+        })
+        .await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -234,6 +216,7 @@ impl Store for PostgresStore {
         status: Status,
         result: &Value,
         now_ms: i64,
+        actor: &Actor,
     ) -> Result<Option<Event>, StoreError> {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
@@ -258,16 +241,17 @@ impl Store for PostgresStore {
         .bind(id)
         .fetch_optional(&mut *transaction)
         .await?;
-        let event = changed(kind, row.as_ref())?;
-        if let Some(event) = &event {
-            self.enqueue(&mut transaction, std::slice::from_ref(event))
-                .await?;
-        }
+        let Some(event) = changed(kind, row.as_ref())? else {
+            return Ok(None);
+        };
+        journal::append_postgres(&mut transaction, &event, actor, now_ms).await?;
+        self.enqueue(&mut transaction, &event).await?;
         transaction.commit().await?;
-        Ok(event)
+        Ok(Some(event))
     }
 
-    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
+    async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
+        let mut transaction = self.pool.begin().await?;
         let row = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations SET completed = true WHERE id = $3 AND NOT completed ",
@@ -282,9 +266,15 @@ impl Store for PostgresStore {
         .bind(&self.origin)
         .bind(EventKind::Complete.event_name())
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *transaction)
         .await?;
-        changed(EventKind::Complete, row.as_ref())
+        let Some(event) = changed(EventKind::Complete, row.as_ref())? else {
+            return Ok(None);
+        };
+        journal::append_postgres(&mut transaction, &event, actor, self.clock.now_ms()).await?;
+        self.enqueue(&mut transaction, &event).await?;
+        transaction.commit().await?;
+        Ok(Some(event))
     }
 
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
@@ -309,11 +299,17 @@ impl Store for PostgresStore {
         .bind(now_ms)
         .fetch_all(&mut *transaction)
         .await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
         let events = rows
             .iter()
             .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
             .collect::<Result<Vec<_>, StoreError>>()?;
-        self.enqueue(&mut transaction, &events).await?;
+        for event in &events {
+            journal::append_postgres(&mut transaction, event, &Actor::Relay, now_ms).await?;
+            self.enqueue(&mut transaction, event).await?;
+        }
         transaction.commit().await?;
         Ok(events)
     }
@@ -419,31 +415,6 @@ impl Store for PostgresStore {
     ) -> Result<u64, StoreError> {
         Ok(outbox::purge_delivered_postgres(&self.pool, before_ms, limit).await?)
     }
-}
-
-async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
-    let mut transaction = pool.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(SCHEMA_LOCK_KEY)
-        .execute(&mut *transaction)
-        .await?;
-    sqlx::query(CREATE_TABLE).execute(&mut *transaction).await?;
-    let has_digest: bool = sqlx::query_scalar(HAS_REQUEST_DIGEST)
-        .fetch_one(&mut *transaction)
-        .await?;
-    if !has_digest {
-        sqlx::query(UPGRADE_FROM_GLOBAL_KEYS)
-            .execute(&mut *transaction)
-            .await?;
-    }
-    for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
-        sqlx::query(*statement).execute(&mut *transaction).await?;
-    }
-    sqlx::raw_sql(outbox::POSTGRES_SCHEMA)
-        .execute(&mut *transaction)
-        .await?;
-    transaction.commit().await?;
-    Ok(())
 }
 
 #[cfg(test)]

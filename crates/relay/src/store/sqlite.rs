@@ -11,8 +11,11 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
-use super::schema::{elicitations_table, INDEXES, TICKET_SCHEMA};
+use super::journal::{self, Actor};
+use super::migrations::migrate_sqlite;
+use super::rows::{
+    changed, created_event, created_or_existing, keyed_from_row, record_from_row, Keyed,
+};
 use super::tickets::redeemed_from_row;
 use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
@@ -26,25 +29,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A few readers alongside the one writer WAL allows.
 const POOL_SIZE: u32 = 4;
 
-/// The previous version's table (a table-wide `UNIQUE` on `idempotency_key`, no
-/// `request_digest`) rebuilt in the current shape, the way SQLite documents for changes
-/// `ALTER TABLE` cannot make: create the new table, copy, drop the old, rename. Its indexes
-/// went with the old table; [`INDEXES`] makes them again.
-const UPGRADE_FROM_GLOBAL_KEYS: [&str; 4] = [
-    elicitations_table!("koder_elicitations_upgraded", "INTEGER NOT NULL DEFAULT 0"),
-    "INSERT INTO koder_elicitations_upgraded (id, user_id, workspace_id, conversation_id, \
-     request, server_name, created_at, expires_at, status, result, finished_at, completed, \
-     idempotency_key, request_digest) \
-     SELECT id, user_id, workspace_id, conversation_id, request, server_name, created_at, \
-     expires_at, status, result, finished_at, completed, idempotency_key, NULL \
-     FROM koder_elicitations",
-    "DROP TABLE koder_elicitations",
-    "ALTER TABLE koder_elicitations_upgraded RENAME TO koder_elicitations",
-];
-
-/// Whether the table has the `request_digest` column (the previous version's has not).
-const HAS_REQUEST_DIGEST: &str =
-    "SELECT count(*) FROM pragma_table_info('koder_elicitations') WHERE name = 'request_digest'";
+/// Every change is one transaction that takes SQLite's write lock as it begins (a deferred one
+/// that reads first cannot always upgrade to write, and fails instead of waiting).
+const BEGIN_CHANGE: &str = "BEGIN IMMEDIATE";
 
 /// Every column of a record, for `SELECT` and `RETURNING`.
 macro_rules! record_columns {
@@ -77,8 +64,28 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// With `on`, every change also queues its webhook in its own transaction.
+    pub fn with_webhook_outbox(mut self, on: bool) -> SqliteStore {
+        self.webhook_outbox = on;
+        self
+    }
+
+    /// Queues `event`'s webhook in the change's transaction, beside its journal entry, when
+    /// webhooks are on.
+    async fn enqueue(
+        &self,
+        transaction: &mut sqlx::SqliteConnection,
+        event: &Event,
+    ) -> Result<(), sqlx::Error> {
+        if self.webhook_outbox {
+            outbox::enqueue_sqlite(transaction, event, self.clock.now_ms()).await?;
+        }
+        Ok(())
+    }
+
     /// Opens (creating when missing) the database at `url` (`sqlite://PATH` or `sqlite::memory:`),
-    /// switches it to WAL and creates the table and its indexes.
+    /// switches it to WAL and migrates it to the newest schema this binary knows (refusing a
+    /// newer one).
     pub async fn open(url: &str) -> Result<SqliteStore, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
@@ -97,33 +104,12 @@ impl SqliteStore {
             SqlitePoolOptions::new().max_connections(POOL_SIZE)
         };
         let pool = pool_options.connect_with(options).await?;
-        create_schema(&pool).await?;
+        migrate_sqlite(&mut *pool.acquire().await?).await?;
         Ok(SqliteStore {
             pool,
             clock: Clock::default(),
             webhook_outbox: false,
         })
-    }
-
-    /// With `on`, every change queues its webhook in its own transaction.
-    pub fn with_webhook_outbox(mut self, on: bool) -> SqliteStore {
-        self.webhook_outbox = on;
-        self
-    }
-
-    /// Queues the webhooks of `events` inside `transaction`, when webhooks are on.
-    async fn enqueue(
-        &self,
-        transaction: &mut sqlx::SqliteConnection,
-        events: &[Event],
-    ) -> Result<(), StoreError> {
-        if self.webhook_outbox {
-            let now_ms = self.clock.now_ms();
-            for event in events {
-                outbox::enqueue_sqlite(transaction, event, now_ms).await?;
-            }
-        }
-        Ok(())
     }
 
     async fn by_idempotency_key(
@@ -145,44 +131,12 @@ impl SqliteStore {
         .await?;
         row.as_ref().map(keyed_from_row).transpose()
     }
-}
 
-/// Creates the table and its indexes, first upgrading a table the previous version made.
-async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
-    sqlx::query(elicitations_table!(
-        "koder_elicitations",
-        "INTEGER NOT NULL DEFAULT 0"
-    ))
-    .execute(pool)
-    .await?;
-    // IMMEDIATE takes the write lock before the check: two processes opening one old file
-    // upgrade it once.
-    let mut transaction = pool.begin_with("BEGIN IMMEDIATE").await?;
-    let has_digest: i64 = sqlx::query_scalar(HAS_REQUEST_DIGEST)
-        .fetch_one(&mut *transaction)
-        .await?;
-    if has_digest == 0 {
-        for statement in UPGRADE_FROM_GLOBAL_KEYS {
-            sqlx::query(statement).execute(&mut *transaction).await?;
-        }
-    }
-    for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
-        sqlx::query(*statement).execute(&mut *transaction).await?;
-    }
-    sqlx::raw_sql(outbox::SQLITE_SCHEMA)
-        .execute(&mut *transaction)
-        .await?;
-    transaction.commit().await?;
-    Ok(())
-}
-
-#[async_trait]
-impl Store for SqliteStore {
-    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
-        let request = new.request.to_string();
-        // The row and its webhook commit together or not at all.
-        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let inserted = sqlx::query(
+    /// Inserts a new pending one and journals it, in one transaction; the event to announce.
+    async fn insert(&self, new: &NewElicitation, actor: &Actor) -> Result<Event, sqlx::Error> {
+        let event = created_event(new);
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
+        sqlx::query(
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
              server_name, created_at, expires_at, status, result, finished_at, completed, \
              idempotency_key, request_digest) \
@@ -192,30 +146,29 @@ impl Store for SqliteStore {
         .bind(&new.tenant.user_id)
         .bind(&new.tenant.workspace_id)
         .bind(&new.tenant.conversation_id)
-        .bind(&request)
+        .bind(new.request.to_string())
         .bind(&new.server_name)
         .bind(new.created_at)
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .bind(&new.request_digest)
         .execute(&mut *transaction)
-        .await
-        .map(|_| ());
-        let by_key = |tenant: Tenant, key: String| async move {
-            self.by_idempotency_key(&tenant, &key).await
-        };
-        if let Err(error) = inserted {
-            // An idempotency key repeated: nothing to keep; the lookup reads the first.
-            transaction.rollback().await?;
-            return created_or_existing(Err(error), new, by_key).await;
-        }
-        let created = created_or_existing(Ok(()), new, by_key).await?;
-        if let Created::New(event) = &created {
-            self.enqueue(&mut transaction, std::slice::from_ref(event))
-                .await?;
-        }
+        .await?;
+        journal::append_sqlite(&mut transaction, &event, actor, new.created_at).await?;
+        self.enqueue(&mut transaction, &event).await?;
         transaction.commit().await?;
-        Ok(created)
+        Ok(event)
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError> {
+        let inserted = self.insert(&new, actor).await;
+        created_or_existing(inserted, new, |tenant, key| async move {
+            self.by_idempotency_key(&tenant, &key).await
+        })
+        .await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -245,11 +198,12 @@ impl Store for SqliteStore {
         status: Status,
         result: &Value,
         now_ms: i64,
+        actor: &Actor,
     ) -> Result<Option<Event>, StoreError> {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
-        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 ",
             "WHERE id = ?4 AND status = 'pending' RETURNING ",
@@ -259,33 +213,39 @@ impl Store for SqliteStore {
         .bind(result.to_string())
         .bind(now_ms)
         .bind(id)
-        // Run to completion (not `fetch_optional`), so the statement is done and its change
-        // committed before anyone hears of it.
+        // Run to completion (not `fetch_optional`), so the statement is done before the commit.
         .fetch_all(&mut *transaction)
         .await?;
-        let event = changed(kind, rows.first())?;
-        if let Some(event) = &event {
-            self.enqueue(&mut transaction, std::slice::from_ref(event))
-                .await?;
-        }
+        let Some(event) = changed(kind, rows.first())? else {
+            return Ok(None);
+        };
+        journal::append_sqlite(&mut transaction, &event, actor, now_ms).await?;
+        self.enqueue(&mut transaction, &event).await?;
         transaction.commit().await?;
-        Ok(event)
+        Ok(Some(event))
     }
 
-    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
+    async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET completed = 1 WHERE id = ?1 AND completed = 0 ",
             "RETURNING ",
             record_columns!()
         ))
         .bind(id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
-        changed(EventKind::Complete, rows.first())
+        let Some(event) = changed(EventKind::Complete, rows.first())? else {
+            return Ok(None);
+        };
+        journal::append_sqlite(&mut transaction, &event, actor, self.clock.now_ms()).await?;
+        self.enqueue(&mut transaction, &event).await?;
+        transaction.commit().await?;
+        Ok(Some(event))
     }
 
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
-        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations ",
             "SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 ",
@@ -295,6 +255,9 @@ impl Store for SqliteStore {
         .bind(now_ms)
         .fetch_all(&mut *transaction)
         .await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut expired = rows
             .iter()
             .map(record_from_row)
@@ -304,7 +267,10 @@ impl Store for SqliteStore {
             .into_iter()
             .map(|record| Event::new(EventKind::Expired, record))
             .collect();
-        self.enqueue(&mut transaction, &events).await?;
+        for event in &events {
+            journal::append_sqlite(&mut transaction, event, &Actor::Relay, now_ms).await?;
+            self.enqueue(&mut transaction, event).await?;
+        }
         transaction.commit().await?;
         Ok(events)
     }
