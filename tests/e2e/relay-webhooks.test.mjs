@@ -181,6 +181,26 @@ test('a receiver that refuses three times gets the event once, under the same we
   assert.equal(ofType(receiver.deliveries, 'elicitation.created', id).length, 1);
 });
 
+test('a receiver that always refuses gets eight attempts, then the relay gives up', { timeout: 60_000 }, async () => {
+  const secret = newSecret();
+  const receiver = await startReceiver(secret, { answer: () => 503 });
+  // The whole 28-hour schedule in about a second.
+  const relay = await startRelay({
+    args: ['--webhook-url', receiver.url, '--webhook-retry-scale', '0.00001'],
+    env: { KODER_RELAY_WEBHOOK_SECRET: secret },
+  });
+  cleanups.push(() => relay.stop());
+  const id = await create(relay);
+
+  await until(() => receiver.deliveries.length >= 8, 'eight attempts');
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  assert.equal(receiver.deliveries.length, 8, 'no ninth attempt');
+  for (const delivery of receiver.deliveries) {
+    assert.equal(delivery.error, null);
+    assert.equal(delivery.headers['webhook-id'], `msg_${id}_created`);
+  }
+});
+
 test('nothing is lost when the relay is killed between a change and its delivery', { timeout: 90_000 }, async () => {
   const secret = newSecret();
   // A port nobody listens on yet: the receiver is down while the changes are made.
