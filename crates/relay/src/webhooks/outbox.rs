@@ -1,4 +1,4 @@
-//! The outbox rows (`koder_webhook_outbox`, see the `0003_webhook_outbox` migrations): the
+//! The outbox rows (`koder_webhook_outbox`, see the `0004_webhook_outbox` migrations): the
 //! enqueue, run inside the transaction of the change it tells of; the claim, which leases due
 //! rows to one worker (on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so one replica sends each);
 //! and the outcome of an attempt. One copy of each statement per dialect.
@@ -7,11 +7,6 @@ use sqlx::{PgConnection, PgPool, Row, SqliteConnection, SqlitePool};
 
 use super::{event_type, payload, webhook_id};
 use crate::events::Event;
-
-/// The outbox table's DDL on SQLite (applied with the store's schema).
-pub const SQLITE_SCHEMA: &str = include_str!("../../migrations/sqlite/0003_webhook_outbox.sql");
-/// The outbox table's DDL on PostgreSQL.
-pub const POSTGRES_SCHEMA: &str = include_str!("../../migrations/postgres/0003_webhook_outbox.sql");
 
 /// One claimed row: what to send, and how many attempts it has had, this one included.
 #[derive(Debug, Clone, PartialEq, Eq)]
