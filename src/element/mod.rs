@@ -4,11 +4,13 @@
 //!
 //! One file a job: `calls` (running a call under the state borrow, and queueing the calls that
 //! arrive meanwhile), `effects` (what runs after the borrow: DOM, focus, events, promises),
-//! `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
+//! `admit` (a parsed request joining the session, for `intake` and `required`), `intake` (a
+//! new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
 //! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
 //! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
 //! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
+mod admit;
 mod attributes;
 mod calls;
 mod effects;
@@ -129,7 +131,7 @@ struct Resolver {
 /// to. The session owns it and hands it out exactly once.
 enum Answer {
     Promise(Resolver),
-    Flow(required::FlowId),
+    Flow(admit::FlowId),
 }
 
 /// What the element keeps for an elicitation while the session holds it; dropped with it, so its
@@ -144,7 +146,7 @@ struct Held {
     poll: Option<Timeout>,
     backoff: PollBackoff,
     /// The -32042 flow this elicitation is part of.
-    flow: Option<required::FlowId>,
+    flow: Option<admit::FlowId>,
 }
 
 type ElementSession = Session<Answer, Held>;
@@ -299,7 +301,7 @@ impl Controller {
         server_name: Option<String>,
         round: Option<u32>,
     ) {
-        let options = intake::ElicitOptions {
+        let options = admit::ElicitOptions {
             signal,
             timeout_ms,
             server_name,
