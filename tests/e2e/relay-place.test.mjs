@@ -38,7 +38,9 @@ window.__disconnect = hub.connectRelay(params.get('relay'), {
     const inline = document.createElement('koder-mcp-elicitation');
     inline.setAttribute('presentation', 'inline');
     inline.setAttribute('conversation-id', view.conversationId);
-    inline.addEventListener('accept', (event) => window.__events.push({ conversation: view.conversationId, id: event.detail.id, result: event.detail.result }));
+    for (const type of ['accept', 'cancel']) {
+      inline.addEventListener(type, (event) => window.__events.push({ type, conversation: view.conversationId, id: event.detail.id, source: event.detail.source ?? null, result: event.detail.result }));
+    }
     transcript.append(inline);
     return inline;
   },
@@ -145,8 +147,8 @@ test('place() puts each relay elicitation in its conversation\'s transcript, and
   assert.deepEqual(await hostResult(trip), { status: 'settled', result: { action: 'accept', content: { answer: 'Lisbon' } } });
   assert.deepEqual(await hostResult(budget), { status: 'settled', result: { action: 'accept', content: { answer: '500 EUR' } } });
   assert.deepEqual(await page.evaluate(() => window.__events), [
-    { conversation: 'c_budget', id: budget, result: { action: 'accept', content: { answer: '500 EUR' } } },
-    { conversation: 'c_trip', id: trip, result: { action: 'accept', content: { answer: 'Lisbon' } } },
+    { type: 'accept', conversation: 'c_budget', id: budget, source: null, result: { action: 'accept', content: { answer: '500 EUR' } } },
+    { type: 'accept', conversation: 'c_trip', id: trip, source: null, result: { action: 'accept', content: { answer: 'Lisbon' } } },
   ]);
   // The connecting element showed nothing itself.
   assert.equal(await page.evaluate(() => window.__hubEvents), 0);
@@ -167,6 +169,27 @@ test('without a transcript for the conversation, place() returns nothing and the
   await page.keyboard.press('Enter');
   assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content: { answer: 'yes' } } });
   assert.equal(await page.evaluate(() => window.__hubEvents), 1);
+  page.assertNoErrors();
+  await page.close();
+});
+
+test('a host withdrawing a placed elicitation closes it in its transcript, and nothing is posted', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser, `${pages.url}/relay-place.html?${new URLSearchParams({ relay: relay.url, user: 'u_withdraw' })}`);
+  const posts = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().startsWith(relay.url)) posts.push(new URL(request.url()).pathname);
+  });
+  await page.waitForFunction(() => typeof window.__disconnect === 'function');
+  const id = await create('u_withdraw', 'c_trip', form('Window or aisle?'), 'Travel server');
+  await page.locator(`${inTranscript('c_trip')} [part~=message]`).waitFor({ state: 'visible', timeout: 15_000 });
+  const response = await fetch(`${relay.url}/v1/elicitations/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
+  assert.equal(response.status, 200);
+  await page.waitForFunction((selector) => document.querySelector(selector)?.pending === 0, inTranscript('c_trip'));
+  assert.deepEqual(await page.evaluate(() => window.__events), [
+    { type: 'cancel', conversation: 'c_trip', id, source: 'server', result: null },
+  ]);
+  assert.deepEqual(posts, [], 'a withdrawn elicitation is not answered');
+  assert.equal(await page.evaluate(() => window.__hubEvents), 0);
   page.assertNoErrors();
   await page.close();
 });
