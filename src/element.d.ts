@@ -395,9 +395,11 @@ export interface KoderMcpElicitation extends HTMLElement {
   elicitInputs(input: InputRequiredInput | object, options?: ElicitOptions): Promise<InputResponses>;
   /**
    * URL mode (MCP 2025-11-25): the server reported completion (`notifications/elicitation/complete`).
-   * `false` for unknown ids.
+   * `false` for unknown ids. With `options.serverName`, only an elicitation that server asked for
+   * (its `serverName` in `elicit()`, else the `server-name` attribute) completes: two servers may
+   * name their elicitations alike.
    */
-  complete(elicitationId: string): boolean;
+  complete(elicitationId: string, options?: { serverName?: string }): boolean;
   /** Withdraws the elicitation on screen, the same as aborting its signal. */
   cancel(): void;
   /**

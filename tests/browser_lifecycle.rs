@@ -695,3 +695,54 @@ async fn two_servers_asking_under_the_same_request_id_never_meet() {
     settle(alpha).await.unwrap();
     element.remove();
 }
+
+/// A 2025-11-25 URL request whose `elicitationId` two servers could both use.
+const LOGIN_URL: &str = r#"{"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": {
+  "mode": "url", "elicitationId": "login", "url": "https://mcp.example.com/login",
+  "message": "Sign in to continue."}}"#;
+
+fn complete_from(element: &web_sys::HtmlElement, id: &str, server: &str) -> Option<bool> {
+    call(element, "complete", &[id.into(), from_server(server)]).as_bool()
+}
+
+#[wasm_bindgen_test]
+async fn a_completion_that_names_its_server_ends_only_that_servers_wait() {
+    let (_open, opened) = stub_window_open();
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["complete"]);
+    let alpha = elicit_with(&element, LOGIN_URL, &from_server("Alpha"));
+    click(&find(&element, "button[part~=open]").unwrap());
+    assert_eq!(
+        json_of(&settle(alpha).await.unwrap()),
+        json!({"action": "accept"})
+    );
+    let beta = elicit_with(&element, LOGIN_URL, &from_server("Beta"));
+
+    // Beta's server reports "login" complete: Beta's is not waiting yet, and Alpha's is not Beta's.
+    assert_eq!(complete_from(&element, "login", "Beta"), Some(false));
+    assert!(recorder.names().is_empty());
+    assert!(
+        find(&element, "button[part~=close]").is_some(),
+        "Alpha's wait goes on"
+    );
+    assert_eq!(property(&element, "pending").as_f64(), Some(2.0));
+
+    assert_eq!(complete_from(&element, "login", "Alpha"), Some(true));
+    assert_eq!(recorder.names(), ["complete"]);
+    assert!(find(&element, "[part~=server]")
+        .unwrap()
+        .text_content()
+        .unwrap()
+        .contains("Beta"));
+    click(&find(&element, "button[part~=open]").unwrap());
+    assert_eq!(
+        json_of(&settle(beta).await.unwrap()),
+        json!({"action": "accept"})
+    );
+    assert_eq!(opened.borrow().len(), 2);
+    assert_eq!(complete_from(&element, "login", "Alpha"), Some(false));
+    assert_eq!(complete_from(&element, "login", "Beta"), Some(true));
+    assert_eq!(recorder.names(), ["complete", "complete"]);
+    assert_eq!(property(&element, "pending").as_f64(), Some(0.0));
+    element.remove();
+}

@@ -312,12 +312,16 @@ impl Controller {
             .run(move |inner, fx| inner.elicit(fx, text, options, resolver));
     }
 
-    /// `complete(elicitationId)`: the server finished a URL-mode elicitation. Whether it was
-    /// waiting is known at once, even when the call itself has to wait its turn.
-    pub fn complete(&self, elicitation_id: String) -> bool {
-        let known = self.shared.snapshot().waiting_ids.contains(&elicitation_id);
+    /// `complete(elicitationId, { serverName })`: the server finished a URL-mode elicitation; with
+    /// `server_name`, only one that server asked for. Whether it was waiting is known at once, even
+    /// when the call itself has to wait its turn.
+    pub fn complete(&self, elicitation_id: String, server_name: Option<String>) -> bool {
+        let known = self.shared.snapshot().waiting.iter().any(|(server, id)| {
+            *id == elicitation_id && server_name.as_ref().is_none_or(|name| name == server)
+        });
         self.shared.run(move |inner, fx| {
-            if let Some(change) = inner.session.complete(&elicitation_id) {
+            let server = server_name.as_deref();
+            if let Some(change) = inner.session.complete_from(server, &elicitation_id) {
                 inner.finish(fx, vec![change]);
             }
         });
@@ -351,11 +355,11 @@ impl Inner {
         Snapshot {
             open: self.view.is_some(),
             pending: u32::try_from(self.session.len()).unwrap_or(u32::MAX),
-            waiting_ids: self
+            waiting: self
                 .session
                 .entries()
                 .filter(|entry| entry.waiting)
-                .map(|entry| entry.elicitation_id.clone())
+                .map(|entry| (entry.server.clone(), entry.elicitation_id.clone()))
                 .collect(),
         }
     }

@@ -19,7 +19,7 @@ export function connectRelay(element, url, options) {
   connections.get(element)?.();
   const base = String(url).replace(/\/+$/, "");
   const stop = new AbortController();
-  const shown = new Map(); // relay id → { completeId, target }: the id complete() takes and the element showing it
+  const shown = new Map(); // relay id → { completeId, serverName, target }: what complete() takes and the element showing it
   const open = new Map(); // relay id → its AbortController, while its elicit() is pending
   const endings = new Map(); // relay id → how it ended on screen: "post" (the person answered), "timeout", "other"
   let bearer = null;
@@ -69,7 +69,8 @@ export function connectRelay(element, url, options) {
     // Only a relay that sends no expiresInMs leaves it to the page's clock.
     const left = Number.isFinite(view.expiresInMs) ? view.expiresInMs : view.expiresAt - Date.now();
     const deadline = performance.now() + left;
-    shown.set(id, { completeId: String((request?.params ?? request)?.elicitationId ?? id), target: on });
+    const completeId = String((request?.params ?? request)?.elicitationId ?? id);
+    shown.set(id, { completeId, serverName: view.serverName ?? undefined, target: on });
     open.set(id, controller);
     const onEnding = endingOf(id, on);
     hear(on, onEnding, true);
@@ -131,7 +132,7 @@ export function connectRelay(element, url, options) {
     if (type === "elicitation") show(id, data);
     else if (type === "complete") {
       const showing = shown.get(id);
-      if (showing) showing.target.complete(showing.completeId);
+      if (showing) showing.target.complete(showing.completeId, { serverName: showing.serverName });
     }
     else if (type === "settled" || type === "withdrawn" || type === "expired") open.get(id)?.abort();
   }
