@@ -24,6 +24,9 @@ pub const USAGE: &str = "\
 koder-elicitation-relay: carries MCP elicitations from hosts to people's browsers
 
 Usage: koder-elicitation-relay [OPTIONS]
+       koder-elicitation-relay audit verify [--database URL]
+           recomputes the audit chain: exit 0 and a summary when intact, exit 1 naming the
+           first broken entry when one was edited or deleted
 
 Secrets are best given in the environment or in files: flags show in the process list.
 
@@ -157,6 +160,11 @@ pub enum Command {
     Help,
     /// Run the relay (boxed: a configuration is far larger than `Help`).
     Run(Box<Config>),
+    /// `audit verify`: recompute the audit chain in this database and exit.
+    AuditVerify {
+        /// `sqlite://PATH` or `postgres://…`.
+        database: String,
+    },
 }
 
 /// Which database a URL names.
@@ -187,9 +195,12 @@ pub fn parse_command(
     args: impl IntoIterator<Item = String>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == "audit") {
+        return parse_audit(args.skip(1), env);
+    }
     let mut flags: HashMap<&'static str, String> = HashMap::new();
     let mut allow_origins = Vec::new();
-    let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         // Both `--flag value` and `--flag=value`.
         let (flag, inline) = match arg.split_once('=') {
@@ -310,6 +321,34 @@ pub fn parse_command(
         allow_origins,
         streams,
     })))
+}
+
+/// `audit verify [--database URL]` (after `audit`); the database as for running, flag first,
+/// then `KODER_RELAY_DATABASE`, then the default.
+fn parse_audit(
+    mut args: impl Iterator<Item = String>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Command, String> {
+    if args.next().as_deref() != Some("verify") {
+        return Err("usage: koder-elicitation-relay audit verify --database URL".into());
+    }
+    let mut database = None;
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value)),
+            _ => (arg.clone(), None),
+        };
+        if flag != "--database" {
+            return Err(format!(
+                "audit verify takes only --database URL, not {flag:?}"
+            ));
+        }
+        database = Some(flag_value(&flag, inline.map(str::to_string), &mut args)?);
+    }
+    let database = database
+        .or_else(|| env("KODER_RELAY_DATABASE"))
+        .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
+    Ok(Command::AuditVerify { database })
 }
 
 /// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
@@ -654,6 +693,34 @@ mod tests {
             assert_eq!(with(&[flag, ""]).unwrap_err(), format!("{flag} is empty"));
         }
         assert_eq!(parse(&["--help"]), Ok(Command::Help));
+    }
+
+    #[test]
+    fn audit_verify_needs_only_the_database() {
+        let verify = |database: &str| {
+            Ok(Command::AuditVerify {
+                database: database.to_string(),
+            })
+        };
+        assert_eq!(
+            parse(&["audit", "verify", "--database", "sqlite://a.db"]),
+            verify("sqlite://a.db")
+        );
+        assert_eq!(
+            parse(&["audit", "verify", "--database=postgres://db/x"]),
+            verify("postgres://db/x")
+        );
+        assert_eq!(parse(&["audit", "verify"]), verify(DEFAULT_DATABASE));
+        let env = |name: &str| (name == "KODER_RELAY_DATABASE").then(|| "sqlite://env.db".into());
+        assert_eq!(
+            parse_command(["audit", "verify"].map(str::to_string), env),
+            verify("sqlite://env.db")
+        );
+        assert!(parse(&["audit"]).is_err());
+        assert!(parse(&["audit", "verify", "--listen", "x"])
+            .unwrap_err()
+            .contains("--listen"));
+        assert!(parse(&["audit", "verify", "--database"]).is_err());
     }
 
     #[test]

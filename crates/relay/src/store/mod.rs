@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::audit::AuditEntry;
 use crate::events::Event;
 
 /// The single-process store on one SQLite file.
@@ -112,6 +113,9 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
     /// first, journalled as made by [`Actor::Relay`], in one transaction.
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError>;
+
+    /// The audit entries after `after`, oldest first, at most `limit`.
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
 
     /// The deployment's clock: every stored time and every "is it due?" is read from it.
     fn clock(&self) -> &Clock;

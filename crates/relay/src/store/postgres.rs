@@ -21,6 +21,7 @@ use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
     Tenant, TenantFilter,
 };
+use crate::audit::AuditEntry;
 use crate::events::{Event, EventKind};
 
 /// The NOTIFY channel every replica listens on.
@@ -285,6 +286,15 @@ impl Store for PostgresStore {
         }
         transaction.commit().await?;
         Ok(events)
+    }
+
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query(journal::PAGE)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(journal::entries(&rows)?)
     }
 
     fn clock(&self) -> &Clock {
