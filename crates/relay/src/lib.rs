@@ -37,6 +37,8 @@ pub mod jwks;
 pub mod listen;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.
 pub mod record;
+/// Deleting finished elicitations past `--retention`.
+pub mod retention;
 /// A running relay: store, HTTP server, expiry sweeper.
 pub mod server;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.

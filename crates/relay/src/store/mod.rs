@@ -114,6 +114,11 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// first, journalled as made by [`Actor::Relay`], in one transaction.
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError>;
 
+    /// Deletes up to `batch` finished elicitations (settled, expired, withdrawn) that finished
+    /// at or before `finished_by_ms`; returns how many. Pending ones are never deleted, nor
+    /// audit entries. A deleted one is unknown from then on, and its idempotency key free.
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError>;
+
     /// The audit entries after `after`, oldest first, at most `limit`.
     async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
 

@@ -249,6 +249,18 @@ impl Store for SqliteStore {
         Ok(events)
     }
 
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError> {
+        let purged = sqlx::query(
+            "DELETE FROM koder_elicitations WHERE id IN (SELECT id FROM koder_elicitations \
+             WHERE finished_at <= ?1 AND status <> 'pending' LIMIT ?2)",
+        )
+        .bind(finished_by_ms)
+        .bind(batch)
+        .execute(&self.pool)
+        .await?;
+        Ok(purged.rows_affected())
+    }
+
     async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
         let rows = sqlx::query(journal::PAGE)
             .bind(after)
