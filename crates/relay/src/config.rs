@@ -397,7 +397,10 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         "d" => 86_400,
         _ => return None,
     };
-    (count > 0).then(|| count.checked_mul(seconds).map(Duration::from_secs))?
+    if count == 0 {
+        return None;
+    }
+    count.checked_mul(seconds).map(Duration::from_secs)
 }
 
 /// A positive count, or `default` when not given.
