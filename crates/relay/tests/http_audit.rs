@@ -157,8 +157,9 @@ struct Replica {
 }
 
 impl Replica {
-    fn start(database: &str, dir: &TempDir) -> Replica {
-        let mut child = Command::new(BINARY)
+    /// Starts a relay process (killed when dropped); [`Replica::wait_listening`] waits for it.
+    fn spawn(database: &str, dir: &TempDir) -> Replica {
+        let child = Command::new(BINARY)
             .current_dir(&dir.0)
             .args(["--database", database, "--listen", "127.0.0.1:0"])
             .env("KODER_RELAY_SERVICE_TOKEN", SERVICE_TOKEN)
@@ -168,16 +169,23 @@ impl Replica {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
+        Replica {
+            child,
+            url: String::new(),
+        }
+    }
+
+    /// Reads the `listening on URL` line.
+    fn wait_listening(&mut self) {
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
+        BufReader::new(self.child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let url = line
+        self.url = line
             .trim()
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_string();
-        Replica { child, url }
     }
 }
 
@@ -193,10 +201,12 @@ async fn two_postgres_replicas_append_one_chain_that_verifies() {
     const ELICITATIONS: usize = 20;
     let postgres = Postgres::start();
     let dir = TempDir::new("audit-replicas");
-    let replicas = [
-        Replica::start(&postgres.url, &dir),
-        Replica::start(&postgres.url, &dir),
+    // Both start at once on the empty database: they take turns migrating it.
+    let mut replicas = [
+        Replica::spawn(&postgres.url, &dir),
+        Replica::spawn(&postgres.url, &dir),
     ];
+    replicas.iter_mut().for_each(Replica::wait_listening);
     let client = koder_elicitation_relay_client::http_client().unwrap();
     let ana = person("ana", "acme");
     // Each is created on one replica and answered on the other, all at once.
