@@ -14,7 +14,8 @@ use koder_elicitation_relay::listen::Listening;
 use koder_elicitation_relay::store::postgres::PostgresStore;
 use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
-    Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant, TenantFilter,
+    Actor, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant,
+    TenantFilter,
 };
 use koder_elicitation_relay::{serve_with_store, Config, OpenStore};
 use serde_json::{json, Value};
@@ -222,7 +223,7 @@ async fn assert_quiet(heard: &mut mpsc::UnboundedReceiver<Heard>) {
 
 /// Creates a new elicitation, which must be new, and returns its record.
 async fn create_new(store: &dyn Store, new: NewElicitation) -> Record {
-    match store.create(new).await.expect("create") {
+    match store.create(new, &Actor::Host).await.expect("create") {
         Created::New(event) => {
             assert_eq!(event.kind, EventKind::Created);
             (*event.record).clone()
@@ -319,12 +320,18 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     .await;
     let repeat = keyed(&tenant(&user, "w1", "c1"), t0 + 4, "digest-a");
     let repeat_id = repeat.id.clone();
-    let answered = store.create(repeat).await.expect("repeat create");
+    let answered = store
+        .create(repeat, &Actor::Host)
+        .await
+        .expect("repeat create");
     assert_eq!(answered, Created::Existing(Box::new(original.clone())));
     assert_eq!(store.get(&repeat_id).await.expect("get"), None);
     let changed = keyed(&tenant(&user, "w1", "c1"), t0 + 5, "digest-b");
     let changed_id = changed.id.clone();
-    let refused = store.create(changed).await.expect("changed create");
+    let refused = store
+        .create(changed, &Actor::Host)
+        .await
+        .expect("changed create");
     assert_eq!(refused, Created::KeyReused);
     assert_eq!(refused.record(), None, "nothing of the first is handed out");
     assert_eq!(store.get(&changed_id).await.expect("get"), None);
@@ -365,7 +372,10 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         new.idempotency_key = Some(racing_key.clone());
         new.request_digest = Some("digest-race".into());
         tokio::spawn(async move {
-            let created = store.create(new).await.expect("racing create");
+            let created = store
+                .create(new, &Actor::Host)
+                .await
+                .expect("racing create");
             (
                 matches!(created, Created::New(_)),
                 created.record().expect("a record").id.clone(),
@@ -400,7 +410,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         tokio::spawn(async move {
             let result = json!({"action": "accept", "content": {"name": format!("n{index}")}});
             let won = store
-                .finish(&id, Status::Settled, &result, t0 + 10)
+                .finish(&id, Status::Settled, &result, t0 + 10, &Actor::Relay)
                 .await
                 .expect("finish");
             (won, result)
@@ -425,24 +435,36 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     assert_eq!(*winning_event.record, settled, "the event carries the row");
     let withdraw = json!({"action": "cancel"});
     assert!(store
-        .finish(&first.id, Status::Withdrawn, &withdraw, t0 + 11)
+        .finish(
+            &first.id,
+            Status::Withdrawn,
+            &withdraw,
+            t0 + 11,
+            &Actor::Relay
+        )
         .await
         .expect("finish")
         .is_none());
     assert_eq!(store.get(&first.id).await.expect("get"), Some(settled));
     assert!(store
-        .finish(&second.id, Status::Pending, &withdraw, t0)
+        .finish(&second.id, Status::Pending, &withdraw, t0, &Actor::Relay)
         .await
         .is_err());
     let withdrawn = store
-        .finish(&second.id, Status::Withdrawn, &withdraw, t0 + 12)
+        .finish(
+            &second.id,
+            Status::Withdrawn,
+            &withdraw,
+            t0 + 12,
+            &Actor::Relay,
+        )
         .await
         .expect("withdraw")
         .expect("withdrawn");
     assert!(same_change(&withdrawn, EventKind::Withdrawn, &second));
     assert_eq!(withdrawn.record.status, Status::Withdrawn);
     assert!(store
-        .finish("no-such-id", Status::Settled, &withdraw, t0)
+        .finish("no-such-id", Status::Settled, &withdraw, t0, &Actor::Relay)
         .await
         .expect("finish unknown")
         .is_none());
@@ -459,19 +481,19 @@ async fn check_store_promises(store: Arc<dyn Store>) {
 
     // complete: marks once, also after settling; unknown ids are not marked.
     let completed = store
-        .complete(&first.id)
+        .complete(&first.id, &Actor::Host)
         .await
         .expect("complete")
         .expect("marked");
     assert!(same_change(&completed, EventKind::Complete, &first));
     assert!(completed.record.completed);
     assert!(store
-        .complete(&first.id)
+        .complete(&first.id, &Actor::Host)
         .await
         .expect("complete again")
         .is_none());
     assert!(store
-        .complete("no-such-id")
+        .complete("no-such-id", &Actor::Host)
         .await
         .expect("complete unknown")
         .is_none());
@@ -524,7 +546,8 @@ async fn check_store_promises(store: Arc<dyn Store>) {
             &soon.id,
             Status::Settled,
             &json!({"action": "decline"}),
-            t0 + 2_000
+            t0 + 2_000,
+            &Actor::Relay
         )
         .await
         .expect("finish after expiry")
@@ -549,6 +572,87 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         .is_empty());
 }
 
+/// Retention: finished ones that finished by the cutoff go, a batch at a time; later ones and
+/// pending ones stay; the audit trail keeps every entry.
+async fn check_retention(store: &dyn Store) {
+    let t0 = now_ms();
+    let space = format!("retention-{}", unique());
+    let mut finished = Vec::new();
+    for (index, status) in [
+        Status::Settled,
+        Status::Withdrawn,
+        Status::Expired,
+        Status::Settled,
+        Status::Settled,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let record = create_new(
+            store,
+            new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
+        )
+        .await;
+        store
+            .finish(
+                &record.id,
+                status,
+                &json!({"action": "cancel"}),
+                t0 + index as i64,
+                &Actor::Host,
+            )
+            .await
+            .expect("finish")
+            .expect("finished");
+        finished.push(record.id);
+    }
+    let later = create_new(
+        store,
+        new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
+    )
+    .await;
+    store
+        .finish(
+            &later.id,
+            Status::Settled,
+            &json!({"action": "decline"}),
+            t0 + 1_000,
+            &Actor::Host,
+        )
+        .await
+        .expect("finish later")
+        .expect("finished later");
+    let pending = create_new(
+        store,
+        new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
+    )
+    .await;
+    let audited = store.audit(0, 1_000).await.expect("audit").len();
+
+    // Cutoff t0 + 10: the five finished by then go, two by two.
+    let batches = [
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+    ];
+    assert_eq!(batches, [2, 2, 1, 0]);
+    for id in &finished {
+        assert_eq!(store.get(id).await.expect("get"), None, "{id} purged");
+    }
+    assert!(store.get(&later.id).await.expect("get").is_some());
+    // Pending ones are never purged, whatever the cutoff.
+    assert_eq!(store.purge_finished(i64::MAX, 100).await.expect("purge"), 1);
+    assert_eq!(
+        ids(&store
+            .pending(&filter(&space, "w1", None))
+            .await
+            .expect("pending")),
+        [pending.id.as_str()]
+    );
+    assert_eq!(store.audit(0, 1_000).await.expect("audit").len(), audited);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -556,6 +660,7 @@ async fn sqlite_store_keeps_the_store_promises() {
     let dir = TempDir::new("sqlite");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
     let store = SqliteStore::open(&url).await.expect("open");
+    check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 
     // Reopening the file keeps everything (and the schema statements are idempotent).
@@ -580,6 +685,7 @@ async fn postgres_store_keeps_the_store_promises() {
     let store = PostgresStore::connect(&postgres.url)
         .await
         .expect("connect");
+    check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 }
 
@@ -635,6 +741,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
                     Status::Settled,
                     &json!({"action": "decline", "n": index}),
                     t0,
+                    &Actor::Relay,
                 )
                 .await
                 .expect("finish");
@@ -745,7 +852,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         assert_eq!(kept.status, Status::Expired);
     }
     assert!(replica_a
-        .complete(&record.id)
+        .complete(&record.id, &Actor::Host)
         .await
         .expect("complete")
         .is_some());
@@ -793,11 +900,10 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let mut resynced = false;
     while !heard_again && tokio::time::Instant::now() < deadline {
         let Ok(after) = replica_a
-            .create(new_elicitation(
-                &tenant("cy", "acme", ""),
-                now_ms(),
-                t0 + 600_000,
-            ))
+            .create(
+                new_elicitation(&tenant("cy", "acme", ""), now_ms(), t0 + 600_000),
+                &Actor::Host,
+            )
             .await
         else {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -936,7 +1042,10 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     };
     assert_eq!(
         store
-            .create(keyed(&tenant("ana", "acme", "c1"), "digest-a"))
+            .create(
+                keyed(&tenant("ana", "acme", "c1"), "digest-a"),
+                &Actor::Host
+            )
             .await
             .expect("repeat"),
         Created::Existing(Box::new(previous.clone()))
@@ -947,7 +1056,10 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     // The per-tenant index took its place.
     assert_eq!(
         store
-            .create(keyed(&tenant("bob", "acme", "c1"), "digest-b"))
+            .create(
+                keyed(&tenant("bob", "acme", "c1"), "digest-b"),
+                &Actor::Host
+            )
             .await
             .expect("changed repeat"),
         Created::KeyReused
@@ -959,6 +1071,7 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
             Status::Settled,
             &json!({"action": "accept", "content": {}}),
             now + 1,
+            &Actor::Relay,
         )
         .await
         .expect("finish")

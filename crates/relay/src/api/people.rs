@@ -15,7 +15,7 @@ use super::extract::Person;
 use super::views::{elicitation_view, public_status, result_of};
 use super::{json_body, load, AppState};
 use crate::error::ApiError;
-use crate::store::{Record, Status, TenantFilter};
+use crate::store::{Actor, Record, Status, TenantFilter};
 
 /// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
 pub async fn list_pending(
@@ -85,7 +85,16 @@ pub async fn answer(
     if record.status == Status::Pending {
         if let Some(event) = state
             .store
-            .finish(&record.id, Status::Settled, &result, state.store.now_ms())
+            .finish(
+                &record.id,
+                Status::Settled,
+                &result,
+                state.store.now_ms(),
+                // The scope's user is the verified token's `sub`.
+                &Actor::Person {
+                    sub: filter.user_id.clone(),
+                },
+            )
             .await?
         {
             state.announce(&event);

@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::audit::AuditEntry;
 use crate::events::Event;
 
 /// The single-process store on one SQLite file.
@@ -22,14 +23,18 @@ pub mod clock;
 /// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
 pub mod postgres;
 
-/// The tables both stores keep, in one copy.
-mod schema;
+/// The schema, versioned: sqlx migrations per backend, and adopting an unversioned database.
+mod migrations;
+
+/// Who made a change, and what every change writes in its own transaction.
+pub mod journal;
 
 /// One-use stream tickets (for `EventSource`), kept by digest.
 pub mod tickets;
 
 pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
 pub use clock::Clock;
+pub use journal::Actor;
 pub use tickets::{NewTicket, RedeemedTicket, MAX_LIVE_TICKETS};
 
 /// A storage failure. Handlers answer 500 "storage unavailable" and log the detail.
@@ -80,8 +85,8 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// Stores a new pending elicitation. With an idempotency key already used in the same tenant
     /// (user, workspace, conversation), stores nothing and returns the first record when the
     /// request digests match, [`Created::KeyReused`] when they differ. Other tenants' keys are
-    /// never looked at.
-    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError>;
+    /// never looked at. A new one is stored and journalled (made by `actor`) in one transaction.
+    async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError>;
 
     /// The elicitation with this id, whoever it belongs to (callers check scope).
     async fn get(&self, id: &str) -> Result<Option<Record>, StoreError>;
@@ -89,22 +94,33 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// The pending elicitations this filter admits, oldest first.
     async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError>;
 
-    /// Moves a pending elicitation to `status` with `result`. The change when this call won;
-    /// `None` when it was no longer pending (another writer won).
+    /// Moves a pending elicitation to `status` with `result`, journalled as made by `actor`, in
+    /// one transaction. The change when this call won; `None` when it was no longer pending
+    /// (another writer won).
     async fn finish(
         &self,
         id: &str,
         status: Status,
         result: &Value,
         now_ms: i64,
+        actor: &Actor,
     ) -> Result<Option<Event>, StoreError>;
 
-    /// Marks URL-mode completion: the change, or `None` when unknown or already marked.
-    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError>;
+    /// Marks URL-mode completion, journalled as made by `actor`, in one transaction: the change,
+    /// or `None` when unknown or already marked.
+    async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError>;
 
     /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
-    /// first.
+    /// first, journalled as made by [`Actor::Relay`], in one transaction.
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError>;
+
+    /// Deletes up to `batch` finished elicitations (settled, expired, withdrawn) that finished
+    /// at or before `finished_by_ms`; returns how many. Pending ones are never deleted, nor
+    /// audit entries. A deleted one is unknown from then on, and its idempotency key free.
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError>;
+
+    /// The audit entries after `after`, oldest first, at most `limit`.
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
 
     /// The deployment's clock: every stored time and every "is it due?" is read from it.
     fn clock(&self) -> &Clock;

@@ -11,13 +11,17 @@ use serde_json::Value;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
 use super::clock::{measured_offset_ms, process_now_ms, ClockReading};
-use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
-use super::schema::{elicitations_table, INDEXES, TICKET_SCHEMA};
+use super::journal::{self, Actor};
+use super::migrations::migrate_postgres;
+use super::rows::{
+    changed, created_event, created_or_existing, keyed_from_row, record_from_row, Keyed,
+};
 use super::tickets::redeemed_from_row;
 use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
     Tenant, TenantFilter,
 };
+use crate::audit::AuditEntry;
 use crate::events::{Event, EventKind};
 
 /// The NOTIFY channel every replica listens on.
@@ -27,26 +31,8 @@ pub const EVENTS_CHANNEL: &str = "koder_relay_events";
 const POOL_SIZE: u32 = 8;
 /// How long a request waits for a free connection before answering "storage unavailable".
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
-/// Serialises schema creation when replicas start together (CREATE … IF NOT EXISTS races).
-const SCHEMA_LOCK_KEY: i64 = 0x6b6f_6465_725f_726c; // "koder_rl"
-
 /// How many readings of the database's clock a measurement takes (the quickest one counts).
 const CLOCK_READINGS: usize = 3;
-
-/// The elicitations table as this version keeps it.
-const CREATE_TABLE: &str =
-    elicitations_table!("koder_elicitations", "BOOLEAN NOT NULL DEFAULT false");
-
-/// Whether the table has the `request_digest` column (the previous version's has not).
-const HAS_REQUEST_DIGEST: &str = "SELECT EXISTS (SELECT 1 FROM information_schema.columns \
-     WHERE table_schema = current_schema() AND table_name = 'koder_elicitations' \
-     AND column_name = 'request_digest')";
-
-/// The previous version's table made current: its inline `UNIQUE` on `idempotency_key` (named
-/// by PostgreSQL's default `<table>_<column>_key`) goes, and the digest column comes.
-const UPGRADE_FROM_GLOBAL_KEYS: &str = "ALTER TABLE koder_elicitations \
-     DROP CONSTRAINT IF EXISTS koder_elicitations_idempotency_key_key, \
-     ADD COLUMN IF NOT EXISTS request_digest TEXT NULL";
 
 /// The database's clock in ms since the Unix epoch: `clock_timestamp()` is the time as the
 /// statement runs, not when its transaction began.
@@ -81,15 +67,16 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://…`) and creates the table and its indexes when missing.
+    /// Connects to `url` (`postgres://…`) and migrates the database to the newest schema this
+    /// binary knows (refusing a newer one).
     /// Other replicas' changes are heard by a [`crate::listen`] task started with [`Self::origin`].
     pub async fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+        migrate_postgres(url).await?;
         let pool = PgPoolOptions::new()
             .max_connections(POOL_SIZE)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect(url)
             .await?;
-        create_schema(&pool).await?;
         let origin = koder_elicitation_relay_client::wire::random_id()
             .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
         let store = PostgresStore {
@@ -125,12 +112,13 @@ impl PostgresStore {
         .await?;
         row.as_ref().map(keyed_from_row).transpose()
     }
-}
 
-#[async_trait]
-impl Store for PostgresStore {
-    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
-        let inserted = sqlx::query(concat!(
+    /// Inserts a new pending one and journals it, in one transaction (its notification is
+    /// delivered on commit); the event to announce.
+    async fn insert(&self, new: &NewElicitation, actor: &Actor) -> Result<Event, sqlx::Error> {
+        let event = created_event(new);
+        let mut transaction = self.pool.begin().await?;
+        sqlx::query(concat!(
             "WITH inserted AS (",
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, ",
             "server_name, created_at, expires_at, status, completed, idempotency_key, ",
@@ -153,9 +141,18 @@ impl Store for PostgresStore {
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .bind(&new.request_digest)
-        .execute(&self.pool)
-        .await
-        .map(|_| ());
+        .execute(&mut *transaction)
+        .await?;
+        journal::append_postgres(&mut transaction, &event, actor, new.created_at).await?;
+        transaction.commit().await?;
+        Ok(event)
+    }
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError> {
+        let inserted = self.insert(&new, actor).await;
         created_or_existing(inserted, new, |tenant, key| async move {
             self.by_idempotency_key(&tenant, &key).await
         })
@@ -196,10 +193,12 @@ impl Store for PostgresStore {
         status: Status,
         result: &Value,
         now_ms: i64,
+        actor: &Actor,
     ) -> Result<Option<Event>, StoreError> {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
+        let mut transaction = self.pool.begin().await?;
         let row = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations SET status = $3, result = $4, finished_at = $5 ",
@@ -217,12 +216,18 @@ impl Store for PostgresStore {
         .bind(result.to_string())
         .bind(now_ms)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *transaction)
         .await?;
-        changed(kind, row.as_ref())
+        let Some(event) = changed(kind, row.as_ref())? else {
+            return Ok(None);
+        };
+        journal::append_postgres(&mut transaction, &event, actor, now_ms).await?;
+        transaction.commit().await?;
+        Ok(Some(event))
     }
 
-    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
+    async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
+        let mut transaction = self.pool.begin().await?;
         let row = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations SET completed = true WHERE id = $3 AND NOT completed ",
@@ -237,14 +242,20 @@ impl Store for PostgresStore {
         .bind(&self.origin)
         .bind(EventKind::Complete.event_name())
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *transaction)
         .await?;
-        changed(EventKind::Complete, row.as_ref())
+        let Some(event) = changed(EventKind::Complete, row.as_ref())? else {
+            return Ok(None);
+        };
+        journal::append_postgres(&mut transaction, &event, actor, self.clock.now_ms()).await?;
+        transaction.commit().await?;
+        Ok(Some(event))
     }
 
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
         // Replicas sweep at once: a row another replica is expiring is re-checked after its
         // commit and skipped (no longer pending), so each row expires once.
+        let mut transaction = self.pool.begin().await?;
         let rows = sqlx::query(concat!(
             "WITH changed AS (",
             "UPDATE koder_elicitations ",
@@ -261,11 +272,41 @@ impl Store for PostgresStore {
         .bind(&self.origin)
         .bind(EventKind::Expired.event_name())
         .bind(now_ms)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
-        rows.iter()
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let events = rows
+            .iter()
             .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        for event in &events {
+            journal::append_postgres(&mut transaction, event, &Actor::Relay, now_ms).await?;
+        }
+        transaction.commit().await?;
+        Ok(events)
+    }
+
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError> {
+        let purged = sqlx::query(
+            "DELETE FROM koder_elicitations WHERE id IN (SELECT id FROM koder_elicitations \
+             WHERE finished_at <= $1 AND status <> 'pending' LIMIT $2)",
+        )
+        .bind(finished_by_ms)
+        .bind(batch)
+        .execute(&self.pool)
+        .await?;
+        Ok(purged.rows_affected())
+    }
+
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query(journal::PAGE)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(journal::entries(&rows)?)
     }
 
     fn clock(&self) -> &Clock {
@@ -343,28 +384,6 @@ impl Store for PostgresStore {
             .await?;
         Ok(purged.rows_affected())
     }
-}
-
-async fn create_schema(pool: &PgPool) -> Result<(), StoreError> {
-    let mut transaction = pool.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(SCHEMA_LOCK_KEY)
-        .execute(&mut *transaction)
-        .await?;
-    sqlx::query(CREATE_TABLE).execute(&mut *transaction).await?;
-    let has_digest: bool = sqlx::query_scalar(HAS_REQUEST_DIGEST)
-        .fetch_one(&mut *transaction)
-        .await?;
-    if !has_digest {
-        sqlx::query(UPGRADE_FROM_GLOBAL_KEYS)
-            .execute(&mut *transaction)
-            .await?;
-    }
-    for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
-        sqlx::query(*statement).execute(&mut *transaction).await?;
-    }
-    transaction.commit().await?;
-    Ok(())
 }
 
 #[cfg(test)]

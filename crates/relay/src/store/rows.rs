@@ -83,7 +83,7 @@ where
 /// before in the same tenant (found with `by_key`), that first record for the same request and
 /// [`Created::KeyReused`] for a different one.
 pub(super) async fn created_or_existing<Found>(
-    inserted: Result<(), sqlx::Error>,
+    inserted: Result<Event, sqlx::Error>,
     new: NewElicitation,
     by_key: impl FnOnce(Tenant, String) -> Found,
 ) -> Result<Created, StoreError>
@@ -91,7 +91,7 @@ where
     Found: Future<Output = Result<Option<Keyed>, StoreError>>,
 {
     let error = match inserted {
-        Ok(()) => return Ok(Created::New(Event::new(EventKind::Created, created(new)))),
+        Ok(event) => return Ok(Created::New(event)),
         Err(error) => error,
     };
     let unique_violation = error
@@ -141,13 +141,18 @@ where
         .transpose()
 }
 
-/// The record a successful create stored.
-fn created(new: NewElicitation) -> Record {
+/// The event of a create, as its INSERT stores it.
+pub(super) fn created_event(new: &NewElicitation) -> Event {
+    Event::new(EventKind::Created, created(new))
+}
+
+/// The record a successful create stores.
+fn created(new: &NewElicitation) -> Record {
     Record {
-        id: new.id,
-        tenant: new.tenant,
-        request: new.request,
-        server_name: new.server_name,
+        id: new.id.clone(),
+        tenant: new.tenant.clone(),
+        request: new.request.clone(),
+        server_name: new.server_name.clone(),
         created_at: new.created_at,
         expires_at: new.expires_at,
         status: Status::Pending,

@@ -11,13 +11,17 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::rows::{changed, created_or_existing, keyed_from_row, record_from_row, Keyed};
-use super::schema::{elicitations_table, INDEXES, TICKET_SCHEMA};
+use super::journal::{self, Actor};
+use super::migrations::migrate_sqlite;
+use super::rows::{
+    changed, created_event, created_or_existing, keyed_from_row, record_from_row, Keyed,
+};
 use super::tickets::redeemed_from_row;
 use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
     Tenant, TenantFilter,
 };
+use crate::audit::AuditEntry;
 use crate::events::{Event, EventKind};
 
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
@@ -25,25 +29,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A few readers alongside the one writer WAL allows.
 const POOL_SIZE: u32 = 4;
 
-/// The previous version's table (a table-wide `UNIQUE` on `idempotency_key`, no
-/// `request_digest`) rebuilt in the current shape, the way SQLite documents for changes
-/// `ALTER TABLE` cannot make: create the new table, copy, drop the old, rename. Its indexes
-/// went with the old table; [`INDEXES`] makes them again.
-const UPGRADE_FROM_GLOBAL_KEYS: [&str; 4] = [
-    elicitations_table!("koder_elicitations_upgraded", "INTEGER NOT NULL DEFAULT 0"),
-    "INSERT INTO koder_elicitations_upgraded (id, user_id, workspace_id, conversation_id, \
-     request, server_name, created_at, expires_at, status, result, finished_at, completed, \
-     idempotency_key, request_digest) \
-     SELECT id, user_id, workspace_id, conversation_id, request, server_name, created_at, \
-     expires_at, status, result, finished_at, completed, idempotency_key, NULL \
-     FROM koder_elicitations",
-    "DROP TABLE koder_elicitations",
-    "ALTER TABLE koder_elicitations_upgraded RENAME TO koder_elicitations",
-];
-
-/// Whether the table has the `request_digest` column (the previous version's has not).
-const HAS_REQUEST_DIGEST: &str =
-    "SELECT count(*) FROM pragma_table_info('koder_elicitations') WHERE name = 'request_digest'";
+/// Every change is one transaction that takes SQLite's write lock as it begins (a deferred one
+/// that reads first cannot always upgrade to write, and fails instead of waiting).
+const BEGIN_CHANGE: &str = "BEGIN IMMEDIATE";
 
 /// Every column of a record, for `SELECT` and `RETURNING`.
 macro_rules! record_columns {
@@ -75,7 +63,8 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating when missing) the database at `url` (`sqlite://PATH` or `sqlite::memory:`),
-    /// switches it to WAL and creates the table and its indexes.
+    /// switches it to WAL and migrates it to the newest schema this binary knows (refusing a
+    /// newer one).
     pub async fn open(url: &str) -> Result<SqliteStore, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
@@ -94,7 +83,7 @@ impl SqliteStore {
             SqlitePoolOptions::new().max_connections(POOL_SIZE)
         };
         let pool = pool_options.connect_with(options).await?;
-        create_schema(&pool).await?;
+        migrate_sqlite(&mut *pool.acquire().await?).await?;
         Ok(SqliteStore {
             pool,
             clock: Clock::default(),
@@ -120,39 +109,12 @@ impl SqliteStore {
         .await?;
         row.as_ref().map(keyed_from_row).transpose()
     }
-}
 
-/// Creates the table and its indexes, first upgrading a table the previous version made.
-async fn create_schema(pool: &SqlitePool) -> Result<(), StoreError> {
-    sqlx::query(elicitations_table!(
-        "koder_elicitations",
-        "INTEGER NOT NULL DEFAULT 0"
-    ))
-    .execute(pool)
-    .await?;
-    // IMMEDIATE takes the write lock before the check: two processes opening one old file
-    // upgrade it once.
-    let mut transaction = pool.begin_with("BEGIN IMMEDIATE").await?;
-    let has_digest: i64 = sqlx::query_scalar(HAS_REQUEST_DIGEST)
-        .fetch_one(&mut *transaction)
-        .await?;
-    if has_digest == 0 {
-        for statement in UPGRADE_FROM_GLOBAL_KEYS {
-            sqlx::query(statement).execute(&mut *transaction).await?;
-        }
-    }
-    for statement in INDEXES.iter().chain(&TICKET_SCHEMA) {
-        sqlx::query(*statement).execute(&mut *transaction).await?;
-    }
-    transaction.commit().await?;
-    Ok(())
-}
-
-#[async_trait]
-impl Store for SqliteStore {
-    async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
-        let request = new.request.to_string();
-        let inserted = sqlx::query(
+    /// Inserts a new pending one and journals it, in one transaction; the event to announce.
+    async fn insert(&self, new: &NewElicitation, actor: &Actor) -> Result<Event, sqlx::Error> {
+        let event = created_event(new);
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
+        sqlx::query(
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
              server_name, created_at, expires_at, status, result, finished_at, completed, \
              idempotency_key, request_digest) \
@@ -162,15 +124,24 @@ impl Store for SqliteStore {
         .bind(&new.tenant.user_id)
         .bind(&new.tenant.workspace_id)
         .bind(&new.tenant.conversation_id)
-        .bind(&request)
+        .bind(new.request.to_string())
         .bind(&new.server_name)
         .bind(new.created_at)
         .bind(new.expires_at)
         .bind(&new.idempotency_key)
         .bind(&new.request_digest)
-        .execute(&self.pool)
-        .await
-        .map(|_| ());
+        .execute(&mut *transaction)
+        .await?;
+        journal::append_sqlite(&mut transaction, &event, actor, new.created_at).await?;
+        transaction.commit().await?;
+        Ok(event)
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError> {
+        let inserted = self.insert(&new, actor).await;
         created_or_existing(inserted, new, |tenant, key| async move {
             self.by_idempotency_key(&tenant, &key).await
         })
@@ -204,10 +175,12 @@ impl Store for SqliteStore {
         status: Status,
         result: &Value,
         now_ms: i64,
+        actor: &Actor,
     ) -> Result<Option<Event>, StoreError> {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 ",
             "WHERE id = ?4 AND status = 'pending' RETURNING ",
@@ -217,26 +190,37 @@ impl Store for SqliteStore {
         .bind(result.to_string())
         .bind(now_ms)
         .bind(id)
-        // Run to completion (not `fetch_optional`), so the statement is done and its change
-        // committed before anyone hears of it.
-        .fetch_all(&self.pool)
+        // Run to completion (not `fetch_optional`), so the statement is done before the commit.
+        .fetch_all(&mut *transaction)
         .await?;
-        changed(kind, rows.first())
+        let Some(event) = changed(kind, rows.first())? else {
+            return Ok(None);
+        };
+        journal::append_sqlite(&mut transaction, &event, actor, now_ms).await?;
+        transaction.commit().await?;
+        Ok(Some(event))
     }
 
-    async fn complete(&self, id: &str) -> Result<Option<Event>, StoreError> {
+    async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET completed = 1 WHERE id = ?1 AND completed = 0 ",
             "RETURNING ",
             record_columns!()
         ))
         .bind(id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
-        changed(EventKind::Complete, rows.first())
+        let Some(event) = changed(EventKind::Complete, rows.first())? else {
+            return Ok(None);
+        };
+        journal::append_sqlite(&mut transaction, &event, actor, self.clock.now_ms()).await?;
+        transaction.commit().await?;
+        Ok(Some(event))
     }
 
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
+        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations ",
             "SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 ",
@@ -244,17 +228,46 @@ impl Store for SqliteStore {
             record_columns!()
         ))
         .bind(now_ms)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *transaction)
         .await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut expired = rows
             .iter()
             .map(record_from_row)
             .collect::<Result<Vec<_>, _>>()?;
         expired.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        Ok(expired
+        let events: Vec<Event> = expired
             .into_iter()
             .map(|record| Event::new(EventKind::Expired, record))
-            .collect())
+            .collect();
+        for event in &events {
+            journal::append_sqlite(&mut transaction, event, &Actor::Relay, now_ms).await?;
+        }
+        transaction.commit().await?;
+        Ok(events)
+    }
+
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError> {
+        let purged = sqlx::query(
+            "DELETE FROM koder_elicitations WHERE id IN (SELECT id FROM koder_elicitations \
+             WHERE finished_at <= ?1 AND status <> 'pending' LIMIT ?2)",
+        )
+        .bind(finished_by_ms)
+        .bind(batch)
+        .execute(&self.pool)
+        .await?;
+        Ok(purged.rows_affected())
+    }
+
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query(journal::PAGE)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(journal::entries(&rows)?)
     }
 
     fn clock(&self) -> &Clock {

@@ -2,6 +2,8 @@
 //! temp dir, a plain HTTP client, token minting, and a small server-sent-events reader.
 #![allow(dead_code)]
 
+pub mod postgres;
+
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
