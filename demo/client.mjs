@@ -5,6 +5,7 @@
 // 2026-07-28 the SDK drives the input_required rounds and calls the same handler once per input request.
 
 import { Client, StreamableHTTPClientTransport, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import { startTranscript } from './transcript.mjs';
 
 const TAG = 'koder-mcp-elicitation';
 const CALL_TIMEOUT_MS = 15 * 60 * 1000; // a person answers the form: far above the SDK's 60 s default
@@ -39,6 +40,13 @@ customElements.whenDefined(TAG).then(() => clearTimeout(componentTimer));
 
 // --- elicitation wiring (as in the README) ----------------------------------------------------
 const el = document.querySelector('koder-mcp-elicitation');
+// The transcript view joins the demo's relay through the same element (it shows nothing itself:
+// each relay elicitation gets an inline element of its own in the transcript). Not awaited: the
+// MCP connections below go on meanwhile.
+const transcriptReady = startTranscript(el).catch((error) => {
+  console.warn('transcript view:', error);
+  return null;
+});
 const client = new Client(
   { name: 'koder-demo-page', version: '1.0.0' },
   { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: 'auto' } },
@@ -176,4 +184,12 @@ try {
 
 // For tests and the console: the page's dialog is modal, so the Cancel button is out of reach
 // while it is open; `koderDemo.cancel()` (or the auto-cancel box) aborts the running call.
-window.koderDemo = { client, client2026, callTool, cancel, get running() { return running?.name ?? null; } };
+window.koderDemo = {
+  client,
+  client2026,
+  callTool,
+  cancel,
+  get running() { return running?.name ?? null; },
+  /** The transcript view: the server-side host calls a tool, the question shows in the transcript. */
+  askViaRelay: async (tool) => (await transcriptReady)?.askViaRelay(tool),
+};

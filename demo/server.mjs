@@ -9,11 +9,15 @@
 //   /visit/<id>  the sign-in page of the 2026-07-28 URL tool (GET shows it, POST finishes it)
 //   /oauth/fake  the page a URL-mode elicitation points at ("Finish sign-in")
 //   /demo-log    the last server-side events as JSON (handy for tests)
+//   /relay/…     the demo's own koder-elicitation-relay (demo/relay.mjs), proxied so the page stays
+//                same-origin: /relay/token hands the page's person a token, /relay/v1/… is the relay
+//   /host/call   POST { tool }: the server-side SDK v2 host (demo/host.mjs) calls a tool of /mcp; its
+//                elicitations go through the relay to the page's transcript; answers the tool result
 //
 // Run: `npm start` (build + serve) or `node demo/server.mjs` once dist/ exists.
 // PORT picks the first port to try (default 8787); a busy port moves on to the next ones.
 
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { stat, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -26,6 +30,8 @@ import { isInitializeRequest, UrlElicitationRequiredError } from '@modelcontextp
 import { createMcpHandler, McpServer as McpServerV2 } from '@modelcontextprotocol/server';
 import { createFlows, registerMrtrTools } from '../tests/peers/mrtr-tools.mjs';
 import { serveWebHandler } from '../tests/peers/node-bridge.mjs';
+import { startDemoRelay } from './relay.mjs';
+import { DEMO_SCOPE, startServerSideHost } from './host.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -39,6 +45,8 @@ const MAX_SESSIONS = 200;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 let port = 0; // known once listening; the sign-in URL and the host checks need it
+let relay = null; // the demo's relay once it runs (demo/relay.mjs); null without a relay binary
+let host = null; // the server-side host's connection, made on its first call
 
 // ---------------------------------------------------------------------------------------------
 // A small ring buffer of server-side events, printed and served at /demo-log.
@@ -553,6 +561,67 @@ async function handleOauth(req, res, url) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The relay path: a server-side host asks, the page answers in its transcript.
+
+/** GET /relay/token: the page's person's relay token (the demo signs in nobody: one person). */
+function handleRelayToken(req, res) {
+  if (req.method !== 'GET') return sendJson(res, 405, { error: 'GET only' });
+  if (relay === null) return sendJson(res, 503, { error: 'the demo runs without a relay: build it with `cargo build -p koder-elicitation-relay`' });
+  res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(relay.personToken({ sub: DEMO_SCOPE.userId, workspace: DEMO_SCOPE.workspaceId }));
+}
+
+// The person's side of the relay, as the element calls it: the stream, the pending list, answers.
+const RELAY_PATHS = /^\/v1\/(stream|elicitations|elicitations\/[^/]+\/result)$/;
+const RELAY_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'last-event-id'];
+const RELAY_RESPONSE_HEADERS = ['content-type', 'cache-control', 'retry-after'];
+
+/** /relay/v1/…: passes the request to the relay and streams its answer back (SSE included). */
+function proxyRelay(req, res, relayPath, search) {
+  if (relay === null) return sendJson(res, 503, { error: 'the demo runs without a relay' });
+  if (!RELAY_PATHS.test(relayPath)) return notFound(res);
+  const headers = {};
+  for (const name of RELAY_REQUEST_HEADERS) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
+  const upstream = httpRequest(new URL(relayPath + search, relay.url), { method: req.method, headers }, (answer) => {
+    const forwarded = {};
+    for (const name of RELAY_RESPONSE_HEADERS) if (answer.headers[name] !== undefined) forwarded[name] = answer.headers[name];
+    res.writeHead(answer.statusCode ?? 502, forwarded);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => {
+    if (!res.headersSent) sendJson(res, 502, { error: 'the relay did not answer' });
+    else res.end();
+  });
+  // The page went away (a closed stream): so does the relay's side of it.
+  res.on('close', () => upstream.destroy());
+  req.pipe(upstream);
+}
+
+/** POST /host/call { tool }: the server-side host calls the tool and answers with its result. */
+async function handleHostCall(req, res) {
+  if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST only' });
+  if (relay === null) return sendJson(res, 503, { error: 'the demo runs without a relay' });
+  let tool;
+  try {
+    tool = JSON.parse(await readBody(req)).tool;
+  } catch {
+    return sendJson(res, 400, { error: 'the body must be JSON: { "tool": "weather" }' });
+  }
+  if (typeof tool !== 'string') return sendJson(res, 400, { error: '`tool` must be a string' });
+  logEvent(undefined, tool, 'called by the server-side host');
+  try {
+    host ??= startServerSideHost({ mcpUrl: `http://${HOST}:${port}/mcp`, relay });
+    const result = await (await host).callTool(tool);
+    logEvent(undefined, tool, 'the server-side host got the result');
+    return sendJson(res, 200, result);
+  } catch (error) {
+    host = null; // connect again on the next call
+    logEvent(undefined, tool, 'the server-side host failed', { message: error.message });
+    return sendJson(res, 502, { error: error.message });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Static files: www/ at /, dist/ at /dist/
 
 const MIME = {
@@ -658,6 +727,9 @@ async function route(req, res, appJs) {
   const visit = /^\/visit\/([^/]+)$/.exec(pathname);
   if (visit) return handleVisit(req, res, visit[1]);
   if (pathname === '/oauth/fake' || pathname === '/oauth/fake/finish') return handleOauth(req, res, url);
+  if (pathname === '/host/call') return handleHostCall(req, res);
+  if (pathname === '/relay/token') return handleRelayToken(req, res);
+  if (pathname.startsWith('/relay/v1/')) return proxyRelay(req, res, pathname.slice('/relay'.length), url.search);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' });
     return res.end('Method not allowed');
@@ -721,15 +793,27 @@ async function main() {
     });
   });
   port = await listen(server, FIRST_PORT);
+  try {
+    relay = await startDemoRelay({ root: ROOT, allowOrigin: `http://${HOST}:${port}` });
+    console.log(`Relay: ${relay.url} (SQLite in a temp dir, removed on exit). Development secrets, made for this run:`);
+    console.log(`  --service-token ${relay.serviceToken}`);
+    console.log(`  --jwt-secret    ${relay.jwtSecret}`);
+  } catch (error) {
+    console.warn(`Warning: running without a relay (the transcript view is off): ${error.message}`);
+  }
   console.log(`Demo ready: http://${HOST}:${port}/`);
 
   const shutdown = () => {
+    relay?.stop();
+    host?.then((connected) => connected.close()).catch(() => {});
     for (const { transport } of sessions.values()) transport.close().catch(() => {});
     mrtrHandler.close().catch(() => {});
     server.close(() => process.exit(0));
     server.closeAllConnections?.();
     setTimeout(() => process.exit(0), 1000).unref();
   };
+  // However the process ends, the relay and its temp dir go with it.
+  process.once('exit', () => relay?.stop());
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 }

@@ -110,6 +110,33 @@ export interface ConnectRelayOptions {
    * `conversation`, `exp`). Called to connect, and again whenever the relay answers 401.
    */
   token: () => string | Promise<string>;
+  /**
+   * Where each pending elicitation shows. Called once per elicitation as it arrives, with what a
+   * chat host needs to pick the right transcript; return the element that shows it (for example a
+   * new `<koder-mcp-elicitation presentation="inline">` appended to that conversation's
+   * transcript, with its `conversation-id`). The relay client drives that element for that
+   * elicitation (`elicit()`, the answer posted back, a close when it ends elsewhere). Without
+   * `place`, or when it returns nothing, the element `connectRelay` was called on shows it.
+   */
+  place?: (view: RelayPlaceView) => HTMLElement | null | undefined;
+}
+
+/** What `place` is told about one relay elicitation. Server strings are for text only. */
+export interface RelayPlaceView {
+  /** The relay's id for it (also `detail.id` of the placed element's events). */
+  readonly id: string;
+  /** The conversation the host created it in (`""` when none). */
+  readonly conversationId: string;
+  /** The person it is for. */
+  readonly userId: string;
+  /** Their workspace. */
+  readonly workspaceId: string;
+  /** The MCP server's name, or `null`. */
+  readonly serverName: string | null;
+  /** The server's message (its question). */
+  readonly message: string;
+  /** `"form"` or `"url"`. */
+  readonly mode: "form" | "url";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,9 +395,11 @@ export interface KoderMcpElicitation extends HTMLElement {
   elicitInputs(input: InputRequiredInput | object, options?: ElicitOptions): Promise<InputResponses>;
   /**
    * URL mode (MCP 2025-11-25): the server reported completion (`notifications/elicitation/complete`).
-   * `false` for unknown ids.
+   * `false` for unknown ids. With `options.serverName`, only an elicitation that server asked for
+   * (its `serverName` in `elicit()`, else the `server-name` attribute) completes: two servers may
+   * name their elicitations alike.
    */
-  complete(elicitationId: string): boolean;
+  complete(elicitationId: string, options?: { serverName?: string }): boolean;
   /** Withdraws the elicitation on screen, the same as aborting its signal. */
   cancel(): void;
   /**
@@ -384,8 +413,10 @@ export interface KoderMcpElicitation extends HTMLElement {
    * elsewhere closes here; a URL-mode one completes on the relay's `complete`. A 401 asks `token()`
    * for a fresh token; a stream the relay ends reconnects soon (after its `retry:` hint, if any), a
    * 429/503 after `Retry-After`, a dropped one with backoff (0.5 s doubling to 30 s, with jitter).
-   * A second call replaces the first. Returns `disconnect()`: it stops the stream, its retries and
-   * timers, and closes every open relay elicitation without answering it.
+   * A second call replaces the first. With `options.place`, each elicitation shows in the element
+   * `place(view)` returns (a chat transcript's inline element) instead of this one. Returns
+   * `disconnect()`: it stops the stream, its retries and timers, and closes every open relay
+   * elicitation without answering it.
    */
   connectRelay(url: string, options: ConnectRelayOptions): () => void;
   /** A dialog is showing. */

@@ -22,6 +22,7 @@ if (hasCustomElements) {
   // download nothing for it.
   customElements.get(TAG).prototype.connectRelay ??= function (url, options) {
     if (typeof options?.token !== "function") throw new TypeError("connectRelay: options.token must be a function");
+    if (options.place !== undefined && typeof options.place !== "function") throw new TypeError("connectRelay: options.place must be a function");
     let disconnect = null;
     let stopped = false;
     import("./js/relay.js").then(

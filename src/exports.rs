@@ -8,8 +8,9 @@ use crate::content::validate_content;
 use crate::element::{elicitation_error, to_js};
 use crate::error::ElicitationError;
 use crate::i18n::{Direction, Locale};
-use crate::json::{self, object};
-use crate::request::{parse_request_text, Mode, ParseOptions, Protocol};
+use crate::json::object;
+use crate::request::{parse_request_text, ParseOptions};
+use crate::wire;
 
 /// Defines `<koder-mcp-elicitation>` (once per page).
 #[wasm_bindgen(js_name = defineElement)]
@@ -73,47 +74,5 @@ pub fn parse_request_json(text: &str) -> Result<JsValue, JsValue> {
         local_id: String::new(),
     };
     let request = parse_request_text(text, &options).map_err(|err| elicitation_error(&err))?;
-    let protocol = match request.protocol {
-        Protocol::JsonRpc => "jsonrpc",
-        Protocol::Envelope => "envelope",
-        Protocol::Bare => "params",
-    };
-    let mut normalized = object([
-        ("protocol", protocol.into()),
-        ("id", request.id.clone().into()),
-        ("mode", request.mode_name().into()),
-        (
-            "elicitationId",
-            (!request.elicitation_id.is_empty())
-                .then(|| request.elicitation_id.clone())
-                .into(),
-        ),
-        ("title", request.title.clone().into()),
-        ("message", request.message.clone().into()),
-        ("timeoutMs", request.timeout_ms.into()),
-    ]);
-    match &request.mode {
-        Mode::Form(schema) => {
-            json::set(
-                &mut normalized,
-                "fields",
-                schema
-                    .fields
-                    .iter()
-                    .map(|field| {
-                        object([
-                            ("name", field.name.clone().into()),
-                            ("path", field.path.clone().into()),
-                            ("label", field.label.clone().into()),
-                            ("required", field.required.into()),
-                            ("default", field.default.clone().into()),
-                            ("secret", field.secret.into()),
-                        ])
-                    })
-                    .collect(),
-            );
-        }
-        Mode::Url(url) => json::set(&mut normalized, "url", Value::String(url.url.clone())),
-    }
-    Ok(to_js(&normalized))
+    Ok(to_js(&wire::normalized_request(&request)))
 }

@@ -611,3 +611,138 @@ async fn dialogs_opened_after_an_idle_moment_show_only_their_own_request() {
     .await;
     element.remove();
 }
+
+/// The same JSON-RPC request, as two servers each numbering their own requests from 1 send it.
+const CITY_REQUEST_1: &str = r#"{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {
+  "message": "Which city?", "requestedSchema": {"type": "object",
+  "properties": {"city": {"type": "string", "title": "City"}}, "required": ["city"]}}}"#;
+
+fn from_server(name: &str) -> JsValue {
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"serverName".into(), &name.into()).unwrap();
+    options.into()
+}
+
+fn city_value(element: &web_sys::HtmlElement) -> String {
+    find(element, r#"[data-field="city"] input"#)
+        .unwrap()
+        .dyn_ref::<web_sys::HtmlInputElement>()
+        .unwrap()
+        .value()
+}
+
+#[wasm_bindgen_test]
+async fn two_servers_asking_under_the_same_request_id_never_meet() {
+    let element = element(&[("user-id", "u1"), ("workspace-id", "w1")]);
+    let recorder = Recorder::new(&element, &["accept", "cancel"]);
+
+    // Alpha's request is on screen and typed into; Beta's, with the same id, waits behind it.
+    let alpha = elicit_with(&element, CITY_REQUEST_1, &from_server("Alpha"));
+    type_into(
+        &find(&element, r#"[data-field="city"] input"#).unwrap(),
+        "Lisbon",
+    );
+    let beta = elicit_with(&element, CITY_REQUEST_1, &from_server("Beta"));
+    click(&find(&element, "button[part~=accept]").unwrap());
+    assert_eq!(
+        json_of(&settle(alpha).await.unwrap()),
+        json!({"action": "accept", "content": {"city": "Lisbon"}})
+    );
+    assert!(find(&element, "[part~=server]")
+        .unwrap()
+        .text_content()
+        .unwrap()
+        .contains("Beta"));
+    assert_eq!(
+        city_value(&element),
+        "",
+        "Beta never sees what Alpha was told"
+    );
+    type_into(
+        &find(&element, r#"[data-field="city"] input"#).unwrap(),
+        "Porto",
+    );
+    click(&find(&element, "button[part~=accept]").unwrap());
+    assert_eq!(
+        json_of(&settle(beta).await.unwrap()),
+        json!({"action": "accept", "content": {"city": "Porto"}})
+    );
+    assert_eq!(recorder.names(), ["accept", "accept"]);
+    for (index, city) in [(0, "Lisbon"), (1, "Porto")] {
+        let reply = &recorder.detail(index)["reply"];
+        assert_eq!(reply["id"], 1);
+        assert_eq!(reply["result"]["content"]["city"], city);
+    }
+
+    // A draft kept across a workspace switch goes back to the server it was typed for only.
+    let alpha = elicit_with(&element, CITY_REQUEST_1, &from_server("Alpha"));
+    type_into(
+        &find(&element, r#"[data-field="city"] input"#).unwrap(),
+        "Faro",
+    );
+    let beta = elicit_with(&element, CITY_REQUEST_1, &from_server("Beta"));
+    element.set_attribute("workspace-id", "w2").unwrap();
+    settle(alpha).await.unwrap();
+    settle(beta).await.unwrap();
+    element.set_attribute("workspace-id", "w1").unwrap();
+    let beta = elicit_with(&element, CITY_REQUEST_1, &from_server("Beta"));
+    assert_eq!(city_value(&element), "", "Alpha's draft stays Alpha's");
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(beta).await.unwrap();
+    let alpha = elicit_with(&element, CITY_REQUEST_1, &from_server("Alpha"));
+    assert_eq!(city_value(&element), "Faro");
+    click(&find(&element, "button[part~=cancel]").unwrap());
+    settle(alpha).await.unwrap();
+    element.remove();
+}
+
+/// A 2025-11-25 URL request whose `elicitationId` two servers could both use.
+const LOGIN_URL: &str = r#"{"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": {
+  "mode": "url", "elicitationId": "login", "url": "https://mcp.example.com/login",
+  "message": "Sign in to continue."}}"#;
+
+fn complete_from(element: &web_sys::HtmlElement, id: &str, server: &str) -> Option<bool> {
+    call(element, "complete", &[id.into(), from_server(server)]).as_bool()
+}
+
+#[wasm_bindgen_test]
+async fn a_completion_that_names_its_server_ends_only_that_servers_wait() {
+    let (_open, opened) = stub_window_open();
+    let element = element(&[]);
+    let recorder = Recorder::new(&element, &["complete"]);
+    let alpha = elicit_with(&element, LOGIN_URL, &from_server("Alpha"));
+    click(&find(&element, "button[part~=open]").unwrap());
+    assert_eq!(
+        json_of(&settle(alpha).await.unwrap()),
+        json!({"action": "accept"})
+    );
+    let beta = elicit_with(&element, LOGIN_URL, &from_server("Beta"));
+
+    // Beta's server reports "login" complete: Beta's is not waiting yet, and Alpha's is not Beta's.
+    assert_eq!(complete_from(&element, "login", "Beta"), Some(false));
+    assert!(recorder.names().is_empty());
+    assert!(
+        find(&element, "button[part~=close]").is_some(),
+        "Alpha's wait goes on"
+    );
+    assert_eq!(property(&element, "pending").as_f64(), Some(2.0));
+
+    assert_eq!(complete_from(&element, "login", "Alpha"), Some(true));
+    assert_eq!(recorder.names(), ["complete"]);
+    assert!(find(&element, "[part~=server]")
+        .unwrap()
+        .text_content()
+        .unwrap()
+        .contains("Beta"));
+    click(&find(&element, "button[part~=open]").unwrap());
+    assert_eq!(
+        json_of(&settle(beta).await.unwrap()),
+        json!({"action": "accept"})
+    );
+    assert_eq!(opened.borrow().len(), 2);
+    assert_eq!(complete_from(&element, "login", "Alpha"), Some(false));
+    assert_eq!(complete_from(&element, "login", "Beta"), Some(true));
+    assert_eq!(recorder.names(), ["complete", "complete"]);
+    assert_eq!(property(&element, "pending").as_f64(), Some(0.0));
+    element.remove();
+}

@@ -18,7 +18,8 @@ type Call = Box<dyn FnOnce(&mut Inner, &mut Effects)>;
 pub(super) struct Snapshot {
     pub open: bool,
     pub pending: u32,
-    pub waiting_ids: Vec<String>,
+    /// `(server, elicitationId)` of each elicitation waiting for its completion.
+    pub waiting: Vec<(String, String)>,
 }
 
 /// One element's state, the calls waiting for it, and what the getters read.

@@ -4,11 +4,13 @@
 //!
 //! One file a job: `calls` (running a call under the state borrow, and queueing the calls that
 //! arrive meanwhile), `effects` (what runs after the borrow: DOM, focus, events, promises),
-//! `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
+//! `admit` (a parsed request joining the session, for `intake` and `required`), `intake` (a
+//! new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
 //! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
 //! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
 //! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
+mod admit;
 mod attributes;
 mod calls;
 mod effects;
@@ -129,7 +131,7 @@ struct Resolver {
 /// to. The session owns it and hands it out exactly once.
 enum Answer {
     Promise(Resolver),
-    Flow(required::FlowId),
+    Flow(admit::FlowId),
 }
 
 /// What the element keeps for an elicitation while the session holds it; dropped with it, so its
@@ -144,7 +146,7 @@ struct Held {
     poll: Option<Timeout>,
     backoff: PollBackoff,
     /// The -32042 flow this elicitation is part of.
-    flow: Option<required::FlowId>,
+    flow: Option<admit::FlowId>,
 }
 
 type ElementSession = Session<Answer, Held>;
@@ -299,7 +301,7 @@ impl Controller {
         server_name: Option<String>,
         round: Option<u32>,
     ) {
-        let options = intake::ElicitOptions {
+        let options = admit::ElicitOptions {
             signal,
             timeout_ms,
             server_name,
@@ -310,12 +312,16 @@ impl Controller {
             .run(move |inner, fx| inner.elicit(fx, text, options, resolver));
     }
 
-    /// `complete(elicitationId)`: the server finished a URL-mode elicitation. Whether it was
-    /// waiting is known at once, even when the call itself has to wait its turn.
-    pub fn complete(&self, elicitation_id: String) -> bool {
-        let known = self.shared.snapshot().waiting_ids.contains(&elicitation_id);
+    /// `complete(elicitationId, { serverName })`: the server finished a URL-mode elicitation; with
+    /// `server_name`, only one that server asked for. Whether it was waiting is known at once, even
+    /// when the call itself has to wait its turn.
+    pub fn complete(&self, elicitation_id: String, server_name: Option<String>) -> bool {
+        let known = self.shared.snapshot().waiting.iter().any(|(server, id)| {
+            *id == elicitation_id && server_name.as_ref().is_none_or(|name| name == server)
+        });
         self.shared.run(move |inner, fx| {
-            if let Some(change) = inner.session.complete(&elicitation_id) {
+            let server = server_name.as_deref();
+            if let Some(change) = inner.session.complete_from(server, &elicitation_id) {
                 inner.finish(fx, vec![change]);
             }
         });
@@ -349,11 +355,11 @@ impl Inner {
         Snapshot {
             open: self.view.is_some(),
             pending: u32::try_from(self.session.len()).unwrap_or(u32::MAX),
-            waiting_ids: self
+            waiting: self
                 .session
                 .entries()
                 .filter(|entry| entry.waiting)
-                .map(|entry| entry.elicitation_id.clone())
+                .map(|entry| (entry.server.clone(), entry.elicitation_id.clone()))
                 .collect(),
         }
     }

@@ -46,8 +46,8 @@ fn poll_once(shared: Weak<Shared>, ticket: Ticket, url: String) {
             };
             match outcome {
                 Ok(true) => {
-                    let id = entry.elicitation_id.clone();
-                    if let Some(change) = inner.session.complete(&id) {
+                    // This poll's own elicitation: another waiting one may share its id.
+                    if let Some(change) = inner.session.complete_ticket(ticket) {
                         inner.finish(fx, vec![change]);
                     }
                 }

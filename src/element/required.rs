@@ -4,22 +4,18 @@
 //! once all completed, or `{ retry: false, action, elicitationId }` as soon as one ends otherwise.
 
 use js_sys::Function;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
+use super::admit::{ElicitOptions, FlowId};
 use super::calls::run_weak;
 use super::effects::Effects;
-use super::intake::ElicitOptions;
 use super::{abort_error, elicitation_error, to_js, Answer, Controller, Inner, Resolver};
 use crate::dom::listener::Listener;
-use crate::json;
 use crate::reply::{CancelSource, Ending};
 use crate::required::{parse_required_text, RequiredProgress, Verdict};
 use crate::session::Ticket;
-
-/// Identifies one -32042 flow inside an element.
-pub(super) type FlowId = u64;
+use crate::wire::{invalid_detail, Malformed};
 
 /// One undecided -32042 flow: its progress, its promise, and its abort listener.
 pub(super) struct Flow {
@@ -75,10 +71,9 @@ impl Inner {
         let requests = match parsed {
             Ok(requests) => requests,
             Err(error) => {
-                let mut detail = self.invalid_detail(text.as_deref(), &error);
                 // An error response is not answered: there is nothing to reply to.
-                json::set(&mut detail, "mode", Value::from("url"));
-                json::set(&mut detail, "reply", Value::Null);
+                let detail =
+                    invalid_detail(text.as_deref(), &error, &self.tenant, Malformed::Required);
                 fx.event("invalid", detail);
                 fx.settle.push((resolver.reject, elicitation_error(&error)));
                 return;

@@ -11,11 +11,12 @@ use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
 use super::{abort_error, to_js, Answer, Body, Held, Inner};
 use crate::i18n::plain;
-use crate::json::{self, object};
+use crate::json;
 use crate::policy::keeps_draft;
 use crate::reply::{CancelSource, Ending};
-use crate::request::{Mode, Protocol};
+use crate::request::Mode;
 use crate::session::{Change, Ticket, WaitEnd};
+use crate::wire;
 
 impl Inner {
     /// The one way out: applies settlements and ended waits, then brings the view in line.
@@ -43,21 +44,8 @@ impl Inner {
             return;
         }
         let elicitation_id = data.request.elicitation_id.clone();
-        let mut event = detail(&data, None);
-        json::set(
-            &mut event,
-            "elicitationId",
-            Value::String(elicitation_id.clone()),
-        );
-        match end {
-            WaitEnd::Completed => fx.event("complete", event),
-            WaitEnd::Closed(ending) => {
-                if let Ending::Cancel(source) = ending {
-                    json::set(&mut event, "source", Value::from(source.name()));
-                }
-                fx.event(ending.event_name(), event);
-            }
-        }
+        let event = wire::wait_ended_detail(&data.request, &data.scope, end);
+        fx.event(wire::wait_ended_event(end), event);
         if let Some(flow) = data.flow {
             self.flow_step(fx, flow, |progress| match end {
                 WaitEnd::Completed => progress.complete(),
@@ -89,16 +77,7 @@ impl Inner {
         else {
             return;
         };
-        let mut event = detail(held, Some(ending));
-        match ending {
-            Ending::Cancel(source) => json::set(&mut event, "source", Value::from(source.name())),
-            Ending::Decline { reason } => json::set(
-                &mut event,
-                "reason",
-                reason.clone().map(Value::String).unwrap_or(Value::Null),
-            ),
-            _ => {}
-        }
+        let mut event = wire::settled_detail(&held.request, &held.scope, ending);
         if !keeps_draft(ending) {
             self.drafts.remove(&held.scope);
         }
@@ -256,7 +235,7 @@ impl Inner {
         let Some(held) = self.session.get(ticket).map(|entry| &entry.data) else {
             return;
         };
-        let mut event = detail(held, None);
+        let mut event = wire::event_detail(&held.request, &held.scope, None);
         json::set(&mut event, "url", Value::String(href.clone()));
         // Only a request without `elicitationId` (2026-07-28) resumes: there is none to name.
         json::set(&mut event, "elicitationId", Value::Null);
@@ -294,25 +273,4 @@ impl Inner {
             }
         }
     }
-}
-
-/// The detail every event carries: `id`, `mode`, `scope`, `result`, `reply`.
-fn detail(held: &Held, ending: Option<&Ending>) -> Value {
-    let request = &held.request;
-    let id = match request.protocol {
-        Protocol::Bare => Value::String(request.elicitation_id.clone()),
-        _ => request.id.clone().unwrap_or(Value::Null),
-    };
-    object([
-        ("id", id),
-        ("mode", request.mode_name().into()),
-        ("scope", held.scope.to_json()),
-        ("result", ending.and_then(Ending::result).into()),
-        (
-            "reply",
-            ending
-                .and_then(|ending| ending.reply(&request.protocol, request.id.as_ref()))
-                .into(),
-        ),
-    ])
 }

@@ -361,9 +361,9 @@ function defineClass(tag) {
     }
     // Before the wasm nothing shows, so nothing waits for complete(); cancel() withdraws the first
     // waiting call as its signal would, and pending counts the waiting calls (a round as one).
-    complete(elicitationId) {
+    complete(elicitationId, options) {
       if (this.#queue) return false;
-      return guarded(() => this.#core.complete(String(elicitationId)), () => false);
+      return guarded(() => this.#core.complete(String(elicitationId), readOptions(options)[2]), () => false);
     }
     cancel() {
       if (this.#queue) this.#queue[0]?.withdraw();

@@ -1,8 +1,10 @@
-// `el.connectRelay(url, { token })`: joins the element to a koder-elicitation-relay. One SSE stream,
-// read with fetch (so a 401 is seen and a fresh token asked for), brings the person's pending
-// elicitations; each is shown with elicit() and the person's own answer is posted back. This and
-// status-url polling are the element's only network access, and this starts only when the host
-// calls it. Server strings go to elicit() as they came: the element renders them as text.
+// `el.connectRelay(url, { token, place })`: joins the element to a koder-elicitation-relay. One SSE
+// stream, read with fetch (so a 401 is seen and a fresh token asked for), brings the person's
+// pending elicitations; each is shown with elicit() and the person's own answer is posted back.
+// With `place`, each is shown by the element `place(view)` returns (a chat host's new inline
+// element in that conversation's transcript), else by this one. This and status-url polling are
+// the element's only network access, and this starts only when the host calls it. Server strings
+// go to elicit() as they came: the element renders them as text.
 
 const connections = new WeakMap(); // element → the disconnect() of its current connection
 const ENDINGS = ["accept", "reject", "cancel", "timeout"];
@@ -12,42 +14,74 @@ const MAX_DELAY_MS = 30_000;
 export function connectRelay(element, url, options) {
   const getToken = options?.token;
   if (typeof getToken !== "function") throw new TypeError("connectRelay: options.token must be a function");
+  const place = options?.place;
+  if (place !== undefined && typeof place !== "function") throw new TypeError("connectRelay: options.place must be a function");
   connections.get(element)?.();
   const base = String(url).replace(/\/+$/, "");
   const stop = new AbortController();
-  const shown = new Map(); // relay id → the id complete() takes, for each one shown on this connection
+  const shown = new Map(); // relay id → { completeId, serverName, target }: what complete() takes and the element showing it
   const open = new Map(); // relay id → its AbortController, while its elicit() is pending
   const endings = new Map(); // relay id → how it ended on screen: "post" (the person answered), "timeout", "other"
   let bearer = null;
   const token = async (fresh) => (bearer = !fresh && bearer !== null ? bearer : String(await getToken()));
   const authorized = async (fresh) => ({ Authorization: `Bearer ${await token(fresh)}` });
 
-  // The element fires its event just before it settles the promise; the request's id is the relay id.
-  const onEnding = (event) => {
-    const { id, source } = event.detail ?? {};
-    if (event.target !== element || !open.has(id)) return;
+  // The element fires its event just before it settles the promise; the request's id is the relay
+  // id. Heard on the element showing it, for as long as it shows it (one listener per elicitation,
+  // so two on one element each keep theirs).
+  const endingOf = (id, target) => (event) => {
+    const { id: named, source } = event.detail ?? {};
+    if (event.target !== target || named !== id || !open.has(id)) return;
     const type = event.type;
     endings.set(id, type === "timeout" ? type : type !== "cancel" || source === "user" ? "post" : "other");
   };
-  for (const type of ENDINGS) element.addEventListener(type, onEnding, true);
+  const hear = (target, listener, on) => {
+    for (const type of ENDINGS) target[on ? "addEventListener" : "removeEventListener"](type, listener, true);
+  };
+
+  /** The element to show `view` in: the one `place` returns, else this one. */
+  function target(view, request) {
+    if (place === undefined) return element;
+    const params = request?.params ?? request ?? {};
+    let placed;
+    try {
+      placed = place(Object.freeze({
+        id: view.id,
+        conversationId: String(view.scope?.conversationId ?? ""),
+        userId: String(view.scope?.userId ?? ""),
+        workspaceId: String(view.scope?.workspaceId ?? ""),
+        serverName: view.serverName ?? null,
+        message: String(params.message ?? params.description ?? ""),
+        mode: params.mode === "url" ? "url" : "form",
+      }));
+    } catch (error) {
+      globalThis.reportError?.(error);
+    }
+    return typeof placed?.elicit === "function" ? placed : element;
+  }
 
   function show(id, view) {
     if (shown.has(id)) return;
     const request = tagged(view.request, id);
+    const on = target(view, request);
     const controller = new AbortController();
     // The relay's time left, on the monotonic clock: the page's own clock may be off by minutes.
     // Only a relay that sends no expiresInMs leaves it to the page's clock.
     const left = Number.isFinite(view.expiresInMs) ? view.expiresInMs : view.expiresAt - Date.now();
     const deadline = performance.now() + left;
-    shown.set(id, String((request?.params ?? request)?.elicitationId ?? id));
+    const completeId = String((request?.params ?? request)?.elicitationId ?? id);
+    shown.set(id, { completeId, serverName: view.serverName ?? undefined, target: on });
     open.set(id, controller);
+    const onEnding = endingOf(id, on);
+    hear(on, onEnding, true);
     const settled = () => {
       open.delete(id);
+      hear(on, onEnding, false);
       const ending = endings.get(id);
       endings.delete(id);
       return ending;
     };
-    element.elicit(request, {
+    on.elicit(request, {
       signal: controller.signal,
       serverName: view.serverName,
       timeoutMs: Math.max(1, left),
@@ -97,7 +131,8 @@ export function connectRelay(element, url, options) {
     if (typeof id !== "string" || stop.signal.aborted) return;
     if (type === "elicitation") show(id, data);
     else if (type === "complete") {
-      if (shown.has(id)) element.complete(shown.get(id));
+      const showing = shown.get(id);
+      if (showing) showing.target.complete(showing.completeId, { serverName: showing.serverName });
     }
     else if (type === "settled" || type === "withdrawn" || type === "expired") open.get(id)?.abort();
   }
@@ -166,7 +201,6 @@ export function connectRelay(element, url, options) {
   function disconnect() {
     if (stop.signal.aborted) return;
     stop.abort();
-    for (const type of ENDINGS) element.removeEventListener(type, onEnding, true);
     for (const controller of open.values()) controller.abort();
     open.clear();
     if (connections.get(element) === disconnect) connections.delete(element);

@@ -449,3 +449,38 @@ test('MCP 2026-07-28 (/mcp-2026): the page negotiates it, and one round asks bot
   page.assertNoErrors();
   await page.close();
 });
+
+// Last: the relay is the demo server's, so a question left pending here would show in the pages
+// of later tests.
+test('transcript: a server-side SDK v2 host asks through the relay, the question shows inline in the conversation, and the answer reaches the tool', { timeout: 90_000 }, async () => {
+  const page = await openDemo();
+  await page.waitForFunction(() => document.querySelector('#relay-status')?.dataset.state === 'connected');
+  assert.match(demo.output(), /Relay: http:\/\/127\.0\.0\.1:\d+ .*\n {2}--service-token \S{20,}\n {2}--jwt-secret +\S{40,}\n/, 'the demo prints its relay and the development secrets it made');
+  const call = page.evaluate(() => window.koderDemo.askViaRelay('weather'));
+  const inline = page.locator(`#transcript ${el}`);
+  await inline.locator('[part~=message]').waitFor({ state: 'visible', timeout: 20_000 });
+  assert.equal(await inline.count(), 1);
+  assert.equal(await inline.locator('[part~=message]').textContent(), 'The weather tool needs your city.');
+  assert.equal(await inline.getAttribute('presentation'), 'inline');
+  assert.equal(await inline.getAttribute('conversation-id'), 'demo-chat');
+  assert.match(await inline.locator('[part~=server]').textContent(), /Demo server \(via the relay\)/);
+  await inline.locator('[data-field="city"] input').fill('Porto');
+  await inline.locator('button[part~=accept]').click();
+
+  const result = await call;
+  const expected = 'Received: {"action":"accept","content":{"city":"Porto"}}\nForecast for Porto: 21 °C, clear skies (fake data).';
+  assert.equal(result.isError ?? false, false);
+  assert.equal(result.content[0].text, expected);
+  // The conversation reads in order: the host's call, the question (its element stays), the tool's answer.
+  assert.deepEqual(await page.$$eval('#transcript > li', (items) => items.map((item) => item.className)), ['message user', 'message question', 'message tool']);
+  assert.equal(await page.locator('#transcript .tool').textContent(), expected);
+  assert.equal(await inline.evaluate((element) => element.pending), 0);
+  // The page's own element showed nothing: the relay's question went to the transcript only.
+  assert.equal(await page.evaluate(() => document.body.lastElementChild.pending), 0);
+  // The server's log: the host's call reached the real tool, which returned to the host.
+  const log = await (await fetch(`${demo.url}/demo-log`)).json();
+  assert.deepEqual(log.filter((entry) => entry.tool === 'weather').map((entry) => entry.event).slice(-4),
+    ['called by the server-side host', 'called', 'returned', 'the server-side host got the result']);
+  page.assertNoErrors();
+  await page.close();
+});

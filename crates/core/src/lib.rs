@@ -79,3 +79,5 @@ pub mod url;
 pub mod url_rounds;
 /// The JSON-Schema keyword subset shared by the form and `validateContent`.
 pub mod validate;
+/// The JSON a surface hands its host: event details, error replies, the normalized request.
+pub mod wire;

@@ -14,15 +14,20 @@ pub struct Tenant {
     pub conversation_id: String,
 }
 
-/// A tenant plus one elicitation: the key of a draft.
+/// A tenant plus one elicitation, by its origin: the server that asked and the id it asked under.
+/// The key of a draft. Two servers may use the same request id (each numbers its own JSON-RPC
+/// requests), so the id alone would let one server's request read what was typed for another's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Scope {
     pub tenant: Tenant,
+    /// The server that asked (`serverName`, else the `server-name` attribute).
+    pub server: String,
     pub elicitation_id: String,
 }
 
 impl Scope {
-    /// The `scope` object of event details.
+    /// The `scope` object of event details (the contract's four names; the server is reported
+    /// where the surface shows it, not here).
     pub fn to_json(&self) -> Value {
         object([
             ("userId", self.tenant.user_id.clone().into()),
@@ -85,12 +90,23 @@ mod tests {
     use super::*;
 
     fn scope(user: &str, workspace: &str, conversation: &str, id: &str) -> Scope {
+        from_server("Weather", user, workspace, conversation, id)
+    }
+
+    fn from_server(
+        server: &str,
+        user: &str,
+        workspace: &str,
+        conversation: &str,
+        id: &str,
+    ) -> Scope {
         Scope {
             tenant: Tenant {
                 user_id: user.into(),
                 workspace_id: workspace.into(),
                 conversation_id: conversation.into(),
             },
+            server: server.into(),
             elicitation_id: id.into(),
         }
     }
@@ -105,11 +121,28 @@ mod tests {
             scope("u1", "w2", "c1", "e1"),
             scope("u1", "w1", "c2", "e1"),
             scope("u1", "w1", "c1", "e2"),
+            from_server("Other", "u1", "w1", "c1", "e1"),
         ] {
             assert_eq!(store.get(&other), None, "{other:?}");
         }
         assert_eq!(store.remove(&scope("u1", "w1", "c1", "e1")), Some("typed"));
         assert!(store.is_empty());
+    }
+
+    #[test]
+    fn two_servers_asking_under_the_same_id_keep_their_own_drafts() {
+        let mut store = DraftStore::default();
+        store.put(from_server("Alpha", "u", "w", "c", "1"), "alpha typed");
+        assert_eq!(store.get(&from_server("Beta", "u", "w", "c", "1")), None);
+        store.put(from_server("Beta", "u", "w", "c", "1"), "beta typed");
+        assert_eq!(
+            store.remove(&from_server("Alpha", "u", "w", "c", "1")),
+            Some("alpha typed")
+        );
+        assert_eq!(
+            store.get(&from_server("Beta", "u", "w", "c", "1")),
+            Some(&"beta typed")
+        );
     }
 
     #[test]

@@ -229,10 +229,24 @@ impl<R, D> Session<R, D> {
 
     /// The server reported a URL-mode elicitation complete. Unknown or not-yet-consented ids are ignored.
     pub fn complete(&mut self, elicitation_id: &str) -> Option<Change<R, D>> {
+        self.complete_from(None, elicitation_id)
+    }
+
+    /// [`Session::complete`] for an elicitation `server` asked for (`None`: whichever server). Two
+    /// servers may name their elicitations alike: one's completion must not end the other's wait.
+    pub fn complete_from(
+        &mut self,
+        server: Option<&str>,
+        elicitation_id: &str,
+    ) -> Option<Change<R, D>> {
         let ticket = self
             .entries
             .iter()
-            .find(|entry| entry.waiting && entry.elicitation_id == elicitation_id)?
+            .find(|entry| {
+                entry.waiting
+                    && entry.elicitation_id == elicitation_id
+                    && server.is_none_or(|server| entry.server == server)
+            })?
             .ticket;
         self.remove_waiting(ticket, WaitEnd::Completed)
     }
@@ -424,6 +438,32 @@ mod tests {
             reply_to: (),
             data: Some(()),
         }
+    }
+
+    #[test]
+    fn a_completion_names_its_server_when_two_use_the_same_elicitation_id() {
+        let mut session = Session::default();
+        let same_id = |server: &str| Admit {
+            elicitation_id: "login".into(),
+            ..admit(server, true, 1000.0)
+        };
+        let (alpha, _) = session.admit(0.0, same_id("alpha"), (), ());
+        let (beta, _) = session.admit(0.0, same_id("beta"), (), ());
+        session.settle(alpha, Ending::Accept(None));
+        session.settle(beta, Ending::Accept(None));
+        assert_eq!(session.complete_from(Some("gamma"), "login"), None);
+        assert_eq!(
+            session
+                .complete_from(Some("beta"), "login")
+                .map(|change| change.ticket()),
+            Some(beta),
+            "beta's completion ends beta's wait, though alpha's came first"
+        );
+        assert_eq!(session.get(alpha).map(|entry| entry.waiting), Some(true));
+        assert_eq!(
+            session.complete("login").map(|change| change.ticket()),
+            Some(alpha)
+        );
     }
 
     fn admit(server: &str, awaits_completion: bool, timeout_ms: f64) -> Admit {

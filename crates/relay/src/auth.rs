@@ -292,6 +292,7 @@ mod tests {
             allow_origins: Vec::new(),
             streams: Default::default(),
             webhook: None,
+            retention: crate::config::DEFAULT_RETENTION,
         }
     }
 

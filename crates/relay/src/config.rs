@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use crate::hub::StreamLimits;
 use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
@@ -20,11 +21,17 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8790";
 /// The database used without `--database`: a SQLite file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://koder-elicitation-relay.db";
 
+/// How long finished elicitations are kept without `--retention`: 30 days.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// The usage text `--help` prints.
 pub const USAGE: &str = "\
 koder-elicitation-relay: carries MCP elicitations from hosts to people's browsers
 
 Usage: koder-elicitation-relay [OPTIONS]
+       koder-elicitation-relay audit verify [--database URL]
+           recomputes the audit chain: exit 0 and a summary when intact, exit 1 naming the
+           first broken entry when one was edited or deleted
 
 Secrets are best given in the environment or in files: flags show in the process list.
 
@@ -66,6 +73,10 @@ Options:
   --webhook-retry-scale F       multiply the retry waits (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)
                                 by F, 0 < F <= 1 (default 1; tests use 0.001)
                                 env KODER_RELAY_WEBHOOK_RETRY_SCALE
+  --retention DURATION          how long a finished (settled, expired, withdrawn) elicitation is
+                                kept before it is deleted: 3s, 15m, 12h, 30d (default 30d;
+                                pending ones are never deleted, audit entries are kept)
+                                env KODER_RELAY_RETENTION
   -h, --help                    print this help
 ";
 
@@ -98,6 +109,8 @@ pub struct Config {
     pub streams: StreamLimits,
     /// Where webhooks go, when they are on.
     pub webhook: Option<WebhookConfig>,
+    /// How long finished elicitations are kept before the sweeper deletes them.
+    pub retention: Duration,
 }
 
 impl Config {
@@ -119,6 +132,7 @@ impl Config {
             allow_origins: Vec::new(),
             streams: StreamLimits::default(),
             webhook: None,
+            retention: DEFAULT_RETENTION,
         }
     }
 }
@@ -141,6 +155,7 @@ impl std::fmt::Debug for Config {
             .field("allow_origins", &self.allow_origins)
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
+            .field("retention", &self.retention)
             .finish()
     }
 }
@@ -170,6 +185,11 @@ pub enum Command {
     Help,
     /// Run the relay (boxed: a configuration is far larger than `Help`).
     Run(Box<Config>),
+    /// `audit verify`: recompute the audit chain in this database and exit.
+    AuditVerify {
+        /// `sqlite://PATH` or `postgres://…`.
+        database: String,
+    },
 }
 
 /// Which database a URL names.
@@ -200,9 +220,12 @@ pub fn parse_command(
     args: impl IntoIterator<Item = String>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == "audit") {
+        return parse_audit(args.skip(1), env);
+    }
     let mut flags: HashMap<&'static str, String> = HashMap::new();
     let mut allow_origins = Vec::new();
-    let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         // Both `--flag value` and `--flag=value`.
         let (flag, inline) = match arg.split_once('=') {
@@ -315,6 +338,12 @@ pub fn parse_command(
         setting("--webhook-secret-file"),
         setting("--webhook-retry-scale"),
     )?;
+    let retention = match setting("--retention") {
+        None => DEFAULT_RETENTION,
+        Some(text) => parse_duration(&text).ok_or_else(|| {
+            format!("--retention {text:?} must be a duration like 3s, 15m, 12h or 30d")
+        })?,
+    };
     Ok(Command::Run(Box::new(Config {
         listen,
         database,
@@ -329,6 +358,7 @@ pub fn parse_command(
         allow_origins,
         streams,
         webhook,
+        retention,
     })))
 }
 
@@ -347,7 +377,9 @@ fn webhook_config(
     let Some(url) = url else {
         if secret.is_some() || secret_file.is_some() || retry_scale.is_some() {
             return Err(format!(
-                "a webhook key or --webhook-retry-scale is set but --webhook-url is not                  (set --webhook-url or KODER_RELAY_WEBHOOK_URL, or unset {WEBHOOK_SECRET_ENV}                  and --webhook-secret-file)"
+                "a webhook key or --webhook-retry-scale is set but --webhook-url is not \
+                 (set --webhook-url or KODER_RELAY_WEBHOOK_URL, or unset {WEBHOOK_SECRET_ENV} \
+                 and --webhook-secret-file)"
             ));
         }
         return Ok(None);
@@ -368,7 +400,8 @@ fn webhook_config(
         }
         (None, None) => {
             return Err(format!(
-                "--webhook-url needs its whsec_… key: set {WEBHOOK_SECRET_ENV} or                  --webhook-secret-file"
+                "--webhook-url needs its whsec_… key: set {WEBHOOK_SECRET_ENV} or \
+                 --webhook-secret-file"
             ))
         }
     };
@@ -390,6 +423,34 @@ fn webhook_config(
     }))
 }
 
+/// `audit verify [--database URL]` (after `audit`); the database as for running, flag first,
+/// then `KODER_RELAY_DATABASE`, then the default.
+fn parse_audit(
+    mut args: impl Iterator<Item = String>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Command, String> {
+    if args.next().as_deref() != Some("verify") {
+        return Err("usage: koder-elicitation-relay audit verify --database URL".into());
+    }
+    let mut database = None;
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value)),
+            _ => (arg.clone(), None),
+        };
+        if flag != "--database" {
+            return Err(format!(
+                "audit verify takes only --database URL, not {flag:?}"
+            ));
+        }
+        database = Some(flag_value(&flag, inline.map(str::to_string), &mut args)?);
+    }
+    let database = database
+        .or_else(|| env("KODER_RELAY_DATABASE"))
+        .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
+    Ok(Command::AuditVerify { database })
+}
+
 /// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
 pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
     if secret.len() < MIN_SECRET_BYTES {
@@ -399,6 +460,28 @@ pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A whole number above 0 with a unit: `s`, `m`, `h` or `d` (`3s`, `15m`, `12h`, `30d`).
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let unit_at = text.len().checked_sub(1)?;
+    let (number, unit) = (text.get(..unit_at)?, text.get(unit_at..)?);
+    if number.is_empty() || !number.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    let count: u64 = number.parse().ok()?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    if count == 0 {
+        return None;
+    }
+    count.checked_mul(seconds).map(Duration::from_secs)
 }
 
 /// A positive count, or `default` when not given.
@@ -435,6 +518,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("--webhook-url", "KODER_RELAY_WEBHOOK_URL"),
     ("--webhook-secret-file", "KODER_RELAY_WEBHOOK_SECRET_FILE"),
     ("--webhook-retry-scale", "KODER_RELAY_WEBHOOK_RETRY_SCALE"),
+    ("--retention", "KODER_RELAY_RETENTION"),
 ];
 
 fn flag_value(
@@ -816,6 +900,74 @@ mod tests {
         .unwrap()));
         assert!(with(&args, Some(KEY)).unwrap_err().contains("not both"));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn retention_takes_a_duration_with_a_unit_and_defaults_to_30_days() {
+        assert_eq!(DEFAULT_RETENTION, Duration::from_secs(30 * 86_400));
+        let base = ["--service-token", TOKEN, "--jwt-secret", SECRET];
+        assert_eq!(run(&base).retention, DEFAULT_RETENTION);
+        for (text, seconds) in [("3s", 3), ("15m", 900), ("12h", 43_200), ("30d", 2_592_000)] {
+            let mut args = base.to_vec();
+            args.extend(["--retention", text]);
+            assert_eq!(run(&args).retention, Duration::from_secs(seconds), "{text}");
+        }
+        let env = |name: &str| match name {
+            "KODER_RELAY_RETENTION" => Some("7d".to_string()),
+            "KODER_RELAY_SERVICE_TOKEN" => Some(TOKEN.to_string()),
+            "KODER_RELAY_JWT_SECRET" => Some(SECRET.to_string()),
+            _ => None,
+        };
+        let Ok(Command::Run(config)) = parse_command(Vec::<String>::new(), env) else {
+            panic!("should run");
+        };
+        assert_eq!(config.retention, Duration::from_secs(7 * 86_400));
+        for bad in [
+            "30",
+            "d",
+            "0d",
+            "-3s",
+            "1.5h",
+            "3 s",
+            "3w",
+            "",
+            "99999999999999999999d",
+        ] {
+            let mut args = base.to_vec();
+            args.extend(["--retention", bad]);
+            assert_eq!(
+                parse(&args).unwrap_err(),
+                format!("--retention {bad:?} must be a duration like 3s, 15m, 12h or 30d")
+            );
+        }
+    }
+
+    #[test]
+    fn audit_verify_needs_only_the_database() {
+        let verify = |database: &str| {
+            Ok(Command::AuditVerify {
+                database: database.to_string(),
+            })
+        };
+        assert_eq!(
+            parse(&["audit", "verify", "--database", "sqlite://a.db"]),
+            verify("sqlite://a.db")
+        );
+        assert_eq!(
+            parse(&["audit", "verify", "--database=postgres://db/x"]),
+            verify("postgres://db/x")
+        );
+        assert_eq!(parse(&["audit", "verify"]), verify(DEFAULT_DATABASE));
+        let env = |name: &str| (name == "KODER_RELAY_DATABASE").then(|| "sqlite://env.db".into());
+        assert_eq!(
+            parse_command(["audit", "verify"].map(str::to_string), env),
+            verify("sqlite://env.db")
+        );
+        assert!(parse(&["audit"]).is_err());
+        assert!(parse(&["audit", "verify", "--listen", "x"])
+            .unwrap_err()
+            .contains("--listen"));
+        assert!(parse(&["audit", "verify", "--database"]).is_err());
     }
 
     #[test]

@@ -17,8 +17,12 @@
 
 /// The HTTP API: routes, handlers, and the JSON views they answer with.
 pub mod api;
+/// The tamper-evident audit trail: its entries, their hash chain, and `audit verify`.
+pub mod audit;
 /// Who is calling: the service token or a person's JWT.
 pub mod auth;
+/// Canonical JSON and SHA-256 digests.
+pub mod canonical;
 /// Flags and environment variables.
 pub mod config;
 /// The JSON error every failure answers with.
@@ -33,6 +37,8 @@ pub mod jwks;
 pub mod listen;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.
 pub mod record;
+/// Deleting finished elicitations past `--retention`.
+pub mod retention;
 /// A running relay: store, HTTP server, expiry sweeper.
 pub mod server;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.

@@ -28,6 +28,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(Command::Run(config)) => *config,
+        Ok(Command::AuditVerify { database }) => return verify_audit(&database),
         Err(message) => {
             eprintln!("koder-elicitation-relay: {message}");
             return ExitCode::from(USAGE_ERROR);
@@ -64,6 +65,35 @@ fn main() -> ExitCode {
             }
         }
     })
+}
+
+/// `audit verify`: one line on stdout and exit 0 when the chain is intact; one line on stderr
+/// naming the first broken entry (or why the database could not be read) and exit 1.
+fn verify_audit(database: &str) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("koder-elicitation-relay: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(koder_elicitation_relay::audit::verify_database(database)) {
+        Ok(check) => {
+            println!(
+                "audit chain intact: {} entries, head hash {}",
+                check.entries(),
+                check.head_hash()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("koder-elicitation-relay: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere).

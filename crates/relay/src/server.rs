@@ -17,6 +17,7 @@ use crate::config::{redact_database, Config, DatabaseKind};
 use crate::events::EventSink;
 use crate::hub::Hub;
 use crate::listen::Listening;
+use crate::retention;
 use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::Store;
@@ -184,7 +185,12 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         ))),
         _ => None,
     };
-    let sweeper = tokio::spawn(sweep(Arc::clone(&store), announcer, shutdown_rx));
+    let sweeper = tokio::spawn(sweep(
+        Arc::clone(&store),
+        announcer,
+        config.retention,
+        shutdown_rx,
+    ));
     Ok(Server {
         local_addr,
         store,
@@ -199,10 +205,12 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
 }
 
 /// Expires due elicitations every [`SWEEP_INTERVAL`], judged by the store's clock (measured
-/// again every [`CLOCK_SYNC_INTERVAL`]), until shutdown.
+/// again every [`CLOCK_SYNC_INTERVAL`]), and deletes finished ones past `retention` every
+/// [`retention::PURGE_INTERVAL`], until shutdown.
 async fn sweep(
     store: Arc<dyn Store>,
     announcer: Arc<dyn EventSink>,
+    retention: Duration,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut ticks = tokio::time::interval(SWEEP_INTERVAL);
@@ -210,6 +218,8 @@ async fn sweep(
     let mut clock_synced = tokio::time::Instant::now();
     let mut failing = false;
     let mut last_purge = tokio::time::Instant::now();
+    let mut last_retention = tokio::time::Instant::now();
+    let mut retention_failing = false;
     loop {
         tokio::select! {
             _ = ticks.tick() => {}
@@ -224,6 +234,20 @@ async fn sweep(
             last_purge = tokio::time::Instant::now();
             if let Err(error) = store.purge_tickets(store.now_ms()).await {
                 eprintln!("koder-elicitation-relay: purging stream tickets failed: {error}");
+            }
+        }
+        if last_retention.elapsed() >= retention::PURGE_INTERVAL {
+            last_retention = tokio::time::Instant::now();
+            match retention::purge(store.as_ref(), retention).await {
+                Ok(_) => retention_failing = false,
+                // Said once per outage, like the expiry sweep's.
+                Err(error) if !retention_failing => {
+                    retention_failing = true;
+                    eprintln!(
+                        "koder-elicitation-relay: deleting finished elicitations failed: {error}"
+                    );
+                }
+                Err(_) => {}
             }
         }
         match store.expire_due(store.now_ms()).await {

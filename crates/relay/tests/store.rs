@@ -572,6 +572,87 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         .is_empty());
 }
 
+/// Retention: finished ones that finished by the cutoff go, a batch at a time; later ones and
+/// pending ones stay; the audit trail keeps every entry.
+async fn check_retention(store: &dyn Store) {
+    let t0 = now_ms();
+    let space = format!("retention-{}", unique());
+    let mut finished = Vec::new();
+    for (index, status) in [
+        Status::Settled,
+        Status::Withdrawn,
+        Status::Expired,
+        Status::Settled,
+        Status::Settled,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let record = create_new(
+            store,
+            new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
+        )
+        .await;
+        store
+            .finish(
+                &record.id,
+                status,
+                &json!({"action": "cancel"}),
+                t0 + index as i64,
+                &Actor::Host,
+            )
+            .await
+            .expect("finish")
+            .expect("finished");
+        finished.push(record.id);
+    }
+    let later = create_new(
+        store,
+        new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
+    )
+    .await;
+    store
+        .finish(
+            &later.id,
+            Status::Settled,
+            &json!({"action": "decline"}),
+            t0 + 1_000,
+            &Actor::Host,
+        )
+        .await
+        .expect("finish later")
+        .expect("finished later");
+    let pending = create_new(
+        store,
+        new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
+    )
+    .await;
+    let audited = store.audit(0, 1_000).await.expect("audit").len();
+
+    // Cutoff t0 + 10: the five finished by then go, two by two.
+    let batches = [
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+    ];
+    assert_eq!(batches, [2, 2, 1, 0]);
+    for id in &finished {
+        assert_eq!(store.get(id).await.expect("get"), None, "{id} purged");
+    }
+    assert!(store.get(&later.id).await.expect("get").is_some());
+    // Pending ones are never purged, whatever the cutoff.
+    assert_eq!(store.purge_finished(i64::MAX, 100).await.expect("purge"), 1);
+    assert_eq!(
+        ids(&store
+            .pending(&filter(&space, "w1", None))
+            .await
+            .expect("pending")),
+        [pending.id.as_str()]
+    );
+    assert_eq!(store.audit(0, 1_000).await.expect("audit").len(), audited);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -579,6 +660,7 @@ async fn sqlite_store_keeps_the_store_promises() {
     let dir = TempDir::new("sqlite");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
     let store = SqliteStore::open(&url).await.expect("open");
+    check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 
     // Reopening the file keeps everything (and the schema statements are idempotent).
@@ -603,6 +685,7 @@ async fn postgres_store_keeps_the_store_promises() {
     let store = PostgresStore::connect(&postgres.url)
         .await
         .expect("connect");
+    check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 }
 

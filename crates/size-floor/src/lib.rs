@@ -93,6 +93,7 @@ fn dialog(request: &str, edit: &str, languages: &str, strict: bool, now: f64) ->
     let mut drafts: DraftStore<String> = DraftStore::default();
     let scope = Scope {
         tenant: tenant(edit),
+        server: edit.to_string(),
         elicitation_id: request.elicitation_id.clone(),
     };
     let admit = Admit {

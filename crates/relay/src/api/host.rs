@@ -11,13 +11,13 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
 use super::views::{host_view, public_status};
 use super::{json_body, load, new_id, AppState};
+use crate::canonical::{sha256_hex, write_canonical};
 use crate::error::ApiError;
 use crate::store::{Actor, Created, NewElicitation, Record, Status, Tenant};
 
@@ -115,41 +115,7 @@ fn request_digest(body: &Map<String, Value>) -> String {
         write_canonical(body.get(field).unwrap_or(&Value::Null), &mut canonical);
         canonical.push('\n');
     }
-    Sha256::digest(canonical.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
-/// JSON with every object's keys in sorted order (depth is bounded by the JSON parser's limit).
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(object) => {
-            let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (index, (key, value)) in entries.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(value, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
+    sha256_hex(canonical.as_bytes())
 }
 
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {

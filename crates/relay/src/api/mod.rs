@@ -16,6 +16,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use crate::error::ApiError;
 use crate::store::{Actor, Record, Status};
 
+pub mod audit;
 pub mod checks;
 pub mod extract;
 pub mod host;
@@ -42,6 +43,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/elicitations/{id}/status"),
     ("GET", "/v1/stream"),
     ("POST", "/v1/stream/ticket"),
+    ("GET", "/v1/audit"),
     ("GET", "/v1/openapi.json"),
 ];
 
@@ -86,6 +88,7 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/elicitations/{id}/status", get(people::status))
         .route("/v1/stream", get(stream::stream))
         .route("/v1/stream/ticket", post(tickets::issue))
+        .route("/v1/audit", get(audit::list))
         .route("/v1/openapi.json", get(openapi))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(cors, people_cors))

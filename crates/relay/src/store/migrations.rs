@@ -4,8 +4,9 @@
 //! - a database newer than this binary (a migration version it does not know) is refused, so an
 //!   old replica never runs against a schema it cannot read;
 //! - a database the relay wrote before migrations were versioned (its tables, no
-//!   `_sqlx_migrations`) is brought to the shape of migration 0001 first, which then adopts it
-//!   (0001 creates only what is missing).
+//!   `_sqlx_migrations`) is brought to the shape of migration 0001 first (an older shape is
+//!   upgraded, then its columns are checked), and 0001 then adopts it: it creates only what is
+//!   missing, and is recorded as applied.
 
 use sqlx::migrate::Migrator;
 use sqlx::{Connection, PgConnection, SqliteConnection};
@@ -43,6 +44,41 @@ fn refuse_newer(applied: Option<i64>, migrator: &Migrator) -> Result<(), StoreEr
         ))),
         _ => Ok(()),
     }
+}
+
+/// The columns of `koder_elicitations` as migration 0001 makes it.
+const ADOPTED_COLUMNS: [&str; 14] = [
+    "id",
+    "user_id",
+    "workspace_id",
+    "conversation_id",
+    "request",
+    "server_name",
+    "created_at",
+    "expires_at",
+    "status",
+    "result",
+    "finished_at",
+    "completed",
+    "idempotency_key",
+    "request_digest",
+];
+
+/// Refuses to adopt an unversioned `koder_elicitations` that is not 0001's shape (after the
+/// older shape's upgrade): 0001 would leave it as it is, and queries would fail at run time.
+fn check_adoptable(columns: &[String]) -> Result<(), StoreError> {
+    let missing: Vec<&str> = ADOPTED_COLUMNS
+        .into_iter()
+        .filter(|expected| !columns.iter().any(|column| column == expected))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(StoreError(format!(
+        "the database has a koder_elicitations table without versioned migrations that this \
+         relay cannot adopt: it lacks {}",
+        missing.join(", ")
+    )))
 }
 
 fn migrate_error(error: sqlx::migrate::MigrateError) -> StoreError {
@@ -119,6 +155,11 @@ pub(super) async fn migrate_sqlite(connection: &mut SqliteConnection) -> Result<
                 sqlx::query(statement).execute(&mut *transaction).await?;
             }
         }
+        let columns: Vec<String> =
+            sqlx::query_scalar("SELECT name FROM pragma_table_info('koder_elicitations')")
+                .fetch_all(&mut *transaction)
+                .await?;
+        check_adoptable(&columns)?;
     }
     transaction.commit().await?;
     SQLITE.run(&mut *connection).await.map_err(migrate_error)
@@ -164,9 +205,19 @@ async fn migrate_postgres_locked(connection: &mut PgConnection) -> Result<(), St
         .fetch_one(&mut *connection)
         .await?
     {
+        // One transaction: a table that cannot be adopted is left as it was.
+        let mut transaction = connection.begin().await?;
         sqlx::query(POSTGRES_FROM_GLOBAL_KEYS)
-            .execute(&mut *connection)
+            .execute(&mut *transaction)
             .await?;
+        let columns: Vec<String> = sqlx::query_scalar(
+            "SELECT column_name::text FROM information_schema.columns \
+             WHERE table_schema = current_schema() AND table_name = 'koder_elicitations'",
+        )
+        .fetch_all(&mut *transaction)
+        .await?;
+        check_adoptable(&columns)?;
+        transaction.commit().await?;
     }
     POSTGRES
         .run(&mut *connection)
@@ -193,6 +244,20 @@ mod tests {
         };
         assert_eq!(versions(&SQLITE), versions(&POSTGRES));
         assert_eq!(newest_known(&SQLITE), newest_known(&POSTGRES));
+    }
+
+    #[test]
+    fn only_a_table_of_the_adopted_shape_is_adopted() {
+        let mut columns: Vec<String> = ADOPTED_COLUMNS.map(String::from).to_vec();
+        columns.push("something_else".into());
+        assert!(check_adoptable(&columns).is_ok());
+        columns.retain(|column| column != "status" && column != "result");
+        let refused = check_adoptable(&columns).unwrap_err();
+        assert!(
+            refused.0.ends_with("it lacks status, result"),
+            "{}",
+            refused.0
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::audit::AuditEntry;
 use crate::events::Event;
 use crate::webhooks::outbox::{Delivery, Outcome};
 
@@ -113,6 +114,14 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
     /// first, journalled as made by [`Actor::Relay`], in one transaction.
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError>;
+
+    /// Deletes up to `batch` finished elicitations (settled, expired, withdrawn) that finished
+    /// at or before `finished_by_ms`; returns how many. Pending ones are never deleted, nor
+    /// audit entries. A deleted one is unknown from then on, and its idempotency key free.
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError>;
+
+    /// The audit entries after `after`, oldest first, at most `limit`.
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
 
     /// The deployment's clock: every stored time and every "is it due?" is read from it.
     fn clock(&self) -> &Clock;

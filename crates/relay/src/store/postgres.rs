@@ -21,6 +21,7 @@ use super::{
     Clock, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, StoreError,
     Tenant, TenantFilter,
 };
+use crate::audit::AuditEntry;
 use crate::events::{Event, EventKind};
 use crate::webhooks::outbox::{self, Delivery, Outcome};
 
@@ -312,6 +313,27 @@ impl Store for PostgresStore {
         }
         transaction.commit().await?;
         Ok(events)
+    }
+
+    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError> {
+        let purged = sqlx::query(
+            "DELETE FROM koder_elicitations WHERE id IN (SELECT id FROM koder_elicitations \
+             WHERE finished_at <= $1 AND status <> 'pending' LIMIT $2)",
+        )
+        .bind(finished_by_ms)
+        .bind(batch)
+        .execute(&self.pool)
+        .await?;
+        Ok(purged.rows_affected())
+    }
+
+    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query(journal::PAGE)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(journal::entries(&rows)?)
     }
 
     fn clock(&self) -> &Clock {

@@ -1,0 +1,43 @@
+//! Retention: finished elicitations (settled, expired, withdrawn) are deleted once they have been
+//! finished for longer than `--retention`, a batch at a time, by the sweeper. Pending ones are
+//! never deleted; audit entries are never deleted (they hold digests, not content). Delivered
+//! webhooks are deleted past the same retention.
+
+use std::time::Duration;
+
+use crate::store::{Store, StoreError};
+
+/// How often the sweeper looks for finished elicitations past retention.
+pub const PURGE_INTERVAL: Duration = Duration::from_secs(1);
+/// Rows one statement deletes, so no statement holds its locks for long.
+pub const PURGE_BATCH: i64 = 500;
+/// Batches one sweep deletes at most; what is left waits for the next sweep, so expiry is never
+/// held up behind a large backlog.
+const MAX_BATCHES_PER_SWEEP: usize = 20;
+
+/// Deletes what finished more than `retention` ago by the store's clock; returns how many.
+pub async fn purge(store: &dyn Store, retention: Duration) -> Result<u64, StoreError> {
+    let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+    let finished_by = store.now_ms().saturating_sub(retention_ms);
+    let mut purged = 0;
+    for _ in 0..MAX_BATCHES_PER_SWEEP {
+        let batch = store.purge_finished(finished_by, PURGE_BATCH).await?;
+        purged += batch;
+        if batch < PURGE_BATCH.unsigned_abs() {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    // Delivered webhooks go by the same retention (their bodies carry answers); rows given up
+    // on stay for an operator to see. They are not counted in what this returns.
+    for _ in 0..MAX_BATCHES_PER_SWEEP {
+        let batch = store
+            .purge_delivered_webhooks(finished_by, PURGE_BATCH)
+            .await?;
+        if batch < PURGE_BATCH.unsigned_abs() {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    Ok(purged)
+}

@@ -1,0 +1,90 @@
+// The demo's own koder-elicitation-relay: the built binary (target/release, else target/debug), on
+// a free port of 127.0.0.1, with SQLite in a fresh temp dir and development secrets made here with
+// crypto.randomBytes and printed, so a newcomer can call it by hand. Everything goes when the demo
+// stops. The page reaches it through the demo server (/relay/…, same origin), so its strict CSP
+// stays `connect-src 'self'`.
+
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The audience the relay requires in people's tokens. */
+const AUDIENCE = 'koder-elicitation-relay';
+const START_TIMEOUT_MS = 30_000;
+const TOKEN_LIFETIME_S = 3600;
+
+/** The relay binary to run, or null when none was built. */
+export function relayBinary(root) {
+  for (const profile of ['release', 'debug']) {
+    const binary = path.join(root, 'target', profile, 'koder-elicitation-relay');
+    if (existsSync(binary)) return binary;
+  }
+  return null;
+}
+
+/**
+ * Starts the relay and resolves once it listens: `{ url, serviceToken, personToken(claims),
+ * stop() }`. `allowOrigin` is the demo page's origin.
+ */
+export async function startDemoRelay({ root, allowOrigin }) {
+  const binary = relayBinary(root);
+  if (binary === null) throw new Error('no relay binary: build it with `cargo build -p koder-elicitation-relay`');
+  const dir = mkdtempSync(path.join(tmpdir(), 'koder-demo-relay-'));
+  const serviceToken = randomBytes(24).toString('base64url');
+  const jwtSecret = randomBytes(32).toString('base64url');
+  const args = [
+    '--listen', '127.0.0.1:0',
+    '--database', `sqlite://${path.join(dir, 'relay.db')}`,
+    '--service-token', serviceToken,
+    '--jwt-secret', jwtSecret,
+    '--allow-origin', allowOrigin,
+  ];
+  // The secrets are the flags above; an ambient KODER_RELAY_* must not change them.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KODER_RELAY_')));
+  const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-8192); });
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  const url = await new Promise((resolve, reject) => {
+    let done = false;
+    const fail = (why) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      removeDir();
+      reject(new Error(`the relay did not start: ${why}${stderr ? `\n${stderr.trim()}` : ''}`));
+    };
+    const timer = setTimeout(() => fail(`no "listening on" line within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /^listening on (http:\/\/\S+)$/.exec(line.trim());
+      if (!match || done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(match[1].replace(/\/$/, ''));
+    });
+    child.once('error', (error) => fail(error.message));
+    child.once('close', (code, signal) => fail(`it exited with ${code ?? signal}`));
+  });
+  return {
+    url,
+    serviceToken,
+    jwtSecret,
+    /** A person's HS256 JWT for the relay (`sub`, `workspace`, optional `conversation`), valid an hour. */
+    personToken(claims) {
+      const payload = { aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + TOKEN_LIFETIME_S, ...claims };
+      const encode = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const signingInput = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(payload)}`;
+      return `${signingInput}.${createHmac('sha256', jwtSecret).update(signingInput).digest('base64url')}`;
+    },
+    /** Stops the relay and removes its temp dir (an open SQLite file may go: this is the end). */
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      removeDir();
+    },
+  };
+}

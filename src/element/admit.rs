@@ -1,0 +1,92 @@
+//! Admitting a parsed request to the session, shared by `elicit()` (`intake`) and
+//! `elicitRequired()` (`required`): its options, its timeout, its scope and (form mode) its draft.
+
+use web_sys::AbortSignal;
+
+use super::platform::now;
+use super::{Answer, ElementSession, Held, Inner};
+use crate::batch::BatchId;
+use crate::form::FormState;
+use crate::policy::{self, PollBackoff};
+use crate::request::{Mode, ParseOptions, Request};
+use crate::scope::Scope;
+use crate::session::{Admit, Change, Ticket};
+use crate::url_rounds::waits_for_completion;
+
+/// Identifies one -32042 flow inside an element.
+pub(super) type FlowId = u64;
+
+/// The second argument of `elicit()`, read by the shim before the call runs.
+pub(super) struct ElicitOptions {
+    pub signal: Option<AbortSignal>,
+    pub timeout_ms: Option<f64>,
+    pub server_name: Option<String>,
+    /// The round the call belongs to (its signal's number), for the core's batch rules.
+    pub batch: Option<BatchId>,
+}
+
+impl Inner {
+    /// How requests are parsed here: `strict` from the attribute, a fresh local id.
+    pub(super) fn parse_options(&mut self) -> ParseOptions {
+        self.local_ids += 1;
+        ParseOptions {
+            strict: self.attr("strict").is_some(),
+            local_id: format!("local-{}", self.local_ids),
+        }
+    }
+
+    /// Admits a parsed request to the session with its timeout, scope and (form mode) draft.
+    pub(super) fn admit_request(
+        &mut self,
+        request: Request,
+        options: &ElicitOptions,
+        answer: Answer,
+        flow: Option<FlowId>,
+    ) -> (Ticket, Option<Change<Answer, Held>>) {
+        let server = options
+            .server_name
+            .clone()
+            .or_else(|| self.attr("server-name"))
+            .unwrap_or_default();
+        let timeout_ms = policy::timeout_ms(
+            options.timeout_ms,
+            request.timeout_ms,
+            self.number_attr("timeout-ms"),
+        );
+        let scope = Scope {
+            tenant: self.tenant.clone(),
+            server: server.clone(),
+            elicitation_id: request.elicitation_id.clone(),
+        };
+        let form = match &request.mode {
+            Mode::Form(schema) => Some(
+                self.drafts
+                    .get(&scope)
+                    .filter(|draft| draft.fits(schema))
+                    .cloned()
+                    .unwrap_or_else(|| FormState::new(schema)),
+            ),
+            Mode::Url(_) => None,
+        };
+        let admit = Admit {
+            server: server.clone(),
+            tenant: self.tenant.clone(),
+            elicitation_id: request.elicitation_id.clone(),
+            awaits_completion: waits_for_completion(&request),
+            timeout_ms,
+            rate_limit: policy::rate_limit(self.number_attr("rate-limit")),
+        };
+        let held = Held {
+            request,
+            server,
+            scope,
+            form,
+            _abort: None,
+            poll: None,
+            backoff: PollBackoff::new(self.number_attr("poll-interval-ms")),
+            flow,
+        };
+        let session: &mut ElementSession = &mut self.session;
+        session.admit_in_batch(now(), admit, options.batch, answer, held)
+    }
+}
