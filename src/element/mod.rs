@@ -14,6 +14,7 @@ mod calls;
 mod effects;
 mod events;
 mod focus;
+mod inline;
 mod intake;
 mod platform;
 mod polling;
@@ -163,6 +164,8 @@ enum Body {
 struct View {
     ticket: Ticket,
     waiting: bool,
+    /// `presentation="inline"`: a card in the page's flow, not a modal dialog.
+    inline: bool,
     /// The language the dialog was built in; its later texts (queue, countdown, errors) keep it
     /// until a rebuild, so one dialog never mixes two languages.
     locale: crate::i18n::Locale,
@@ -196,6 +199,8 @@ struct Inner {
     local_ids: u64,
     announcements: Announcements,
     connected: bool,
+    /// Inline: the summaries left by settled elicitations, oldest first.
+    summaries: Vec<web_sys::Element>,
     /// -32042 flows not yet decided.
     flows: Vec<required::Flow>,
     flow_ids: u64,
@@ -236,6 +241,7 @@ impl Controller {
                 local_ids: 0,
                 announcements: Announcements::default(),
                 connected: false,
+                summaries: Vec::new(),
                 flows: Vec::new(),
                 flow_ids: 0,
             })
@@ -274,11 +280,13 @@ impl Controller {
                 let tenant = inner.read_tenant();
                 if tenant != inner.tenant {
                     inner.tenant = tenant;
+                    // What another scope answered is no longer shown.
+                    fx.close.append(&mut inner.summaries);
                     let changes = inner.session.change_tenant(&inner.tenant);
                     inner.finish(fx, changes);
                 }
             }
-            "lang" | "server-name" => inner.sync_view(fx, true),
+            "lang" | "server-name" | "presentation" => inner.sync_view(fx, true),
             _ => {}
         })
     }
@@ -331,6 +339,13 @@ impl Controller {
         })
     }
 
+    /// `focus()` on an inline element: its first field (a control that does not consent, in URL
+    /// mode), else the last summary it left.
+    #[wasm_bindgen(js_name = focusInline)]
+    pub fn focus_inline(&self) {
+        self.shared.run(|inner, fx| inner.focus_inline(fx))
+    }
+
     /// `open`: a dialog is showing.
     #[wasm_bindgen(js_name = isOpen)]
     pub fn is_open(&self) -> bool {
@@ -360,6 +375,11 @@ impl Inner {
 
     fn attr(&self, name: &str) -> Option<String> {
         self.attributes.get(name)
+    }
+
+    /// `presentation="inline"`.
+    fn inline(&self) -> bool {
+        self.attr("presentation").as_deref() == Some("inline")
     }
 
     fn read_tenant(&self) -> Tenant {

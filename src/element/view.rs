@@ -37,15 +37,18 @@ pub(super) fn timer_delay(ms: f64) -> u32 {
 pub(super) struct Spare {
     /// The language its texts are in; an open in another one builds afresh.
     locale: Locale,
+    /// Built as the inline card rather than the dialog.
+    inline: bool,
     chrome: Chrome,
     form_shell: FormShell,
 }
 
 impl Spare {
-    fn build(document: &Document, locale: Locale) -> Spare {
+    fn build(document: &Document, locale: Locale, inline: bool) -> Spare {
         Spare {
             locale,
-            chrome: frame::blank(document, locale),
+            inline,
+            chrome: frame::blank(document, locale, inline),
             form_shell: form_view::shell(document, locale),
         }
     }
@@ -82,10 +85,12 @@ impl Inner {
             }
             match showing {
                 Some((ticket, waiting)) => {
-                    if current.is_none() {
+                    // Inline takes no focus on its own, so there is none to give back.
+                    if current.is_none() && !self.inline() {
                         self.opener = deep_active_element();
                     }
-                    if let Some(view) = self.render(fx, ticket, waiting, focused_index) {
+                    let arrived = current.map(|(shown, _)| shown) != Some(ticket);
+                    if let Some(view) = self.render(fx, ticket, waiting, focused_index, arrived) {
                         if let Some(kept) = &kept_reason {
                             frame::restore_reason(&view.chrome, kept);
                         }
@@ -119,7 +124,7 @@ impl Inner {
     fn build_spare(&mut self) {
         self.spare_timer = None;
         if self.connected && self.spare.is_none() {
-            self.spare = Some(Spare::build(&document(), self.locale()));
+            self.spare = Some(Spare::build(&document(), self.locale(), self.inline()));
         }
     }
 
@@ -201,8 +206,16 @@ impl Inner {
         ticket: Ticket,
         waiting: bool,
         focus_index: Option<usize>,
+        arrived: bool,
     ) -> Option<View> {
         let locale = self.locale();
+        let inline = self.inline();
+        // Inline moves focus only where it already was inside the element (the next question of a
+        // round, a rebuild), or where the host asked for it (`autofocus`); it never steals it.
+        let takes_focus = !inline
+            || self.shadow.active_element().is_some()
+            || (arrived && self.host.has_attribute("autofocus"));
+        let focus_before = fx.focus.take();
         let document = document();
         let entry = self.session.get(ticket)?;
         let request = &entry.data.request;
@@ -236,9 +249,13 @@ impl Inner {
             message: &request.message,
         };
         // Without a spare in this language, only what this mode uses is built now.
-        let (chrome, form_shell) = match self.spare.take().filter(|spare| spare.locale == locale) {
+        let (chrome, form_shell) = match self
+            .spare
+            .take()
+            .filter(|spare| spare.locale == locale && spare.inline == inline)
+        {
             Some(spare) => (spare.chrome, Some(spare.form_shell)),
-            None => (frame::blank(&document, locale), None),
+            None => (frame::blank(&document, locale, inline), None),
         };
         frame::fill(&document, &chrome, locale, &heading);
         let mut url_href = None;
@@ -318,11 +335,28 @@ impl Inner {
                 Body::Form(view)
             }
         };
+        if !takes_focus {
+            fx.focus = focus_before;
+        }
+        if inline && arrived {
+            // "<Server> needs your input", politely and a moment after the card appears, so it is
+            // spoken without focus moving there.
+            let live = chrome.live.clone();
+            let arrival = text(
+                locale,
+                "mcp-elicitation-inline-announce",
+                &[("server", Arg::Text(&server))],
+            );
+            announce_later = Some(Timeout::new(ANNOUNCE_DELAY_MS, move || {
+                live.set_text_content(Some(&arrival));
+            }));
+        }
         let _ = self.shadow.append_child(&chrome.dialog);
         let listeners = self.listen(ticket, &chrome, &body);
         Some(View {
             ticket,
             waiting,
+            inline,
             locale,
             chrome,
             body,
