@@ -70,7 +70,7 @@ pub fn summary(
                 append(&value, &items);
             } else {
                 set_attr(&value, "dir", "auto");
-                set_server_text(&value, &row.values.concat());
+                set_server_text(&value, row.values.first().map_or("", String::as_str));
             }
             append(&item, &label);
             append(&item, &value);

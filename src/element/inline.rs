@@ -9,7 +9,6 @@ use super::platform::browser_url_parts;
 use super::{Body, Held, Inner};
 use crate::dom::summary_view::{summary, SummaryTexts};
 use crate::dom::{document, SLOT};
-use crate::i18n::plain;
 use crate::reply::{CancelSource, Ending};
 use crate::request::Mode;
 use crate::session::Ticket;
@@ -41,11 +40,7 @@ impl Inner {
             Mode::Form(_) => None,
         }
         .unwrap_or_default();
-        let server = if held.server.is_empty() {
-            plain(locale, "mcp-elicitation-server-unknown")
-        } else {
-            held.server.clone()
-        };
+        let server = super::server_or_unknown(&held.server, locale);
         let lines = summarize(&held.request, ending, locale, SLOT);
         let texts = SummaryTexts {
             server: &server,

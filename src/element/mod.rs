@@ -120,6 +120,15 @@ pub(crate) fn to_js(value: &Value) -> JsValue {
     js_sys::JSON::parse(&crate::json::write(value)).unwrap_or(JsValue::NULL)
 }
 
+/// Who is asking, as shown: the server's name, else "Unknown server".
+fn server_or_unknown(server: &str, locale: crate::i18n::Locale) -> String {
+    if server.is_empty() {
+        crate::i18n::plain(locale, "mcp-elicitation-server-unknown")
+    } else {
+        server.to_string()
+    }
+}
+
 /// The promise of one `elicit()` or `elicitRequired()` call.
 struct Resolver {
     resolve: Function,

@@ -219,11 +219,7 @@ impl Inner {
         let document = document();
         let entry = self.session.get(ticket)?;
         let request = &entry.data.request;
-        let server = if entry.server.is_empty() {
-            plain(locale, "mcp-elicitation-server-unknown")
-        } else {
-            entry.server.clone()
-        };
+        let server = super::server_or_unknown(&entry.server, locale);
         // URL mode before consent: what the browser would open, the policy's verdict, and whether
         // this server already had consent for it (then the dialog resumes instead of asking).
         let url_check = match (&request.mode, waiting) {
@@ -259,6 +255,7 @@ impl Inner {
         };
         frame::fill(&document, &chrome, locale, &heading);
         let mut url_href = None;
+        // Said in the view's live region a moment after it appears (see below).
         let mut announce_later = None;
         let body = match (&request.mode, url_check) {
             (Mode::Url(url), None) => {
@@ -284,13 +281,7 @@ impl Inner {
                 append(&chrome.actions, &finished);
                 // Not "I've finished": an Enter pressed by habit must not claim completion.
                 fx.focus = Some(chrome.cancel.clone());
-                // A live region filled in the same step it appears is often not spoken; fill it a
-                // moment later, with a timer that goes with the view.
-                let live = chrome.live.clone();
-                let opening = plain(locale, "mcp-elicitation-url_mode-opening");
-                announce_later = Some(Timeout::new(ANNOUNCE_DELAY_MS, move || {
-                    live.set_text_content(Some(&opening));
-                }));
+                announce_later = Some(plain(locale, "mcp-elicitation-url_mode-opening"));
                 Body::Waiting
             }
             (Mode::Url(url), Some((parts, verdict, step))) => {
@@ -339,18 +330,21 @@ impl Inner {
             fx.focus = focus_before;
         }
         if inline && arrived {
-            // "<Server> needs your input", politely and a moment after the card appears, so it is
-            // spoken without focus moving there.
-            let live = chrome.live.clone();
-            let arrival = text(
+            // "<Server> needs your input": the card's arrival, spoken without focus moving there.
+            announce_later = Some(text(
                 locale,
                 "mcp-elicitation-inline-announce",
                 &[("server", Arg::Text(&server))],
-            );
-            announce_later = Some(Timeout::new(ANNOUNCE_DELAY_MS, move || {
-                live.set_text_content(Some(&arrival));
-            }));
+            ));
         }
+        // A live region filled in the same step it appears is often not spoken; fill it a moment
+        // later, with a timer that goes with the view.
+        let announce_later = announce_later.map(|message| {
+            let live = chrome.live.clone();
+            Timeout::new(ANNOUNCE_DELAY_MS, move || {
+                live.set_text_content(Some(&message));
+            })
+        });
         let _ = self.shadow.append_child(&chrome.dialog);
         let listeners = self.listen(ticket, &chrome, &body);
         Some(View {

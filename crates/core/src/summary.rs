@@ -104,15 +104,10 @@ fn value_text(field: &Field, value: &Value, locale: Locale) -> String {
     match value {
         Value::Bool(true) => plain(locale, "mcp-elicitation-summary-yes"),
         Value::Bool(false) => plain(locale, "mcp-elicitation-summary-no"),
-        Value::Number(number) => number.as_f64().map_or_else(
-            || number.to_string(),
-            |number| {
-                text(
-                    locale,
-                    "mcp-elicitation-summary-number",
-                    &[("value", Arg::Number(number))],
-                )
-            },
+        Value::Number(number) => text(
+            locale,
+            "mcp-elicitation-summary-number",
+            &[("value", Arg::Number(number.as_f64().unwrap_or_default()))],
         ),
         Value::String(given) => options
             .iter()
