@@ -167,14 +167,19 @@ pub fn blank(document: &Document, locale: Locale, inline: bool) -> Chrome {
 
 /// Sets the request's texts in a frame from [`blank`] built in the same `locale`.
 pub fn fill(document: &Document, chrome: &Chrome, locale: Locale, heading: &Heading) {
+    set_server_line(document, &chrome.server, locale, heading.server);
+    set_server_text(&chrome.title, heading.title);
+    set_server_text(&chrome.message, heading.message);
+}
+
+/// "From {server}", the server's name isolated in its own `<bdi>` (the dialog's and the summary's).
+pub fn set_server_line(document: &Document, element: &Element, locale: Locale, server: &str) {
     let from = text(
         locale,
         "mcp-elicitation-server-from",
         &[("server", Arg::Text(SLOT))],
     );
-    set_text_isolating(document, &chrome.server, &from, heading.server, None);
-    set_server_text(&chrome.title, heading.title);
-    set_server_text(&chrome.message, heading.message);
+    set_text_isolating(document, element, &from, server, None);
 }
 
 /// A `type="button"` button (not a submit) with its part name and label.

@@ -5,8 +5,8 @@
 
 use web_sys::{Document, Element};
 
-use super::{append, create, create_part, set_attr, set_server_text, set_text_isolating, SLOT};
-use crate::i18n::{text, Arg, Locale};
+use super::{append, create, create_part, set_attr, set_server_text, set_text_isolating};
+use crate::i18n::Locale;
 use crate::summary::Summary;
 
 /// What a summary shows besides the core's lines.
@@ -17,7 +17,7 @@ pub struct SummaryTexts<'a> {
     pub host: &'a str,
 }
 
-/// Builds the summary. `summary` was built with [`SLOT`] for the host. Focusable from script only
+/// Builds the summary. `summary` was built with [`super::SLOT`] for the host. Focusable from script only
 /// (`tabindex="-1"`), so focus that was in the card can land on what replaced it.
 pub fn summary(
     document: &Document,
@@ -31,12 +31,7 @@ pub fn summary(
     set_attr(&root, "lang", &locale.tag());
     set_attr(&root, "dir", locale.direction().as_str());
     let server = create_part(document, "p", "server", None);
-    let from = text(
-        locale,
-        "mcp-elicitation-server-from",
-        &[("server", Arg::Text(SLOT))],
-    );
-    set_text_isolating(document, &server, &from, texts.server, None);
+    super::frame::set_server_line(document, &server, locale, texts.server);
     let message = create_part(document, "p", "message", None);
     set_attr(&message, "dir", "auto");
     set_server_text(&message, texts.message);

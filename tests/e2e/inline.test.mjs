@@ -323,6 +323,52 @@ test('URL mode inline: consent with the host, the wait with "I\'ve finished", th
   await page.context().close();
 });
 
+test('URL mode inline, MCP 2026-07-28: a URL consented to and asked for again offers Continue, Open again and Cancel', { timeout: 60_000 }, async () => {
+  const page = await openTranscript();
+  await page.evaluate(() => {
+    window.__opened = [];
+    first.addEventListener('accept', (event) => event.preventDefault());
+    first.addEventListener('open', (event) => { event.preventDefault(); window.__opened.push(event.detail.url); });
+  });
+  const round = { mode: 'url', message: 'Sign in to continue.', url: 'https://auth.example.com/round' };
+  await elicit(page, FIRST, round);
+  await page.locator(`${FIRST} button[part~=open]`).click();
+  assert.deepEqual(await result(page, FIRST), { action: 'accept' });
+  // The next round asks for the same URL: no consent again, but Continue / Open again / Cancel.
+  await elicit(page, FIRST, round);
+  assert.deepEqual(await page.locator(`${FIRST} [part~=inline] footer button`).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('part'))),
+    ['cancel', 'open', 'continue']);
+  await assertNotModal(page);
+  await assertNoViolations(page, 'URL resume');
+  await page.locator(`${FIRST} button[part~=open]`).click();
+  assert.deepEqual(await page.evaluate(() => window.__opened), ['https://auth.example.com/round']);
+  await page.locator(`${FIRST} button[part~=continue]`).click();
+  assert.deepEqual(await result(page, FIRST), { action: 'accept' });
+  const state = await shadowState(page, FIRST);
+  assert.equal(state.card, false);
+  assert.deepEqual(state.summaries.map((summary) => summary.outcome.replace(/[\u2066-\u2069]/g, '')), ['Opened auth.example.com', 'Opened auth.example.com']);
+  page.assertNoErrors();
+  await page.context().close();
+});
+
+test('one Esc cancels a whole inline round (elicitInputs): "1 of 2", both cancelled, the question seen leaves its summary', { timeout: 60_000 }, async () => {
+  const page = await openTranscript();
+  await page.evaluate(() => {
+    const ask = (message) => ({ method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } } });
+    window.__round = first.elicitInputs({ resultType: 'input_required', inputRequests: { a: ask('First question'), b: ask('Second question') } });
+  });
+  await page.locator(`${FIRST} [part~=inline]`).waitFor({ state: 'visible' });
+  assert.match(await page.locator(`${FIRST} [part~=queue]`).textContent(), /1 of 2/);
+  await page.locator(`${FIRST} [data-field="city"] input`).focus();
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await page.evaluate(() => window.__round), { a: { action: 'cancel' }, b: { action: 'cancel' } });
+  const state = await shadowState(page, FIRST);
+  assert.equal(state.card, false);
+  assert.deepEqual(state.summaries.map((summary) => [summary.message, summary.outcome]), [['First question', 'Cancelled']]);
+  page.assertNoErrors();
+  await page.context().close();
+});
+
 test('el.focus() moves into the inline card; autofocus focuses the first field when a question arrives', { timeout: 60_000 }, async () => {
   const page = await openTranscript();
   await elicit(page, FIRST, CITY);

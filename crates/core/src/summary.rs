@@ -35,11 +35,13 @@ pub fn summarize(request: &Request, ending: &Ending, locale: Locale, host: &str)
     let mut rows = Vec::new();
     let outcome = match (ending, &request.mode) {
         (Ending::Accept(Some(content)), Mode::Form(schema)) => {
-            rows = schema
-                .fields
-                .iter()
-                .filter_map(|field| row(field, content, locale))
-                .collect();
+            // Plain loops rather than iterator chains: each chain's adapters would be compiled
+            // into the element's wasm once more.
+            for field in &schema.fields {
+                if let Some(row) = row(field, content, locale) {
+                    rows.push(row);
+                }
+            }
             plain(locale, "mcp-elicitation-summary-accept")
         }
         (Ending::Accept(_), _) => text(
@@ -51,7 +53,7 @@ pub fn summarize(request: &Request, ending: &Ending, locale: Locale, host: &str)
             if let Some(reason) = reason {
                 rows.push(SummaryRow {
                     label: plain(locale, "mcp-elicitation-summary-reason"),
-                    values: vec![reason.clone()],
+                    values: Vec::from([reason.clone()]),
                     list: false,
                 });
             }
@@ -69,28 +71,21 @@ fn row(field: &Field, content: &Value, locale: Locale) -> Option<SummaryRow> {
     for name in &field.path {
         value = value.as_object()?.get(name)?;
     }
-    let label = field.label.clone();
-    if field.secret {
-        return Some(SummaryRow {
-            label,
-            values: vec![plain(locale, "mcp-elicitation-summary-hidden")],
-            list: false,
-        });
-    }
-    if let Value::Array(items) = value {
-        return Some(SummaryRow {
-            label,
-            values: items
-                .iter()
-                .map(|item| value_text(field, item, locale))
-                .collect(),
-            list: true,
-        });
+    let mut values = Vec::new();
+    let list = matches!(value, Value::Array(_));
+    match value {
+        _ if field.secret => values.push(plain(locale, "mcp-elicitation-summary-hidden")),
+        Value::Array(items) => {
+            for item in items {
+                values.push(value_text(field, item, locale));
+            }
+        }
+        _ => values.push(value_text(field, value, locale)),
     }
     Some(SummaryRow {
-        label,
-        values: vec![value_text(field, value, locale)],
-        list: false,
+        label: field.label.clone(),
+        values,
+        list: list && !field.secret,
     })
 }
 
@@ -109,10 +104,14 @@ fn value_text(field: &Field, value: &Value, locale: Locale) -> String {
             "mcp-elicitation-summary-number",
             &[("value", Arg::Number(number.as_f64().unwrap_or_default()))],
         ),
-        Value::String(given) => options
-            .iter()
-            .find(|option| &option.value == given)
-            .map_or_else(|| given.clone(), |option| option.label.clone()),
+        Value::String(given) => {
+            for option in options {
+                if &option.value == given {
+                    return option.label.clone();
+                }
+            }
+            given.clone()
+        }
         other => crate::json::write(other),
     }
 }
