@@ -9,7 +9,7 @@ use super::platform::browser_url_parts;
 use super::{Body, Held, Inner};
 use crate::dom::summary_view::{summary, SummaryTexts};
 use crate::dom::{document, SLOT};
-use crate::reply::Ending;
+use crate::reply::{CancelSource, Ending};
 use crate::request::Mode;
 use crate::session::Ticket;
 use crate::summary::summarize;
@@ -27,8 +27,12 @@ impl Inner {
             .view
             .as_ref()
             .filter(|view| view.inline && view.ticket == ticket)?;
-        // Detached (`connected` is already false): nothing is on the page to replace.
-        if !self.connected || self.attr("settled").as_deref() == Some("remove") {
+        // Detached (`connected` is already false): nothing is on the page to replace. A tenant
+        // change: the old scope's question is not left for the new one to read.
+        if !self.connected
+            || matches!(ending, Ending::Cancel(CancelSource::Workspace))
+            || self.attr("settled").as_deref() == Some("remove")
+        {
             return None;
         }
         let locale = view.locale;

@@ -287,6 +287,21 @@ test('Esc inside cancels; decline (with its reason) and timeout leave their summ
   await page.context().close();
 });
 
+test('a tenant change removes the old scope\'s summaries and leaves none for the question it dismissed', { timeout: 60_000 }, async () => {
+  const page = await openTranscript();
+  await elicit(page, FIRST, CITY);
+  await page.locator(`${FIRST} [data-field="city"] input`).fill('Lisbon');
+  await page.keyboard.press('Enter');
+  assert.equal((await shadowState(page, FIRST)).summaries.length, 1);
+  await elicit(page, FIRST, { ...CITY, message: 'Which city, again?' });
+  await page.evaluate(() => first.setAttribute('user-id', 'someone-else'));
+  assert.deepEqual(await result(page, FIRST), { action: 'cancel' });
+  const state = await shadowState(page, FIRST);
+  assert.deepEqual([state.card, state.summaries.length, state.text], [false, 0, '']);
+  page.assertNoErrors();
+  await page.context().close();
+});
+
 test('settled="remove" leaves nothing behind', { timeout: 60_000 }, async () => {
   const page = await openTranscript();
   await page.evaluate(() => first.setAttribute('settled', 'remove'));
