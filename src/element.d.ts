@@ -365,7 +365,22 @@ export interface KoderMcpElicitationAttributes {
   "poll-interval-ms"?: number | string;
   "rate-limit"?: number | string;
   strict?: boolean;
+  /** `modal` (the default: a dialog over the page) or `inline` (a card in the page's flow). */
+  presentation?: KoderMcpElicitationPresentation;
+  /** Inline only: what a settled elicitation leaves (`summary`, the default, or nothing). */
+  settled?: KoderMcpElicitationSettled;
+  /** Inline: focus the first field when a question arrives (otherwise focus stays where it is). */
+  autofocus?: boolean;
 }
+
+/** `presentation`: a modal dialog, or a card in the page's flow (a chat transcript, a panel). */
+export type KoderMcpElicitationPresentation = "modal" | "inline";
+/**
+ * `settled` (inline only): `summary` keeps a read-only summary of the outcome where the form was
+ * (the values given, by field title, a secret-looking field masked; or declined, cancelled, timed
+ * out, opened); `remove` leaves the element empty.
+ */
+export type KoderMcpElicitationSettled = "summary" | "remove";
 
 /**
  * The element's type (`document.querySelector("koder-mcp-elicitation")` gives one). The entry does
@@ -445,6 +460,15 @@ export interface KoderMcpElicitation extends HTMLElement {
   set rateLimit(value: string | number | null);
   /** `strict` (boolean attribute) */
   strict: boolean;
+  /** `presentation`: `"modal"` (absent) or `"inline"` */
+  presentation: KoderMcpElicitationPresentation | string | null;
+  /** `settled` (inline only): `"summary"` (absent) or `"remove"` */
+  settled: KoderMcpElicitationSettled | string | null;
+  /**
+   * Inline: moves focus into the card (its first field), or onto the last summary once settled.
+   * Modal: the ordinary `HTMLElement.focus()`.
+   */
+  focus(options?: FocusOptions): void;
 
   addEventListener<K extends keyof KoderMcpElicitationEventMap>(
     type: K,

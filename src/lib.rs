@@ -6,7 +6,7 @@
 
 pub use koder_mcp_elicitation_core::{
     batch, content, error, form, format, i18n, input_required, json, limits, pattern, policy,
-    reply, request, required, rng, schema, scope, session, sort, strings, url, url_rounds,
+    reply, request, required, rng, schema, scope, session, sort, strings, summary, url, url_rounds,
     validate, wire,
 };
 

@@ -83,3 +83,16 @@ mcp-elicitation-url_mode-resume = Esperando a que termine en { $host }.
 mcp-elicitation-url_mode-resume-note = Cuando termine allí, elija Continuar.
 mcp-elicitation-url_mode-continue = Continuar
 mcp-elicitation-url_mode-open_again = Abrir de nuevo
+
+## En línea, y el resumen que deja al cerrarse
+mcp-elicitation-inline-announce = { $server } necesita tu respuesta
+mcp-elicitation-summary-accept = Enviado
+mcp-elicitation-summary-decline = Rechazado
+mcp-elicitation-summary-cancel = Cancelado
+mcp-elicitation-summary-timeout = Tiempo agotado
+mcp-elicitation-summary-opened = Página abierta: { $host }
+mcp-elicitation-summary-reason = Motivo
+mcp-elicitation-summary-yes = sí
+mcp-elicitation-summary-no = no
+mcp-elicitation-summary-hidden = (oculto)
+mcp-elicitation-summary-number = { $value }

@@ -84,6 +84,19 @@ mcp-elicitation-url_mode-resume-note = When you are done there, choose Continue.
 mcp-elicitation-url_mode-continue = Continue
 mcp-elicitation-url_mode-open_again = Open again
 
+## Inline presentation and the summary it leaves once settled
+mcp-elicitation-inline-announce = { $server } needs your input
+mcp-elicitation-summary-accept = Submitted
+mcp-elicitation-summary-decline = Declined
+mcp-elicitation-summary-cancel = Cancelled
+mcp-elicitation-summary-timeout = Timed out
+mcp-elicitation-summary-opened = Opened { $host }
+mcp-elicitation-summary-reason = Reason
+mcp-elicitation-summary-yes = yes
+mcp-elicitation-summary-no = no
+mcp-elicitation-summary-hidden = (hidden)
+mcp-elicitation-summary-number = { $value }
+
 ## Terminal
 # The koder-elicit command (crates/terminal): its prompts, hints and errors.
 mcp-elicitation-terminal-keys = Esc or Ctrl-C cancels and Ctrl-R rejects, at any time.

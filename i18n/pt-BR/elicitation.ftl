@@ -84,6 +84,19 @@ mcp-elicitation-url_mode-resume-note = Quando terminar lá, escolha Continuar.
 mcp-elicitation-url_mode-continue = Continuar
 mcp-elicitation-url_mode-open_again = Abrir de novo
 
+## Inline presentation and the summary it leaves once settled
+mcp-elicitation-inline-announce = { $server } precisa da sua resposta
+mcp-elicitation-summary-accept = Enviado
+mcp-elicitation-summary-decline = Recusado
+mcp-elicitation-summary-cancel = Cancelado
+mcp-elicitation-summary-timeout = Tempo esgotado
+mcp-elicitation-summary-opened = Página aberta: { $host }
+mcp-elicitation-summary-reason = Motivo
+mcp-elicitation-summary-yes = sim
+mcp-elicitation-summary-no = não
+mcp-elicitation-summary-hidden = (oculto)
+mcp-elicitation-summary-number = { $value }
+
 ## Terminal
 # O comando koder-elicit (crates/terminal): perguntas, dicas e erros.
 mcp-elicitation-terminal-keys = Esc ou Ctrl-C cancela e Ctrl-R recusa, a qualquer momento.

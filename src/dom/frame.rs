@@ -44,12 +44,27 @@ pub struct Heading<'a> {
 
 /// Builds the frame shared by form and URL mode, in `locale`, with the request's texts still
 /// empty: [`fill`] sets them. Nothing in it depends on a request, so it can be built before one.
-pub fn blank(document: &Document, locale: Locale) -> Chrome {
-    let dialog = create_part(document, "dialog", "dialog", None);
-    set_attr(&dialog, "role", "dialog");
-    set_attr(&dialog, "aria-modal", "true");
-    set_attr(&dialog, "aria-labelledby", "kme-title");
-    set_attr(&dialog, "aria-describedby", "kme-message");
+///
+/// `inline` builds the card of `presentation="inline"` instead of the modal `<dialog>`: a
+/// `<section>` in the page's flow with `role="region"`, the landmark the APG gives a named part of
+/// a page (a chat message holding a question), which suits a form, a URL consent and a wait alike
+/// (`role="form"` would misname the last two). Named by the request's message, since that is the
+/// question; not modal, so no `aria-modal` and no focus-wrapping sentinel.
+pub fn blank(document: &Document, locale: Locale, inline: bool) -> Chrome {
+    let dialog = if inline {
+        let card = create_part(document, "section", "inline", None);
+        set_attr(&card, "class", "card");
+        set_attr(&card, "role", "region");
+        set_attr(&card, "aria-labelledby", "kme-message");
+        card
+    } else {
+        let dialog = create_part(document, "dialog", "dialog", None);
+        set_attr(&dialog, "role", "dialog");
+        set_attr(&dialog, "aria-modal", "true");
+        set_attr(&dialog, "aria-labelledby", "kme-title");
+        set_attr(&dialog, "aria-describedby", "kme-message");
+        dialog
+    };
     set_attr(&dialog, "lang", &locale.tag());
     // The language's direction, not the page's: an English fallback in a right-to-left page
     // stays left to right, and a registered Arabic runs right to left in any page.
@@ -121,7 +136,9 @@ pub fn blank(document: &Document, locale: Locale) -> Chrome {
     let sentinel = create(document, "span");
     set_attr(&sentinel, "tabindex", "0");
     set_attr(&sentinel, "data-sentinel", "");
-    append(&dialog, &sentinel);
+    if !inline {
+        append(&dialog, &sentinel);
+    }
     append(&dialog, &header);
     append(&dialog, &title);
     append(&dialog, &body);
@@ -150,14 +167,19 @@ pub fn blank(document: &Document, locale: Locale) -> Chrome {
 
 /// Sets the request's texts in a frame from [`blank`] built in the same `locale`.
 pub fn fill(document: &Document, chrome: &Chrome, locale: Locale, heading: &Heading) {
+    set_server_line(document, &chrome.server, locale, heading.server);
+    set_server_text(&chrome.title, heading.title);
+    set_server_text(&chrome.message, heading.message);
+}
+
+/// "From {server}", the server's name isolated in its own `<bdi>` (the dialog's and the summary's).
+pub fn set_server_line(document: &Document, element: &Element, locale: Locale, server: &str) {
     let from = text(
         locale,
         "mcp-elicitation-server-from",
         &[("server", Arg::Text(SLOT))],
     );
-    set_text_isolating(document, &chrome.server, &from, heading.server, None);
-    set_server_text(&chrome.title, heading.title);
-    set_server_text(&chrome.message, heading.message);
+    set_text_isolating(document, element, &from, server, None);
 }
 
 /// A `type="button"` button (not a submit) with its part name and label.

@@ -5,6 +5,7 @@ pub mod form_view;
 pub mod frame;
 pub mod listener;
 pub mod style;
+pub mod summary_view;
 pub mod url_view;
 
 use wasm_bindgen::JsCast;

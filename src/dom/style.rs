@@ -82,7 +82,7 @@ pub const STYLE: &str = r#"
     --kme-color-scheme: dark;
   }
 }
-dialog {
+dialog, .card {
   box-sizing: border-box;
   width: min(var(--kme-width), calc(100vw - 2 * var(--kme-space)));
   max-height: calc(100dvh - 2 * var(--kme-space));
@@ -99,6 +99,14 @@ dialog {
 }
 dialog[open] { display: flex; flex-direction: column; }
 dialog::backdrop { background: var(--kme-backdrop); }
+/* presentation="inline": the same card in the page's flow, and the summary left in its place. */
+.card { display: flex; flex-direction: column; width: auto; max-width: var(--kme-width); max-height: none; box-shadow: none; margin-block: 8px; }
+[part~="summary"] { gap: 4px; padding: var(--kme-space); }
+[part~="summary"] p, dl, dd { margin: 0; overflow-wrap: anywhere; }
+[part~="summary"] [part~="server"] { color: var(--kme-muted); font-size: 0.875rem; }
+[part~="summary-outcome"], dt { font-weight: 600; }
+[part~="summary-row"] { display: flex; flex-wrap: wrap; gap: 0 8px; }
+dd ul { margin: 0; padding-inline-start: 1.25em; }
 @media (max-height: 28rem) {
   dialog[open] { display: block; overflow: auto; scroll-padding-block-end: 6rem; }
   footer { position: sticky; bottom: 0; background: var(--kme-bg); }

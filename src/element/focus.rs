@@ -10,9 +10,11 @@ use crate::dom::document;
 use crate::dom::form_view::FieldView;
 
 impl Inner {
-    /// Tab and Shift+Tab wrap inside the dialog.
+    /// Tab and Shift+Tab wrap inside the dialog (an inline card lets Tab move on like the page).
     pub(super) fn wrap_focus(&self, fx: &mut Effects, event: &KeyboardEvent) {
-        let Some(view) = &self.view else { return };
+        let Some(view) = self.view.as_ref().filter(|view| !view.inline) else {
+            return;
+        };
         let stops = tab_stops(&view.chrome.dialog);
         let (Some(first), Some(last)) = (stops.first(), stops.last()) else {
             return;

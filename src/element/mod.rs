@@ -16,6 +16,7 @@ mod calls;
 mod effects;
 mod events;
 mod focus;
+mod inline;
 mod intake;
 mod platform;
 mod polling;
@@ -121,6 +122,15 @@ pub(crate) fn to_js(value: &Value) -> JsValue {
     js_sys::JSON::parse(&crate::json::write(value)).unwrap_or(JsValue::NULL)
 }
 
+/// Who is asking, as shown: the server's name, else "Unknown server".
+fn server_or_unknown(server: &str, locale: crate::i18n::Locale) -> String {
+    if server.is_empty() {
+        crate::i18n::plain(locale, "mcp-elicitation-server-unknown")
+    } else {
+        server.to_string()
+    }
+}
+
 /// The promise of one `elicit()` or `elicitRequired()` call.
 struct Resolver {
     resolve: Function,
@@ -165,6 +175,8 @@ enum Body {
 struct View {
     ticket: Ticket,
     waiting: bool,
+    /// `presentation="inline"`: a card in the page's flow, not a modal dialog.
+    inline: bool,
     /// The language the dialog was built in; its later texts (queue, countdown, errors) keep it
     /// until a rebuild, so one dialog never mixes two languages.
     locale: crate::i18n::Locale,
@@ -198,6 +210,8 @@ struct Inner {
     local_ids: u64,
     announcements: Announcements,
     connected: bool,
+    /// Inline: the summaries left by settled elicitations, oldest first.
+    summaries: Vec<web_sys::Element>,
     /// -32042 flows not yet decided.
     flows: Vec<required::Flow>,
     flow_ids: u64,
@@ -238,6 +252,7 @@ impl Controller {
                 local_ids: 0,
                 announcements: Announcements::default(),
                 connected: false,
+                summaries: Vec::new(),
                 flows: Vec::new(),
                 flow_ids: 0,
             })
@@ -276,11 +291,13 @@ impl Controller {
                 let tenant = inner.read_tenant();
                 if tenant != inner.tenant {
                     inner.tenant = tenant;
+                    // What another scope answered is no longer shown.
+                    fx.close.append(&mut inner.summaries);
                     let changes = inner.session.change_tenant(&inner.tenant);
                     inner.finish(fx, changes);
                 }
             }
-            "lang" | "server-name" => inner.sync_view(fx, true),
+            "lang" | "server-name" | "presentation" => inner.sync_view(fx, true),
             _ => {}
         })
     }
@@ -337,6 +354,13 @@ impl Controller {
         })
     }
 
+    /// `focus()` on an inline element: its first field (a control that does not consent, in URL
+    /// mode), else the last summary it left.
+    #[wasm_bindgen(js_name = focusInline)]
+    pub fn focus_inline(&self) {
+        self.shared.run(|inner, fx| inner.focus_inline(fx))
+    }
+
     /// `open`: a dialog is showing.
     #[wasm_bindgen(js_name = isOpen)]
     pub fn is_open(&self) -> bool {
@@ -366,6 +390,11 @@ impl Inner {
 
     fn attr(&self, name: &str) -> Option<String> {
         self.attributes.get(name)
+    }
+
+    /// `presentation="inline"`.
+    fn inline(&self) -> bool {
+        self.attr("presentation").as_deref() == Some("inline")
     }
 
     fn read_tenant(&self) -> Tenant {

@@ -29,7 +29,12 @@ impl Inner {
                     reply_to,
                     data,
                 } => self.settled(fx, ticket, &ending, reply_to, data),
-                Change::WaitEnded { end, data, .. } => self.wait_ended(fx, &end, data),
+                Change::WaitEnded { end, data, ticket } => {
+                    // The consent already answered; what the transcript keeps is that it opened.
+                    let left = self.summary_of(ticket, &data, &Ending::Accept(None));
+                    self.keep_summary(fx, left);
+                    self.wait_ended(fx, &end, data)
+                }
             }
         }
         self.sync_view(fx, false);
@@ -77,6 +82,10 @@ impl Inner {
         else {
             return;
         };
+        // A URL consent that now waits for completion leaves its summary when the wait ends.
+        let left = data
+            .as_ref()
+            .and_then(|held| self.summary_of(ticket, held, ending));
         let mut event = wire::settled_detail(&held.request, &held.scope, ending);
         if !keeps_draft(ending) {
             self.drafts.remove(&held.scope);
@@ -114,6 +123,7 @@ impl Inner {
             detail: event,
             opens,
         });
+        self.keep_summary(fx, left);
         match reply_to {
             Answer::Promise(resolver) => match ending.result() {
                 Some(result) => fx.settle.push((resolver.resolve, to_js(&result))),

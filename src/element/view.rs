@@ -37,15 +37,18 @@ pub(super) fn timer_delay(ms: f64) -> u32 {
 pub(super) struct Spare {
     /// The language its texts are in; an open in another one builds afresh.
     locale: Locale,
+    /// Built as the inline card rather than the dialog.
+    inline: bool,
     chrome: Chrome,
     form_shell: FormShell,
 }
 
 impl Spare {
-    fn build(document: &Document, locale: Locale) -> Spare {
+    fn build(document: &Document, locale: Locale, inline: bool) -> Spare {
         Spare {
             locale,
-            chrome: frame::blank(document, locale),
+            inline,
+            chrome: frame::blank(document, locale, inline),
             form_shell: form_view::shell(document, locale),
         }
     }
@@ -82,10 +85,12 @@ impl Inner {
             }
             match showing {
                 Some((ticket, waiting)) => {
-                    if current.is_none() {
+                    // Inline takes no focus on its own, so there is none to give back.
+                    if current.is_none() && !self.inline() {
                         self.opener = deep_active_element();
                     }
-                    if let Some(view) = self.render(fx, ticket, waiting, focused_index) {
+                    let arrived = current.map(|(shown, _)| shown) != Some(ticket);
+                    if let Some(view) = self.render(fx, ticket, waiting, focused_index, arrived) {
                         if let Some(kept) = &kept_reason {
                             frame::restore_reason(&view.chrome, kept);
                         }
@@ -119,7 +124,7 @@ impl Inner {
     fn build_spare(&mut self) {
         self.spare_timer = None;
         if self.connected && self.spare.is_none() {
-            self.spare = Some(Spare::build(&document(), self.locale()));
+            self.spare = Some(Spare::build(&document(), self.locale(), self.inline()));
         }
     }
 
@@ -201,16 +206,20 @@ impl Inner {
         ticket: Ticket,
         waiting: bool,
         focus_index: Option<usize>,
+        arrived: bool,
     ) -> Option<View> {
         let locale = self.locale();
+        let inline = self.inline();
+        // Inline moves focus only where it already was inside the element (the next question of a
+        // round, a rebuild), or where the host asked for it (`autofocus`); it never steals it.
+        let takes_focus = !inline
+            || self.shadow.active_element().is_some()
+            || (arrived && self.host.has_attribute("autofocus"));
+        let focus_before = fx.focus.take();
         let document = document();
         let entry = self.session.get(ticket)?;
         let request = &entry.data.request;
-        let server = if entry.server.is_empty() {
-            plain(locale, "mcp-elicitation-server-unknown")
-        } else {
-            entry.server.clone()
-        };
+        let server = super::server_or_unknown(&entry.server, locale);
         // URL mode before consent: what the browser would open, the policy's verdict, and whether
         // this server already had consent for it (then the dialog resumes instead of asking).
         let url_check = match (&request.mode, waiting) {
@@ -236,12 +245,17 @@ impl Inner {
             message: &request.message,
         };
         // Without a spare in this language, only what this mode uses is built now.
-        let (chrome, form_shell) = match self.spare.take().filter(|spare| spare.locale == locale) {
+        let (chrome, form_shell) = match self
+            .spare
+            .take()
+            .filter(|spare| spare.locale == locale && spare.inline == inline)
+        {
             Some(spare) => (spare.chrome, Some(spare.form_shell)),
-            None => (frame::blank(&document, locale), None),
+            None => (frame::blank(&document, locale, inline), None),
         };
         frame::fill(&document, &chrome, locale, &heading);
         let mut url_href = None;
+        // Said in the view's live region a moment after it appears (see below).
         let mut announce_later = None;
         let body = match (&request.mode, url_check) {
             (Mode::Url(url), None) => {
@@ -267,13 +281,7 @@ impl Inner {
                 append(&chrome.actions, &finished);
                 // Not "I've finished": an Enter pressed by habit must not claim completion.
                 fx.focus = Some(chrome.cancel.clone());
-                // A live region filled in the same step it appears is often not spoken; fill it a
-                // moment later, with a timer that goes with the view.
-                let live = chrome.live.clone();
-                let opening = plain(locale, "mcp-elicitation-url_mode-opening");
-                announce_later = Some(Timeout::new(ANNOUNCE_DELAY_MS, move || {
-                    live.set_text_content(Some(&opening));
-                }));
+                announce_later = Some(plain(locale, "mcp-elicitation-url_mode-opening"));
                 Body::Waiting
             }
             (Mode::Url(url), Some((parts, verdict, step))) => {
@@ -318,11 +326,31 @@ impl Inner {
                 Body::Form(view)
             }
         };
+        if !takes_focus {
+            fx.focus = focus_before;
+        }
+        if inline && arrived {
+            // "<Server> needs your input": the card's arrival, spoken without focus moving there.
+            announce_later = Some(text(
+                locale,
+                "mcp-elicitation-inline-announce",
+                &[("server", Arg::Text(&server))],
+            ));
+        }
+        // A live region filled in the same step it appears is often not spoken; fill it a moment
+        // later, with a timer that goes with the view.
+        let announce_later = announce_later.map(|message| {
+            let live = chrome.live.clone();
+            Timeout::new(ANNOUNCE_DELAY_MS, move || {
+                live.set_text_content(Some(&message));
+            })
+        });
         let _ = self.shadow.append_child(&chrome.dialog);
         let listeners = self.listen(ticket, &chrome, &body);
         Some(View {
             ticket,
             waiting,
+            inline,
             locale,
             chrome,
             body,

@@ -28,6 +28,10 @@ export interface KoderMcpElicitationVueProps {
   pollIntervalMs?: number | string;
   rateLimit?: number | string;
   strict?: boolean;
+  /** `modal` (default) or `inline`: a card in the page's flow. */
+  presentation?: "modal" | "inline";
+  /** Inline only: `summary` (default) keeps a read-only summary once settled; `remove` leaves none. */
+  settled?: "summary" | "remove";
   onAccept?: (event: CustomEvent<ElicitationAcceptDetail>) => void;
   /** Open again (MCP 2026-07-28): cancelable; `preventDefault()` and open `detail.url` yourself. */
   onOpen?: (event: CustomEvent<ElicitationOpenDetail>) => void;

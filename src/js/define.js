@@ -17,7 +17,7 @@ export function abortError() {
 
 const ATTRIBUTES = [
   "server-name", "lang", "timeout-ms", "user-id", "workspace-id", "conversation-id",
-  "status-url", "poll-interval-ms", "rate-limit", "strict",
+  "status-url", "poll-interval-ms", "rate-limit", "strict", "presentation", "settled",
 ];
 const BOOLEAN_ATTRIBUTES = new Set(["strict"]);
 const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -368,6 +368,11 @@ function defineClass(tag) {
     cancel() {
       if (this.#queue) this.#queue[0]?.withdraw();
       else guarded(() => this.#core.cancel(), () => {});
+    }
+    // Inline: focus goes into the card (its first field) or onto the summary it left.
+    focus(options) {
+      if (this.getAttribute("presentation") === "inline" && this.#core) guarded(() => this.#core.focusInline(), () => {});
+      else super.focus(options);
     }
     get open() { return this.#queue ? false : guarded(() => this.#core.isOpen(), () => false); }
     get pending() { return this.#queue ? this.#queue.length : guarded(() => this.#core.pending(), () => 0); }

@@ -209,6 +209,21 @@ async function contractSmoke(s) {
     dialog: 'rtl', message: 'ltr', accept: 'إرسال', buttonsRightToLeft: true, labelAtStart: true,
   }, `${s.name}: the right-to-left dialog`);
 
+  // presentation="inline": the same request in the page's flow, then its summary.
+  assert.deepEqual(await s.call('inline'), {
+    role: 'region',
+    labelledBy: 'Which city?',
+    dialogs: 0,
+    modal: false,
+    radius: '12px',
+    laidOut: true,
+    result: { action: 'accept', content: { city: 'Porto', api_token: 'sk-live-1', alerts: true } },
+    outcome: 'Submitted',
+    rows: [['City', 'Porto'], ['API token', '(hidden)'], ['Alerts', 'yes']],
+    controls: 0,
+    summaryRadius: '12px',
+  }, `${s.name}: the inline form and its summary`);
+
   assert.deepEqual(await s.call('problems'), [], `${s.name}: errors or CSP / Trusted Types violations on the page`);
   assert.deepEqual(s.errors, [], `${s.name}: console errors`);
   return { accepted };

@@ -205,6 +205,9 @@ if (el) {
   const made: KoderMcpElicitation = document.createElement('koder-mcp-elicitation');
   made.serverName = 'Weather server';
   made.strict = true;
+  made.presentation = 'inline';
+  made.settled = 'summary';
+  made.focus();
   made.timeoutMs = 60_000;
   const timeout: string | null = made.timeoutMs;
   const open: boolean = same.open;
@@ -330,7 +333,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     const proto = Class.prototype;
     const members = {};
     for (const name of ['elicit', 'elicitRequired', 'elicitInputs', 'connectRelay', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
-      'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict']) {
+      'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict', 'presentation', 'settled']) {
       members[name] = name in proto ? typeof (Object.getOwnPropertyDescriptor(proto, name)?.value ?? 'accessor') : 'missing';
     }
     const parts = new Set();
@@ -381,6 +384,17 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     collect();
     el.shadowRoot.querySelector('button[part~=continue]').click();
     await Promise.allSettled(settle);
+    // presentation="inline": the card, then the summary it leaves (a row holding a list).
+    el.setAttribute('presentation', 'inline');
+    const inline = el.elicit({
+      message: 'Inline',
+      requestedSchema: { type: 'object', properties: { layers: { type: 'array', items: { enum: ['rain', 'wind'] }, default: ['rain'] } } },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    collect();
+    el.shadowRoot.querySelector('button[part~=accept]').click();
+    await inline;
+    collect();
     return { attributes: Class.observedAttributes, members, parts: [...parts].sort() };
   });
   assert.deepEqual(element.attributes.map((a) => a.name).sort(), [...runtime.attributes].sort());

@@ -73,6 +73,8 @@ pub mod session;
 pub mod sort;
 /// String routines smaller in wasm than std's: substring search and replace, char counting, join.
 pub mod strings;
+/// What a settled elicitation leaves for the person to read (inline summary, terminal).
+pub mod summary;
 /// URL-mode verdict: open, open with a warning, or blocked.
 pub mod url;
 /// URL mode across 2026-07-28 rounds: consent without a wait, and repeated URLs not asked again.

@@ -104,6 +104,7 @@ use koder_mcp_elicitation_core::i18n::{Arg, Locale};
 use koder_mcp_elicitation_core::policy::{self, DEFAULT_POLL_MS};
 use koder_mcp_elicitation_core::reply::{CancelSource, Ending};
 use koder_mcp_elicitation_core::request::{Mode, Request};
+use koder_mcp_elicitation_core::summary::summarize;
 use koder_mcp_elicitation_core::url_rounds;
 use serde_json::Value;
 
@@ -299,7 +300,17 @@ impl<'r> Elicitation<'r> {
         };
         self.term
             .line(tone, &self.options.messages.get(id))
-            .map_err(ElicitError::Io)
+            .map_err(ElicitError::Io)?;
+        // What was answered, in the core's words: the same rows an inline element leaves in a
+        // chat transcript (each field's title and value, a secret-looking one masked; a reason).
+        let summary = summarize(self.request, ending, self.options.messages.locale(), "");
+        for row in &summary.rows {
+            let line = format!("  {}: {}", row.label, row.values.join(", "));
+            self.term
+                .wrapped(Tone::Quiet, &line, "    ")
+                .map_err(ElicitError::Io)?;
+        }
+        Ok(())
     }
 }
 

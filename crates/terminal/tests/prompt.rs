@@ -51,7 +51,14 @@ fn t1_t2_t3_fields_show_a_missing_required_answer_is_asked_again_then_accept_sen
         json!({"type": "elicitation/accept", "id": "e_123",
                "content": {"city": "Lisbon", "temperature_unit": "F"}})
     );
-    assert!(screen.text().contains("Sent."));
+    let text = screen.text();
+    assert!(text.contains("Sent."));
+    // After it, the core's summary of what was sent (the rows an inline element leaves).
+    let after = text.split("Sent.").nth(1).unwrap_or_default();
+    assert!(
+        after.contains("city: Lisbon") && after.contains("temperature_unit: F"),
+        "{text}"
+    );
 }
 
 #[test]

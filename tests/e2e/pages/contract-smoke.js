@@ -191,6 +191,48 @@ window.smoke = {
     }
     return seen;
   },
+  /**
+   * presentation="inline": a form in the page's flow (no dialog, nothing modal, styled by the same
+   * stylesheet), answered, and the read-only summary it leaves in its place.
+   */
+  async inline() {
+    const el = host();
+    el.setAttribute('presentation', 'inline');
+    const settled = el.elicit({
+      message: 'Which city?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', title: 'City' },
+          api_token: { type: 'string', title: 'API token' },
+          alerts: { type: 'boolean', title: 'Alerts' },
+        },
+        required: ['city'],
+      },
+    });
+    await new Promise((ok) => setTimeout(ok, 0));
+    const card = root().querySelector('[part~=inline]');
+    const seen = {
+      role: card?.getAttribute('role') ?? null,
+      labelledBy: card ? root().getElementById(card.getAttribute('aria-labelledby'))?.textContent : null,
+      dialogs: root().querySelectorAll('dialog').length,
+      modal: Boolean(document.querySelector(':modal') || root().querySelector(':modal')),
+      radius: card ? getComputedStyle(card).borderTopLeftRadius : null,
+      laidOut: card ? card.getBoundingClientRect().height > 0 : false,
+    };
+    await this.edit('city', 'Porto');
+    await this.edit('api_token', 'sk-live-1');
+    await this.edit('alerts', true);
+    root().querySelector('button[part~=accept]').click();
+    seen.result = await settled;
+    const summary = root().querySelector('[part~=summary]');
+    seen.outcome = summary?.querySelector('[part~=summary-outcome]')?.textContent ?? null;
+    seen.rows = [...(summary?.querySelectorAll('[part~=summary-row]') ?? [])]
+      .map((row) => [row.querySelector('dt').textContent, row.querySelector('dd').textContent]);
+    seen.controls = root().querySelectorAll('input, select, textarea, button').length;
+    seen.summaryRadius = summary ? getComputedStyle(summary).borderTopLeftRadius : null;
+    return seen;
+  },
   async problems() {
     return window.__problems.slice();
   },
