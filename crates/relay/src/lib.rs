@@ -31,6 +31,10 @@ pub mod hub;
 pub mod jwks;
 /// The PostgreSQL LISTEN link that hears the other replicas' changes.
 pub mod listen;
+/// Log lines (JSON or text) on stderr.
+pub mod logging;
+/// Prometheus metrics.
+pub mod metrics;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.
 pub mod record;
 /// A running relay: store, HTTP server, expiry sweeper.

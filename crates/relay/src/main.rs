@@ -1,4 +1,5 @@
-//! `koder-elicitation-relay`: runs the relay until SIGTERM or SIGINT (see `--help`).
+//! `koder-elicitation-relay`: runs the relay until SIGTERM or SIGINT, then drains and exits within
+//! the drain timeout (a second signal exits at once). See `--help`.
 
 // A bad flag or a missing secret ends in a clear message and exit code 2, never a panic.
 #![cfg_attr(
@@ -33,13 +34,14 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
     };
+    koder_elicitation_relay::logging::init(config.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("koder-elicitation-relay: cannot start the async runtime: {error}");
+            tracing::error!(%error, "cannot start the async runtime");
             return ExitCode::FAILURE;
         }
     };
@@ -47,7 +49,7 @@ fn main() -> ExitCode {
         let server = match koder_elicitation_relay::serve(config).await {
             Ok(server) => server,
             Err(error) => {
-                eprintln!("koder-elicitation-relay: {error}");
+                tracing::error!(%error, "cannot start");
                 return ExitCode::FAILURE;
             }
         };
@@ -56,10 +58,20 @@ fn main() -> ExitCode {
         let _ = writeln!(stdout, "listening on {}", server.url());
         let _ = stdout.flush();
         stop_signal().await;
-        match server.shutdown().await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("koder-elicitation-relay: shutdown: {error}");
+        tracing::info!("stopping: draining streams and long-polls");
+        tokio::select! {
+            stopped = server.shutdown() => match stopped {
+                Ok(()) => {
+                    tracing::info!("stopped");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    tracing::error!(%error, "shutdown failed");
+                    ExitCode::FAILURE
+                }
+            },
+            () = stop_signal() => {
+                tracing::warn!("a second stop signal: exiting without waiting for open requests");
                 ExitCode::FAILURE
             }
         }

@@ -139,4 +139,10 @@ pub trait Store: Send + Sync + Debug + 'static {
 
     /// Deletes the tickets expired at `now_ms`; returns how many.
     async fn purge_tickets(&self, now_ms: i64) -> Result<u64, StoreError>;
+
+    /// Runs the cheapest query there is (`SELECT 1`): whether the database answers (readiness).
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// How many elicitations are pending, every tenant's (metrics).
+    async fn count_pending(&self) -> Result<i64, StoreError>;
 }
