@@ -112,6 +112,9 @@ struct Link {
 
 async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect(url).await?;
+    // Report a lost connection at once, rather than after reconnecting (which waits for the
+    // server to come back): the link must read as down while it is.
+    listener.eager_reconnect(false);
     listener.listen(EVENTS_CHANNEL).await?;
     Ok(listener)
 }
