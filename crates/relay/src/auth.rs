@@ -291,6 +291,7 @@ mod tests {
             conversation_claim: DEFAULT_CONVERSATION_CLAIM.into(),
             allow_origins: Vec::new(),
             streams: Default::default(),
+            ..Config::new(SERVICE, SECRET)
         }
     }
 

@@ -589,3 +589,46 @@ async fn one_json_line_per_request_with_its_id_and_never_a_token() {
     }
     assert!(!everything.contains(&id), "no path with an id is logged");
 }
+
+#[tokio::test]
+async fn a_draining_relay_is_unready_and_refuses_streams_but_still_serves() {
+    let relay = http_support::Relay::start().await;
+    let ana = http_support::person("ana", "acme");
+    let (status, _) = relay
+        .call(reqwest::Method::GET, "/readyz", None, None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    relay.server().drain();
+    let (status, body) = relay
+        .call(reqwest::Method::GET, "/readyz", None, None)
+        .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["status"], "unready");
+    assert!(
+        body["reason"].as_str().unwrap().contains("draining"),
+        "{body}"
+    );
+    let (status, _) = relay.call(reqwest::Method::GET, "/livez", None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let refused = relay
+        .client
+        .get(format!("{}/v1/stream", relay.url))
+        .bearer_auth(&ana)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(refused.headers().contains_key(header::RETRY_AFTER));
+    // Creates and answers still work: they are in the database, whichever replica serves next.
+    let id = relay.create_id(create_body("ana", "acme", "")).await;
+    let asked = Instant::now();
+    let (status, result) = relay.result(&id, 20.0).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        asked.elapsed() < Duration::from_secs(2),
+        "a long-poll answers at once"
+    );
+    assert_eq!(result["status"], "pending");
+    let answer = json!({"action": "accept", "content": {"city": "Porto"}});
+    assert_eq!(relay.answer(&ana, &id, answer).await.0, StatusCode::OK);
+}
