@@ -118,7 +118,7 @@ function startRelay(database, label) {
   return new Promise((resolveStart, rejectStart) => {
     // Room for every stream the bench opens, whatever the default cap.
     const maxStreams = String(Math.max(10_000, STREAMS + 100));
-    const child = spawnWithFiles(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--max-streams', maxStreams, '--log-format', 'json'], {
+    const child = spawnWithFiles(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--max-streams', maxStreams, '--max-streams-per-person', maxStreams, '--log-format', 'json'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

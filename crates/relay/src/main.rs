@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         }
     };
     koder_elicitation_relay::logging::init(config.log_format);
+    check_open_files(config.streams.per_replica);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -76,6 +77,52 @@ fn main() -> ExitCode {
             }
         }
     })
+}
+
+/// Descriptors the relay needs besides its streams: listeners, database connections, files.
+const SPARE_FILES: u64 = 256;
+
+/// Raises the open-files soft limit to the hard limit (each open stream holds a descriptor, and
+/// the usual soft limit of 1,024 is far below `--max-streams`), and warns when even the hard
+/// limit cannot hold `max_streams`: past it, connections are refused by the system, not by the
+/// relay's 503.
+fn check_open_files(max_streams: usize) {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct it is given, which lives on this stack.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            // SAFETY: setrlimit only reads the struct it is given.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                limit = raised;
+            }
+        }
+        let needed = u64::try_from(max_streams)
+            .unwrap_or(u64::MAX)
+            .saturating_add(SPARE_FILES);
+        #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere.
+        let open_files = limit.rlim_cur as u64;
+        if open_files < needed {
+            tracing::warn!(
+                open_files,
+                max_streams,
+                "the open-files limit is below --max-streams: raise it (systemd LimitNOFILE=, \
+                 ulimit -n) or lower --max-streams"
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = max_streams;
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere).
