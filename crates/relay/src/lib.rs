@@ -25,6 +25,8 @@ pub mod config;
 pub mod error;
 /// What changed: stores return events; sinks hear them.
 pub mod events;
+/// The HTTP/1.1 server under the router.
+pub mod http;
 /// In-process fan-out of rendered events to streams and long-polls, with the stream caps.
 pub mod hub;
 /// An identity provider's public keys (JWKS) for people's tokens.

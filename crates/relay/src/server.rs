@@ -193,14 +193,11 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
 fn serve_http(
     listener: tokio::net::TcpListener,
     app: axum::Router,
-    mut stopping: watch::Receiver<bool>,
+    stopping: watch::Receiver<bool>,
 ) -> JoinHandle<std::io::Result<()>> {
     tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopping.wait_for(|stopping| *stopping).await;
-            })
-            .await
+        crate::http::serve(listener, app, stopping).await;
+        Ok(())
     })
 }
 
