@@ -332,6 +332,29 @@ async fn readyz_follows_postgresql_while_livez_stays_up() {
     .await
     .expect("/livez is 200");
     assert_eq!(relay.open_stream(&ana).await.status(), StatusCode::OK);
+
+    // Another replica's change reaches this one through the LISTEN link, and its lag is measured.
+    let other = RelayProcess::start(&temp.0, &postgres.url, &[]);
+    other.create(create_body("ana", "acme", "")).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, text) = relay.get("/metrics", Some(TOKEN)).await;
+        let heard = sample(&text, "koder_relay_notify_lag_seconds_count");
+        if heard == Some(1.0) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the lag of the other's change: {heard:?}\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, text) = other.get("/metrics", Some(TOKEN)).await;
+    assert_eq!(
+        sample(&text, "koder_relay_notify_lag_seconds_count"),
+        Some(0.0),
+        "a replica's own changes are not heard back"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
