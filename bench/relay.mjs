@@ -11,6 +11,12 @@
 //
 //   node bench/relay.mjs [--no-build] [--write-results] [--streams N] [--elicitations N] [--hosts N]
 //                        [--light-hosts N] [--perf] [--only sqlite|postgres] [--wait-quiet SECONDS] [--quiet-load L]
+//   node bench/relay.mjs --streams-only [--streams 10000] [--no-build]
+//
+//   --streams-only    memory only: one SQLite relay holds --streams open streams (default 10,000), one
+//                     person each and then the same number shared by 10 people; prints the relay's VmRSS
+//                     growth per stream against the 16 KiB target. Each relay and generator raises its
+//                     open-files soft limit to the hard limit first (one descriptor per stream).
 //
 //   --light-hosts N   after the main run, a second one on the same relays with N hosts in flight and
 //                     a fifth of the elicitations: the latencies without a queue (default 8; 0: none)
@@ -47,7 +53,8 @@ const option = (name, dflt) => {
   const i = argv.indexOf(name);
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : dflt;
 };
-const STREAMS = Number(option('--streams', 1000));
+const STREAMS_ONLY = flag('--streams-only');
+const STREAMS = Number(option('--streams', STREAMS_ONLY ? 10_000 : 1000));
 const ELICITATIONS = Number(option('--elicitations', 10_000));
 const HOSTS = Number(option('--hosts', 64));
 const ONLY = option('--only', '');
@@ -91,10 +98,27 @@ function build() {
   if (r.status !== 0) throw new Error('the release build failed');
 }
 
+/**
+ * Spawns `bin` with its open-files soft limit raised to the hard limit (each open stream holds a
+ * descriptor in the relay and one in the generator); `exec` keeps the pid the relay's.
+ */
+function spawnWithFiles(bin, args, options) {
+  return spawn('bash', ['-c', 'ulimit -S -n "$(ulimit -H -n)" 2>/dev/null; exec "$@"', 'bash', bin, ...args], options);
+}
+
+/** The open-files limits (soft / hard) a child of this process gets, as bash reports them. */
+function openFilesLimits() {
+  const r = spawnSync('bash', ['-c', 'echo "$(ulimit -S -n) $(ulimit -H -n)"'], { encoding: 'utf8' });
+  const [soft, hard] = r.stdout.trim().split(' ');
+  return { soft, hard };
+}
+
 /** Starts one relay; resolves once it printed its `listening on` line. */
 function startRelay(database, label) {
   return new Promise((resolveStart, rejectStart) => {
-    const child = spawn(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET], {
+    // Room for every stream the bench opens, whatever the default cap.
+    const maxStreams = String(Math.max(10_000, STREAMS + 100));
+    const child = spawnWithFiles(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--max-streams', maxStreams, '--max-streams-per-person', maxStreams, '--log-format', 'json'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -136,7 +160,7 @@ function runGenerator(relays, dbPid, { hosts = HOSTS, elicitations = ELICITATION
     const args = ['--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--streams', String(STREAMS), '--elicitations', String(elicitations), '--hosts', String(hosts)];
     for (const relay of relays) args.push('--relay', relay.url, '--pid', String(relay.pid));
     if (dbPid) args.push('--db-pid', String(dbPid));
-    const child = spawn(LOAD_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnWithFiles(LOAD_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
@@ -304,7 +328,7 @@ async function sharedPeopleMemory() {
     const figures = await new Promise((resolveRun, rejectRun) => {
       const [relay] = relays;
       const args = ['--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--streams', String(STREAMS), '--people', String(SHARED_PEOPLE), '--elicitations', '100', '--hosts', '8', '--relay', relay.url, '--pid', String(relay.pid)];
-      const child = spawn(LOAD_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawnWithFiles(LOAD_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       let stdout = '';
       child.stdout.on('data', (chunk) => {
         stdout += chunk;
@@ -355,14 +379,14 @@ const ms = (value) => {
 };
 const kb = (bytes) => (bytes === null || bytes === undefined ? 'n/a' : (bytes / 1024).toFixed(1));
 const yes = (met) => (met ? 'yes' : '**no**');
-const PER_STREAM_TARGET = 64 * 1024;
+const PER_STREAM_TARGET = 16 * 1024;
 
 /** The rows of the table: [figure, target, value(figures), met(figures) | null]. */
 const ROWS = [
   ['lost / settled twice', '0 / 0', (f) => `${n(f.lost)} / ${n(f.settledTwice)}`, (f) => f.lost === 0 && f.settledTwice === 0],
   ['create → shown in the stream, p50 / p95, ms', 'p95 ≤ 50', (f) => `${ms(f.createToShownMs.p50)} / ${ms(f.createToShownMs.p95)}`, (f) => f.createToShownMs.p95 !== null && f.createToShownMs.p95 <= 50],
   ['answer → host\'s long-poll returned, p50 / p95, ms', 'p95 ≤ 50', (f) => `${ms(f.answerToHostMs.p50)} / ${ms(f.answerToHostMs.p95)}`, (f) => f.answerToHostMs.p95 !== null && f.answerToHostMs.p95 <= 50],
-  ['memory per open stream (VmRSS growth ÷ streams), KiB', '≤ 64', (f) => f.memory.map((m) => kb(m.perStreamBytes)).join(' / '), (f) => f.perStreamBytes !== null && f.perStreamBytes <= PER_STREAM_TARGET],
+  ['memory per open stream (VmRSS growth ÷ streams), KiB', '≤ 16', (f) => f.memory.map((m) => kb(m.perStreamBytes)).join(' / '), (f) => f.perStreamBytes !== null && f.perStreamBytes <= PER_STREAM_TARGET],
   ['  ↳ create → shown, p99 / max, ms', '', (f) => `${ms(f.createToShownMs.p99)} / ${ms(f.createToShownMs.max)}`, null],
   ['  ↳ answer → host, p99 / max, ms', '', (f) => `${ms(f.answerToHostMs.p99)} / ${ms(f.answerToHostMs.max)}`, null],
   ['  ↳ create → shown p50 / p95, same replica · across replicas, ms', '', (f) => (f.byReplicaPath ? `${ms(f.byReplicaPath.createToShownMs.sameReplica.p50)} / ${ms(f.byReplicaPath.createToShownMs.sameReplica.p95)} · ${ms(f.byReplicaPath.createToShownMs.crossReplica.p50)} / ${ms(f.byReplicaPath.createToShownMs.crossReplica.p95)}` : 'one relay'), null],
@@ -493,11 +517,55 @@ function writeResults(markdown) {
   log('updated bench/RESULTS.md');
 }
 
+/** `--streams-only`: the memory of STREAMS open streams on one SQLite relay, one person each and shared by a few. */
+async function streamsOnly() {
+  const limits = openFilesLimits();
+  log(`open files: soft ${limits.soft}, hard ${limits.hard} (the relay and the generator each need more than ${n(STREAMS)})`);
+  if (Number(limits.hard) < STREAMS + 256) log(`warning: a hard limit of ${limits.hard} open files is too low for ${n(STREAMS)} streams`);
+  const run = async (people) => {
+    const marks = cleanups.length;
+    try {
+      const { relays } = await sqliteRun();
+      const [relay] = relays;
+      log(`${n(STREAMS)} streams of ${people ? n(people) : 'one person each'} on a fresh SQLite relay…`);
+      const args = ['--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--streams', String(STREAMS), '--elicitations', '100', '--hosts', '8', '--relay', relay.url, '--pid', String(relay.pid)];
+      if (people) args.push('--people', String(people));
+      const figures = await new Promise((resolveRun, rejectRun) => {
+        const child = spawnWithFiles(LOAD_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+        let stdout = '';
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+        });
+        child.once('exit', (code) => (code === 0 ? resolveRun(JSON.parse(stdout.trim().split('\n').pop())) : rejectRun(new Error(`the load generator exited ${code}`))));
+      });
+      const [memory] = figures.memory;
+      return { people: people ?? STREAMS, opened: figures.streams - figures.streamsFailed, seconds: figures.streamsOpenSeconds, lost: figures.lost, ...memory };
+    } finally {
+      await cleanUpTo(marks);
+    }
+  };
+  const rows = [await run(null), await run(SHARED_PEOPLE)];
+  const lines = [
+    `| streams · people | opened (s) | VmRSS before → streams open, MiB | per stream, KiB (target ≤ ${PER_STREAM_TARGET / 1024}) | met |`,
+    '|---|---:|---:|---:|:---:|',
+    ...rows.map((r) => `| ${n(STREAMS)} · ${n(r.people)} | ${n(r.opened)} (${r.seconds.toFixed(1)}) | ${(r.rssBeforeBytes / 1048576).toFixed(1)} → ${(r.rssStreamsOpenBytes / 1048576).toFixed(1)} | ${kb(r.perStreamBytes)} | ${yes(r.perStreamBytes !== null && r.perStreamBytes <= PER_STREAM_TARGET)} |`),
+  ];
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(join(OUT, 'relay-streams.json'), `${JSON.stringify({ limits, rows }, null, 2)}\n`);
+  console.log(`\n${lines.join('\n')}\n`);
+  log('wrote bench/out/relay-streams.json');
+}
+
 // --- main ----------------------------------------------------------------------------------------
 try {
   const loadAtStart = loadavg();
   if (!flag('--no-build')) build();
   for (const bin of [RELAY_BIN, LOAD_BIN]) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it or drop --no-build`);
+  if (STREAMS_ONLY) {
+    await streamsOnly();
+    await cleanUp();
+    process.exit(0);
+  }
   const runs = {};
   if (ONLY !== 'postgres') {
     runs['SQLite, 1 relay'] = await measure('SQLite', sqliteRun);

@@ -291,8 +291,7 @@ mod tests {
             conversation_claim: DEFAULT_CONVERSATION_CLAIM.into(),
             allow_origins: Vec::new(),
             streams: Default::default(),
-            webhook: None,
-            retention: crate::config::DEFAULT_RETENTION,
+            ..Config::new(SERVICE, SECRET)
         }
     }
 

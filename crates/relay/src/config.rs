@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::hub::StreamLimits;
+use crate::logging::LogFormat;
 use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
 
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
@@ -18,6 +19,8 @@ pub const DEFAULT_CONVERSATION_CLAIM: &str = "conversation";
 
 /// The address used without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8790";
+/// How long a stopping relay waits for open requests without `--drain-timeout`.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// The database used without `--database`: a SQLite file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://koder-elicitation-relay.db";
 
@@ -77,6 +80,14 @@ Options:
                                 kept before it is deleted: 3s, 15m, 12h, 30d (default 30d;
                                 pending ones are never deleted, audit entries are kept)
                                 env KODER_RELAY_RETENTION
+  --metrics-listen ADDR         also serve GET /metrics (and /livez, /readyz) here without
+                                auth, for a private network (default: off; on --listen,
+                                /metrics needs the service token)   env KODER_RELAY_METRICS_LISTEN
+  --drain-timeout DURATION      on SIGTERM or Ctrl-C: streams end with a retry: hint, long-polls
+                                answer at once, and the process exits within this long (default
+                                30s; e.g. 500ms, 10s, 2m)   env KODER_RELAY_DRAIN_TIMEOUT
+  --log-format json|text        log lines as JSON or as text (default: JSON when stderr is not a
+                                terminal)   env KODER_RELAY_LOG_FORMAT
   -h, --help                    print this help
 ";
 
@@ -111,6 +122,12 @@ pub struct Config {
     pub webhook: Option<WebhookConfig>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
+    /// A second address serving `/metrics` (and the probes) without auth, when set.
+    pub metrics_listen: Option<SocketAddr>,
+    /// How long a stop waits for open requests before dropping them.
+    pub drain_timeout: Duration,
+    /// How log lines are written; `None`: JSON unless stderr is a terminal.
+    pub log_format: Option<LogFormat>,
 }
 
 impl Config {
@@ -133,6 +150,9 @@ impl Config {
             streams: StreamLimits::default(),
             webhook: None,
             retention: DEFAULT_RETENTION,
+            metrics_listen: None,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            log_format: None,
         }
     }
 }
@@ -156,6 +176,9 @@ impl std::fmt::Debug for Config {
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
             .field("retention", &self.retention)
+            .field("metrics_listen", &self.metrics_listen)
+            .field("drain_timeout", &self.drain_timeout)
+            .field("log_format", &self.log_format)
             .finish()
     }
 }
@@ -344,6 +367,23 @@ pub fn parse_command(
             format!("--retention {text:?} must be a duration like 3s, 15m, 12h or 30d")
         })?,
     };
+    let metrics_listen = match setting("--metrics-listen") {
+        None => None,
+        Some(text) => Some(text.parse::<SocketAddr>().map_err(|_| {
+            format!("--metrics-listen {text:?} is not an address like 10.0.0.5:9090")
+        })?),
+    };
+    let drain_timeout = match setting("--drain-timeout") {
+        None => DEFAULT_DRAIN_TIMEOUT,
+        Some(text) => parse_drain_timeout(&text)?,
+    };
+    let log_format = match setting("--log-format") {
+        None => None,
+        Some(text) => Some(
+            LogFormat::parse(&text)
+                .ok_or_else(|| format!("--log-format {text:?} must be json or text"))?,
+        ),
+    };
     Ok(Command::Run(Box::new(Config {
         listen,
         database,
@@ -359,6 +399,9 @@ pub fn parse_command(
         streams,
         webhook,
         retention,
+        metrics_listen,
+        drain_timeout,
+        log_format,
     })))
 }
 
@@ -451,6 +494,29 @@ fn parse_audit(
     Ok(Command::AuditVerify { database })
 }
 
+/// A drain timeout: whole milliseconds, seconds or minutes (`500ms`, `30s`, `2m`; a bare number
+/// is seconds), at most an hour.
+fn parse_drain_timeout(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    let (number, unit_ms) = if let Some(number) = trimmed.strip_suffix("ms") {
+        (number, 1)
+    } else if let Some(number) = trimmed.strip_suffix('s') {
+        (number, 1_000)
+    } else if let Some(number) = trimmed.strip_suffix('m') {
+        (number, 60_000)
+    } else {
+        (trimmed, 1_000)
+    };
+    match number.parse::<u64>() {
+        Ok(count) if count.saturating_mul(unit_ms) <= 3_600_000 => {
+            Ok(Duration::from_millis(count * unit_ms))
+        }
+        _ => Err(format!(
+            "--drain-timeout {text:?} must be a duration like 500ms, 30s or 2m (at most 1 hour)"
+        )),
+    }
+}
+
 /// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
 pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
     if secret.len() < MIN_SECRET_BYTES {
@@ -519,6 +585,9 @@ const FLAGS: &[(&str, &str)] = &[
     ("--webhook-secret-file", "KODER_RELAY_WEBHOOK_SECRET_FILE"),
     ("--webhook-retry-scale", "KODER_RELAY_WEBHOOK_RETRY_SCALE"),
     ("--retention", "KODER_RELAY_RETENTION"),
+    ("--metrics-listen", "KODER_RELAY_METRICS_LISTEN"),
+    ("--drain-timeout", "KODER_RELAY_DRAIN_TIMEOUT"),
+    ("--log-format", "KODER_RELAY_LOG_FORMAT"),
 ];
 
 fn flag_value(
@@ -616,6 +685,57 @@ mod tests {
                 ..config
             }
         );
+    }
+
+    #[test]
+    fn operations_flags_parse_and_refuse_nonsense() {
+        let config = run(&[
+            "--service-token",
+            TOKEN,
+            "--jwt-secret",
+            SECRET,
+            "--metrics-listen",
+            "127.0.0.1:9090",
+            "--drain-timeout",
+            "500ms",
+            "--log-format",
+            "text",
+        ]);
+        assert_eq!(
+            config.metrics_listen,
+            Some("127.0.0.1:9090".parse().unwrap())
+        );
+        assert_eq!(config.drain_timeout, Duration::from_millis(500));
+        assert_eq!(config.log_format, Some(LogFormat::Text));
+        let defaults = run(&["--service-token", TOKEN, "--jwt-secret", SECRET]);
+        assert_eq!(defaults.metrics_listen, None);
+        assert_eq!(defaults.drain_timeout, Duration::from_secs(30));
+        assert_eq!(defaults.log_format, None);
+        for (timeout, seconds) in [("45", 45), ("2m", 120), ("10s", 10)] {
+            assert_eq!(
+                parse_drain_timeout(timeout),
+                Ok(Duration::from_secs(seconds))
+            );
+        }
+        for (flag, value) in [
+            ("--metrics-listen", "nowhere"),
+            ("--drain-timeout", "soon"),
+            ("--drain-timeout", "-1s"),
+            ("--drain-timeout", "2h"),
+            ("--drain-timeout", "61m"),
+            ("--log-format", "xml"),
+        ] {
+            let error = parse(&[
+                "--service-token",
+                TOKEN,
+                "--jwt-secret",
+                SECRET,
+                flag,
+                value,
+            ])
+            .unwrap_err();
+            assert!(error.contains(flag), "{error}");
+        }
     }
 
     #[test]

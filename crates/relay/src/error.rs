@@ -117,13 +117,13 @@ impl ApiError {
 
     /// 500: the system gave no randomness for a fresh id. The detail goes to the log.
     pub fn no_randomness(error: impl std::fmt::Display) -> Self {
-        eprintln!("koder-elicitation-relay: no randomness: {error}");
+        tracing::error!(%error, "no randomness");
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no randomness available")
     }
 
     /// 500: the database failed. The detail goes to the log, never to the caller.
     pub fn storage(error: &StoreError) -> Self {
-        eprintln!("koder-elicitation-relay: {error}");
+        tracing::error!(%error, "storage failed");
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
     }
 

@@ -97,7 +97,7 @@ impl KeySet {
             }
             Err(error) => {
                 // Keep the keys already known; said once per failed fetch (at most one per interval).
-                eprintln!("koder-elicitation-relay: refetching the JWKS failed: {error}");
+                tracing::warn!(%error, "refetching the JWKS failed");
                 None
             }
         }

@@ -29,12 +29,18 @@ pub mod config;
 pub mod error;
 /// What changed: stores return events; sinks hear them.
 pub mod events;
+/// The HTTP/1.1 server under the router.
+pub mod http;
 /// In-process fan-out of rendered events to streams and long-polls, with the stream caps.
 pub mod hub;
 /// An identity provider's public keys (JWKS) for people's tokens.
 pub mod jwks;
 /// The PostgreSQL LISTEN link that hears the other replicas' changes.
 pub mod listen;
+/// Log lines (JSON or text) on stderr.
+pub mod logging;
+/// Prometheus metrics.
+pub mod metrics;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.
 pub mod record;
 /// Deleting finished elicitations past `--retention`.

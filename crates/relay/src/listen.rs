@@ -2,6 +2,7 @@
 //! [`EVENTS_CHANNEL`], reads each changed record once, and hands the event to this replica's
 //! [`EventSink`]. A store knows nothing of it, and it knows nothing of streams.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use sqlx::postgres::PgListener;
 use tokio::task::JoinHandle;
 
 use crate::events::{Event, EventKind, EventSink};
+use crate::metrics::Metrics;
 use crate::store::postgres::EVENTS_CHANNEL;
 use crate::store::Store;
 
@@ -17,10 +19,27 @@ use crate::store::Store;
 const RELISTEN_FIRST_DELAY: Duration = Duration::from_millis(100);
 const RELISTEN_MAX_DELAY: Duration = Duration::from_secs(5);
 
+/// Whether a LISTEN link is connected right now: false from the moment it is lost until a new
+/// connection listens again. Cheap to clone: clones share one state.
+#[derive(Debug, Clone, Default)]
+pub struct LinkState(Arc<AtomicBool>);
+
+impl LinkState {
+    /// Whether the link is up.
+    pub fn is_up(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+
+    fn set(&self, up: bool) {
+        self.0.store(up, Ordering::Release);
+    }
+}
+
 /// A running LISTEN task; dropping it stops the task.
 #[derive(Debug)]
 pub struct Listening {
     task: JoinHandle<()>,
+    link: LinkState,
 }
 
 impl Listening {
@@ -33,20 +52,47 @@ impl Listening {
         store: Arc<dyn Store>,
         sink: Arc<dyn EventSink>,
     ) -> Result<Listening, sqlx::Error> {
+        Listening::start_measured(url, origin, store, sink, None).await
+    }
+
+    /// Like [`Listening::start`], also recording each heard change's lag in `metrics`.
+    pub async fn start_measured(
+        url: &str,
+        origin: &str,
+        store: Arc<dyn Store>,
+        sink: Arc<dyn EventSink>,
+        metrics: Option<Metrics>,
+    ) -> Result<Listening, sqlx::Error> {
         let listener = new_listener(url).await?;
+        let link = LinkState::default();
+        link.set(true);
         let task = tokio::spawn(relay_notifications(
             listener,
-            url.to_string(),
-            origin.to_string(),
+            Link {
+                url: url.to_string(),
+                origin: origin.to_string(),
+                state: link.clone(),
+                metrics,
+            },
             store,
             sink,
         ));
-        Ok(Listening { task })
+        Ok(Listening { task, link })
     }
 
-    /// Whether the task still runs (it only ends when dropped).
+    /// Whether the task still runs (it only ends when dropped), connected or not.
     pub fn is_running(&self) -> bool {
         !self.task.is_finished()
+    }
+
+    /// Whether the link is connected and listening now.
+    pub fn is_connected(&self) -> bool {
+        self.is_running() && self.link.is_up()
+    }
+
+    /// The link's state, to watch from elsewhere.
+    pub fn link(&self) -> LinkState {
+        self.link.clone()
     }
 }
 
@@ -56,50 +102,82 @@ impl Drop for Listening {
     }
 }
 
+/// What the LISTEN task needs besides the store and the sink.
+struct Link {
+    url: String,
+    origin: String,
+    state: LinkState,
+    metrics: Option<Metrics>,
+}
+
 async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect(url).await?;
+    // Report a lost connection at once, rather than after reconnecting (which waits for the
+    // server to come back): the link must read as down while it is.
+    listener.eager_reconnect(false);
     listener.listen(EVENTS_CHANNEL).await?;
     Ok(listener)
 }
 
-/// Hands the other replicas' changes to `sink` until aborted. A lost connection is re-established
-/// by the listener itself (re-issuing LISTEN); when that fails, a fresh listener is built with a
-/// doubling delay. Changes made while disconnected are not heard: long-polls still re-read the
-/// row every second, and the sink is told to resync, so that each person's stream starts over
-/// with the pending ones.
+/// Hands the other replicas' changes to `sink` until aborted. When the connection is lost, the
+/// link is marked down and the sink told to resync (this replica's streams end, and new ones are
+/// refused until the link is back: changes made meanwhile are not heard); a fresh listener is
+/// then built with a doubling delay, and the link marked up once it listens. Long-polls re-read
+/// the row every second, so they never depend on the link.
 async fn relay_notifications(
     mut listener: PgListener,
-    url: String,
-    origin: String,
+    link: Link,
     store: Arc<dyn Store>,
     sink: Arc<dyn EventSink>,
 ) {
     loop {
         match listener.try_recv().await {
             Ok(Some(notification)) => {
-                let Some((kind, id)) = change_from_notification(notification.payload(), &origin)
+                let Some((kind, id)) =
+                    change_from_notification(notification.payload(), &link.origin)
                 else {
                     continue;
                 };
                 match store.get(&id).await {
-                    Ok(Some(record)) => sink.deliver(&Event::new(kind, record)),
+                    Ok(Some(record)) => {
+                        let event = Event::new(kind, record);
+                        sink.deliver(&event);
+                        if let (Some(metrics), Some(changed_at)) =
+                            (&link.metrics, changed_at(&event))
+                        {
+                            metrics.observe_notify_lag(store.now_ms().saturating_sub(changed_at));
+                        }
+                    }
                     // Gone already (purged): nobody needs to hear of it.
                     Ok(None) => {}
                     Err(error) => {
-                        eprintln!(
-                            "koder-elicitation-relay: reading a changed record failed: {error}"
-                        );
+                        tracing::error!(%error, "reading a changed record failed");
                         sink.resync();
                     }
                 }
             }
-            // The connection dropped and the listener reconnected: keep listening.
-            Ok(None) => sink.resync(),
-            Err(_) => {
-                listener = relisten(&url).await;
+            // `Ok(None)`: the connection dropped (the listener would reconnect on the next call,
+            // but silently); `Err`: it could not. Either way: down until a fresh one listens.
+            Ok(None) | Err(_) => {
+                link.state.set(false);
+                tracing::warn!(
+                    "the LISTEN link to PostgreSQL is down; ending streams until it is back"
+                );
                 sink.resync();
+                listener = relisten(&link.url).await;
+                link.state.set(true);
+                tracing::info!("the LISTEN link to PostgreSQL is back");
             }
         }
+    }
+}
+
+/// When the change an event announces was stored (by the store's clock), where it says.
+fn changed_at(event: &Event) -> Option<i64> {
+    match event.kind {
+        EventKind::Created => Some(event.record.created_at),
+        EventKind::Settled | EventKind::Expired | EventKind::Withdrawn => event.record.finished_at,
+        EventKind::Complete => None,
     }
 }
 

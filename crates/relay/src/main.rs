@@ -1,4 +1,5 @@
-//! `koder-elicitation-relay`: runs the relay until SIGTERM or SIGINT (see `--help`).
+//! `koder-elicitation-relay`: runs the relay until SIGTERM or SIGINT, then drains and exits within
+//! the drain timeout (a second signal exits at once). See `--help`.
 
 // A bad flag or a missing secret ends in a clear message and exit code 2, never a panic.
 #![cfg_attr(
@@ -34,13 +35,15 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
     };
+    koder_elicitation_relay::logging::init(config.log_format);
+    check_open_files(config.streams.per_replica);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("koder-elicitation-relay: cannot start the async runtime: {error}");
+            tracing::error!(%error, "cannot start the async runtime");
             return ExitCode::FAILURE;
         }
     };
@@ -48,7 +51,7 @@ fn main() -> ExitCode {
         let server = match koder_elicitation_relay::serve(config).await {
             Ok(server) => server,
             Err(error) => {
-                eprintln!("koder-elicitation-relay: {error}");
+                tracing::error!(%error, "cannot start");
                 return ExitCode::FAILURE;
             }
         };
@@ -57,10 +60,20 @@ fn main() -> ExitCode {
         let _ = writeln!(stdout, "listening on {}", server.url());
         let _ = stdout.flush();
         stop_signal().await;
-        match server.shutdown().await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("koder-elicitation-relay: shutdown: {error}");
+        tracing::info!("stopping: draining streams and long-polls");
+        tokio::select! {
+            stopped = server.shutdown() => match stopped {
+                Ok(()) => {
+                    tracing::info!("stopped");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    tracing::error!(%error, "shutdown failed");
+                    ExitCode::FAILURE
+                }
+            },
+            () = stop_signal() => {
+                tracing::warn!("a second stop signal: exiting without waiting for open requests");
                 ExitCode::FAILURE
             }
         }
@@ -94,6 +107,52 @@ fn verify_audit(database: &str) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Descriptors the relay needs besides its streams: listeners, database connections, files.
+const SPARE_FILES: u64 = 256;
+
+/// Raises the open-files soft limit to the hard limit (each open stream holds a descriptor, and
+/// the usual soft limit of 1,024 is far below `--max-streams`), and warns when even the hard
+/// limit cannot hold `max_streams`: past it, connections are refused by the system, not by the
+/// relay's 503.
+fn check_open_files(max_streams: usize) {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct it is given, which lives on this stack.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            // SAFETY: setrlimit only reads the struct it is given.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                limit = raised;
+            }
+        }
+        let needed = u64::try_from(max_streams)
+            .unwrap_or(u64::MAX)
+            .saturating_add(SPARE_FILES);
+        #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere.
+        let open_files = limit.rlim_cur as u64;
+        if open_files < needed {
+            tracing::warn!(
+                open_files,
+                max_streams,
+                "the open-files limit is below --max-streams: raise it (systemd LimitNOFILE=, \
+                 ulimit -n) or lower --max-streams"
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = max_streams;
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere).

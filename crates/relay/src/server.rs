@@ -1,6 +1,8 @@
-//! A running relay: the store chosen by the database URL, the HTTP server, the expiry sweeper and,
-//! on PostgreSQL, the LISTEN link to the other replicas. Every task belongs to the [`Server`] and
-//! stops with it (on [`Server::shutdown`] or on drop).
+//! A running relay: the store chosen by the database URL, the HTTP server (and the metrics
+//! address, when asked for), the expiry sweeper and, on PostgreSQL, the LISTEN link to the other
+//! replicas. Every task belongs to the [`Server`] and stops with it (on [`Server::shutdown`] or on
+//! drop). Stopping drains first: streams end with a `retry:` hint and long-polls answer at once,
+//! so clients move to another replica; nothing pending is lost, since it is in the database.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use crate::config::{redact_database, Config, DatabaseKind};
 use crate::events::EventSink;
 use crate::hub::Hub;
 use crate::listen::Listening;
+use crate::metrics::Metrics;
 use crate::retention;
 use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
@@ -31,8 +34,6 @@ pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
 pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
 /// How often expired stream tickets are deleted (a redeem ignores them anyway).
 const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
-/// How long a graceful shutdown waits for open requests before dropping them.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Why the relay could not start.
 #[derive(Debug)]
@@ -127,14 +128,16 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         own_announcer = own_announcer.waking(Arc::clone(&webhook_wake));
     }
     let announcer: Arc<dyn EventSink> = Arc::new(own_announcer.clone());
+    let metrics = Metrics::new();
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match shared {
         Some(origin) => Some(
-            Listening::start(
+            Listening::start_measured(
                 &config.database,
                 &origin,
                 Arc::clone(&store),
                 Arc::clone(&announcer),
+                Some(metrics.clone()),
             )
             .await
             .map_err(|error| {
@@ -146,7 +149,8 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         ),
         None => None,
     };
-    let (shutdown, shutdown_rx) = watch::channel(false);
+    let (draining, draining_rx) = watch::channel(false);
+    let (stopping, stopping_rx) = watch::channel(false);
     let state = AppState {
         store: Arc::clone(&store),
         hub: hub.clone(),
@@ -157,23 +161,34 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
                 .map_err(ServeError::Config)?,
         ),
         messages: Arc::new(Catalog::new()),
-        shutdown: shutdown_rx.clone(),
+        shutdown: draining_rx,
+        metrics: metrics.clone(),
+        link: listening.as_ref().map(Listening::link),
     };
+    let operations = api::operations_router(state.clone());
     let app =
         api::router(state, &config.allow_origins).map_err(|error| ServeError::Config(error.0))?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(ServeError::Bind)?;
     let local_addr = listener.local_addr().map_err(ServeError::Bind)?;
-    let mut stop_rx = shutdown_rx.clone();
-    let http = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stop_rx.wait_for(|stopping| *stopping).await;
-            })
-            .await
-    });
-    let webhook_counts = DeliveryCounts::default();
+    let metrics_listener = match config.metrics_listen {
+        Some(address) => Some(
+            tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(ServeError::Bind)?,
+        ),
+        None => None,
+    };
+    let metrics_addr = match &metrics_listener {
+        Some(listener) => Some(listener.local_addr().map_err(ServeError::Bind)?),
+        None => None,
+    };
+    let mut http = vec![serve_http(listener, app, stopping_rx.clone())];
+    if let Some(listener) = metrics_listener {
+        http.push(serve_http(listener, operations, stopping_rx.clone()));
+    }
+    let webhook_counts = DeliveryCounts::exported(metrics.webhooks().clone());
     let webhooks = match (config.webhook.clone(), webhook_client) {
         (Some(webhook), Some(client)) => Some(tokio::spawn(webhook_worker::run(
             Arc::clone(&store),
@@ -181,26 +196,49 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
             client,
             webhook_wake,
             webhook_counts.clone(),
-            shutdown_rx.clone(),
+            stopping_rx.clone(),
         ))),
         _ => None,
     };
     let sweeper = tokio::spawn(sweep(
         Arc::clone(&store),
         announcer,
+        metrics.clone(),
         config.retention,
-        shutdown_rx,
+        stopping_rx,
     ));
+    tracing::info!(
+        address = %local_addr,
+        metrics_address = metrics_addr.map(|address| address.to_string()),
+        database = %redact_database(&config.database),
+        "listening"
+    );
     Ok(Server {
         local_addr,
+        metrics_addr,
         store,
         hub,
+        metrics,
         listening,
-        shutdown,
-        http: Some(http),
+        draining,
+        stopping,
+        drain_timeout: config.drain_timeout,
+        http,
         sweeper: Some(sweeper),
         webhooks,
         webhook_counts,
+    })
+}
+
+/// Serves `app` on `listener` until `stopping` turns true, then finishes open requests.
+fn serve_http(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    stopping: watch::Receiver<bool>,
+) -> JoinHandle<std::io::Result<()>> {
+    tokio::spawn(async move {
+        crate::http::serve(listener, app, stopping).await;
+        Ok(())
     })
 }
 
@@ -210,6 +248,7 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
 async fn sweep(
     store: Arc<dyn Store>,
     announcer: Arc<dyn EventSink>,
+    metrics: Metrics,
     retention: Duration,
     mut shutdown: watch::Receiver<bool>,
 ) {
@@ -233,7 +272,7 @@ async fn sweep(
         if last_purge.elapsed() >= TICKET_PURGE_INTERVAL {
             last_purge = tokio::time::Instant::now();
             if let Err(error) = store.purge_tickets(store.now_ms()).await {
-                eprintln!("koder-elicitation-relay: purging stream tickets failed: {error}");
+                tracing::error!(%error, "purging stream tickets failed");
             }
         }
         if last_retention.elapsed() >= retention::PURGE_INTERVAL {
@@ -243,9 +282,7 @@ async fn sweep(
                 // Said once per outage, like the expiry sweep's.
                 Err(error) if !retention_failing => {
                     retention_failing = true;
-                    eprintln!(
-                        "koder-elicitation-relay: deleting finished elicitations failed: {error}"
-                    );
+                    tracing::error!(%error, "deleting finished elicitations failed");
                 }
                 Err(_) => {}
             }
@@ -254,13 +291,14 @@ async fn sweep(
             Ok(expired) => {
                 failing = false;
                 for event in &expired {
+                    metrics.count_change(event);
                     announcer.deliver(event);
                 }
             }
             Err(error) => {
                 // Said once per outage, not five times a second.
                 if !failing {
-                    eprintln!("koder-elicitation-relay: expiry sweep failed: {error}");
+                    tracing::error!(%error, "expiry sweep failed");
                 }
                 failing = true;
             }
@@ -272,11 +310,18 @@ async fn sweep(
 #[derive(Debug)]
 pub struct Server {
     local_addr: SocketAddr,
+    metrics_addr: Option<SocketAddr>,
     store: Arc<dyn Store>,
     hub: Hub,
+    metrics: Metrics,
     listening: Option<Listening>,
-    shutdown: watch::Sender<bool>,
-    http: Option<JoinHandle<std::io::Result<()>>>,
+    /// True from the start of a drain: streams end, long-polls answer, `/readyz` says 503.
+    draining: watch::Sender<bool>,
+    /// True once the listeners should stop accepting and finish what is open.
+    stopping: watch::Sender<bool>,
+    drain_timeout: Duration,
+    /// The main address's server, then the metrics address's.
+    http: Vec<JoinHandle<std::io::Result<()>>>,
     sweeper: Option<JoinHandle<()>>,
     /// The webhook worker, with `--webhook-url`.
     webhooks: Option<JoinHandle<()>>,
@@ -309,15 +354,35 @@ impl Server {
         &self.webhook_counts
     }
 
-    /// Whether its LISTEN link to the other replicas runs (`None` on SQLite, which has none).
-    pub fn is_listening(&self) -> Option<bool> {
-        self.listening.as_ref().map(Listening::is_running)
+    /// The `--metrics-listen` address (the real port when 0 was asked for), when set.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
-    /// Stops accepting, ends streams and long-polls, waits for open requests (up to 10 s), and
-    /// stops the sweeper.
+    /// Its metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Whether its LISTEN link to the other replicas is connected now (`None` on SQLite, which
+    /// has none).
+    pub fn is_listening(&self) -> Option<bool> {
+        self.listening.as_ref().map(Listening::is_connected)
+    }
+
+    /// Starts draining, and keeps serving: `/readyz` answers 503, open streams end with a
+    /// jittered `retry:` hint, waiting long-polls answer with the current state, and new streams
+    /// are refused with 503 and `Retry-After`. Everything else is still served.
+    pub fn drain(&self) {
+        let _ = self.draining.send(true);
+    }
+
+    /// Drains, stops accepting, waits for open requests up to the drain timeout (then drops
+    /// them), and stops the sweeper.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
-        let _ = self.shutdown.send(true);
+        let deadline = tokio::time::Instant::now() + self.drain_timeout;
+        self.drain();
+        let _ = self.stopping.send(true);
         if let Some(sweeper) = self.sweeper.take() {
             let _ = sweeper.await;
         }
@@ -331,32 +396,36 @@ impl Server {
                 webhooks.abort();
             }
         }
-        let Some(mut http) = self.http.take() else {
-            return Ok(());
-        };
-        match tokio::time::timeout(SHUTDOWN_GRACE, &mut http).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(join_error)) => Err(std::io::Error::other(join_error)),
-            Err(_) => {
-                http.abort();
-                Ok(())
+        let mut outcome = Ok(());
+        for mut http in std::mem::take(&mut self.http) {
+            match tokio::time::timeout_at(deadline, &mut http).await {
+                Ok(Ok(Ok(()))) => {}
+                Ok(Ok(Err(error))) => outcome = Err(error),
+                Ok(Err(join_error)) => outcome = Err(std::io::Error::other(join_error)),
+                Err(_) => {
+                    tracing::warn!(
+                        "the drain timeout passed with requests still open: dropping them"
+                    );
+                    http.abort();
+                }
             }
         }
+        outcome
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.shutdown.send(true);
-        for task in [
-            self.sweeper.take().map(|task| task.abort_handle()),
-            self.http.take().map(|task| task.abort_handle()),
-            self.webhooks.take().map(|task| task.abort_handle()),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            task.abort();
+        let _ = self.draining.send(true);
+        let _ = self.stopping.send(true);
+        if let Some(sweeper) = self.sweeper.take() {
+            sweeper.abort();
+        }
+        if let Some(webhooks) = self.webhooks.take() {
+            webhooks.abort();
+        }
+        for http in self.http.drain(..) {
+            http.abort();
         }
     }
 }

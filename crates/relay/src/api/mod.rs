@@ -21,6 +21,8 @@ pub mod checks;
 pub mod extract;
 pub mod host;
 pub mod people;
+pub mod probes;
+pub mod request_log;
 pub mod state;
 pub mod stream;
 pub mod tickets;
@@ -71,9 +73,16 @@ impl std::fmt::Display for RouterError {
 
 impl std::error::Error for RouterError {}
 
+/// The operators' routes (no elicitation data): probes without credentials, metrics with the
+/// service token on the main address. Not in the OpenAPI document, which is the hosts' and
+/// people's API.
+pub const OPERATIONS_ROUTES: &[(&str, &str)] =
+    &[("GET", "/livez"), ("GET", "/readyz"), ("GET", "/metrics")];
+
 /// The whole API. `allow_origins` empty: no CORS headers at all.
 pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, RouterError> {
     let cors = cors_layer(allow_origins)?;
+    let metrics = state.metrics.clone();
     let router = Router::new()
         .route(
             "/v1/elicitations",
@@ -90,12 +99,35 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/stream/ticket", post(tickets::issue))
         .route("/v1/audit", get(audit::list))
         .route("/v1/openapi.json", get(openapi))
+        .route("/livez", get(probes::livez))
+        .route("/readyz", get(probes::readyz))
+        .route("/metrics", get(probes::metrics_with_token))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(cors, people_cors))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(state);
+        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            request_log::log_requests,
+        ));
     Ok(router)
+}
+
+/// What `--metrics-listen` serves, without credentials: `/metrics` and the probes.
+pub fn operations_router(state: AppState) -> Router {
+    let metrics = state.metrics.clone();
+    Router::new()
+        .route("/livez", get(probes::livez))
+        .route("/readyz", get(probes::readyz))
+        .route("/metrics", get(probes::metrics))
+        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(not_found)
+        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            request_log::log_requests,
+        ))
 }
 
 fn cors_layer(allow_origins: &[String]) -> Result<Option<CorsLayer>, RouterError> {

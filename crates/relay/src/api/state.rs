@@ -10,6 +10,8 @@ use super::views::rendered;
 use crate::auth::Auth;
 use crate::events::{Event, EventSink};
 use crate::hub::Hub;
+use crate::listen::LinkState;
+use crate::metrics::Metrics;
 use crate::store::{Clock, Store};
 
 /// What every handler reaches.
@@ -27,14 +29,31 @@ pub struct AppState {
     /// The relay's own messages (the shipped languages), owned here rather than shared with
     /// anything else in the process: a person's 422 errors come in their language.
     pub messages: Arc<Catalog>,
-    /// Flips to `true` when the server shuts down, so streams end and the server can stop.
+    /// Flips to `true` when the server starts draining (it is stopping): streams end with a
+    /// `retry:` hint, long-polls answer at once, new streams are refused, `/readyz` says 503.
     pub shutdown: watch::Receiver<bool>,
+    /// This replica's metrics.
+    pub metrics: Metrics,
+    /// On PostgreSQL, the LISTEN link's state: while it is down, streams are refused.
+    pub link: Option<LinkState>,
 }
 
 impl AppState {
     /// Tells this replica's streams and long-polls of a change this replica made.
     pub fn announce(&self, event: &Event) {
+        self.metrics.count_change(event);
         self.announcer.deliver(event);
+    }
+
+    /// Whether the server is draining.
+    pub fn is_draining(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
+    /// Whether this replica has a LISTEN link and it is down (it would miss other replicas'
+    /// changes).
+    pub fn link_is_down(&self) -> bool {
+        self.link.as_ref().is_some_and(|link| !link.is_up())
     }
 }
 

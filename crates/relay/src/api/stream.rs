@@ -2,8 +2,8 @@
 //! pending one in the token's scope (oldest first); then the live events of that scope, each
 //! rendered once per replica by the hub's announcer. A stream that falls behind is ended with a
 //! `retry:` hint instead of skipping what it missed: its client reconnects and gets the pending
-//! ones replayed (the element ignores ids it already shows). Streams end when the server shuts
-//! down, and when the hub ends them (the link to the other replicas was down).
+//! ones replayed (the element ignores ids it already shows). Streams end, with the same hint, when
+//! the server drains, and when the hub ends them (the link to the other replicas was lost).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -25,6 +25,9 @@ use crate::store::{Store, StoreError, TenantFilter};
 pub const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(15);
 /// What a refused stream is told to wait before trying again, in seconds.
 pub const STREAM_RETRY_AFTER_SECONDS: u64 = 5;
+/// What a stream refused by a draining relay is told to wait, in seconds: another replica
+/// takes it.
+pub const DRAINING_RETRY_AFTER_SECONDS: u64 = 1;
 /// The `retry:` hint of a stream the relay ends, before jitter: the client reconnects soon.
 const RECONNECT_HINT: Duration = Duration::from_millis(1_000);
 
@@ -41,6 +44,19 @@ pub async fn stream(
         .hub
         .subscribe(&filter.user_id, &filter.workspace_id)
         .map_err(refused)?;
+    // Checked after subscribing: a drain or a lost link that starts now still ends this stream.
+    if state.is_draining() {
+        return Err(ApiError::unavailable(
+            "this relay is shutting down: connect again",
+            DRAINING_RETRY_AFTER_SECONDS,
+        ));
+    }
+    if state.link_is_down() {
+        return Err(ApiError::unavailable(
+            "this relay lost its link to the other replicas: connect again",
+            STREAM_RETRY_AFTER_SECONDS,
+        ));
+    }
     let queue = pending_events(state.store.as_ref(), &filter).await?;
     let person = PersonStream {
         queue,
@@ -95,10 +111,11 @@ impl PersonStream {
             let token_ends = self.token_ends;
             let received = tokio::select! {
                 received = self.subscription.recv() => Some(received),
-                _ = self.shutdown.wait_for(|stopping| *stopping) => return None,
+                _ = self.shutdown.wait_for(|stopping| *stopping) => None,
                 () = until(token_ends) => None,
             };
-            // The token ended: so does the stream, and its client comes back with a fresh one.
+            // The token ended, or the relay is draining: so does the stream, and its client
+            // comes back (with a fresh token, or to another replica).
             let Some(received) = received else {
                 return Some(self.farewell());
             };
@@ -109,7 +126,8 @@ impl PersonStream {
                 Ok(_) => {}
                 // Fell behind: what it missed may close dialogs, so it must not be skipped.
                 Err(broadcast::error::RecvError::Lagged(_)) => return Some(self.farewell()),
-                Err(broadcast::error::RecvError::Closed) => return None,
+                // The hub ended it (the link to the other replicas was lost).
+                Err(broadcast::error::RecvError::Closed) => return Some(self.farewell()),
             }
         }
     }

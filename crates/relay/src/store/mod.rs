@@ -178,4 +178,9 @@ pub trait Store: Send + Sync + Debug + 'static {
     /// returns how many. Rows given up on are kept.
     async fn purge_delivered_webhooks(&self, before_ms: i64, limit: i64)
         -> Result<u64, StoreError>;
+    /// Runs the cheapest query there is (`SELECT 1`): whether the database answers (readiness).
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// How many elicitations are pending, every tenant's (metrics).
+    async fn count_pending(&self) -> Result<i64, StoreError>;
 }

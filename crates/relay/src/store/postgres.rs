@@ -412,6 +412,20 @@ impl Store for PostgresStore {
         Ok(purged.rows_affected())
     }
 
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn count_pending(&self) -> Result<i64, StoreError> {
+        let count: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM koder_elicitations WHERE status = $1")
+                .bind(Status::Pending.as_str())
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(count)
+    }
+
     async fn claim_webhooks(
         &self,
         now_ms: i64,

@@ -377,4 +377,18 @@ impl Store for SqliteStore {
     ) -> Result<u64, StoreError> {
         Ok(outbox::purge_delivered_sqlite(&self.pool, before_ms, limit).await?)
     }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn count_pending(&self) -> Result<i64, StoreError> {
+        let count: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM koder_elicitations WHERE status = ?1")
+                .bind(Status::Pending.as_str())
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(count)
+    }
 }

@@ -13,6 +13,7 @@ use tokio::sync::{watch, Notify};
 use super::deliver::{self, ATTEMPT_TIMEOUT};
 use super::outbox::{Delivery, Outcome};
 use super::WebhookConfig;
+use crate::metrics::WebhookMetrics;
 use crate::store::Store;
 
 /// How often the worker looks for due rows when nothing wakes it.
@@ -78,9 +79,19 @@ pub struct DeliveryCounts {
     delivered: Arc<AtomicU64>,
     retried: Arc<AtomicU64>,
     failed: Arc<AtomicU64>,
+    /// The exported metric, counted alongside.
+    exported: WebhookMetrics,
 }
 
 impl DeliveryCounts {
+    /// Counts that also feed the relay's exported metric.
+    pub fn exported(metrics: WebhookMetrics) -> DeliveryCounts {
+        DeliveryCounts {
+            exported: metrics,
+            ..DeliveryCounts::default()
+        }
+    }
+
     /// `(outcome, count)` for each outcome.
     pub fn snapshot(&self) -> [(&'static str, u64); 3] {
         [
@@ -91,12 +102,16 @@ impl DeliveryCounts {
     }
 
     fn count(&self, outcome: &Outcome) {
-        let counter = match outcome {
-            Outcome::Delivered => &self.delivered,
-            Outcome::Retry { .. } => &self.retried,
-            Outcome::GaveUp { .. } => &self.failed,
+        let (counter, label) = match outcome {
+            Outcome::Delivered => (&self.delivered, "delivered"),
+            Outcome::Retry { .. } => (&self.retried, "retried"),
+            Outcome::GaveUp { .. } => (&self.failed, "failed"),
         };
         counter.fetch_add(1, Ordering::Relaxed);
+        self.exported
+            .deliveries
+            .get_or_create(&[("outcome", label)])
+            .inc();
     }
 }
 
@@ -138,7 +153,7 @@ pub async fn run(
             Err(error) => {
                 // Said once per outage, not every second.
                 if !failing {
-                    eprintln!("koder-elicitation-relay: webhook outbox unavailable: {error}");
+                    tracing::error!(%error, "webhook outbox unavailable");
                 }
                 failing = true;
             }
@@ -174,11 +189,12 @@ async fn send(
         Ok(()) => Outcome::Delivered,
         Err(error) => match config.retries.after(delivery.attempts, &delivery.id) {
             Some(wait) => {
-                eprintln!(
-                    "koder-elicitation-relay: webhook {} attempt {} {error}; next in {:.1} s",
-                    delivery.id,
-                    delivery.attempts,
-                    wait.as_secs_f64()
+                tracing::warn!(
+                    webhook_id = %delivery.id,
+                    attempt = delivery.attempts,
+                    %error,
+                    retry_in_s = wait.as_secs_f64(),
+                    "webhook delivery failed; retrying"
                 );
                 retry_in = Some(wait);
                 let wait_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX);
@@ -188,9 +204,11 @@ async fn send(
                 }
             }
             None => {
-                eprintln!(
-                    "koder-elicitation-relay: webhook {} gave up after {} attempts: {error}",
-                    delivery.id, delivery.attempts
+                tracing::error!(
+                    webhook_id = %delivery.id,
+                    attempts = delivery.attempts,
+                    %error,
+                    "webhook delivery gave up"
                 );
                 Outcome::GaveUp { error }
             }
@@ -202,10 +220,7 @@ async fn send(
         .await
     {
         // The lease runs out and the row is claimed again: sent twice at worst, same webhook-id.
-        eprintln!(
-            "koder-elicitation-relay: cannot record webhook {}: {error}",
-            delivery.id
-        );
+        tracing::error!(webhook_id = %delivery.id, %error, "cannot record a webhook attempt");
     }
     retry_in
 }
