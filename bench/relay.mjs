@@ -5,7 +5,11 @@
 //   1. against one relay on a fresh SQLite file (a temp dir);
 //   2. against two relays (replicas) sharing one throwaway PostgreSQL (scripts/pg-temp.sh).
 // Each run: 1,000 open streams (1,000 people), 10,000 elicitations created by 64 hosts in flight,
-// each long-polled by its host and answered by its person from the stream. Prints a table of each
+// each long-polled by its host and answered by its person from the stream. The relays run with
+// the audit chain and a webhook URL: a receiver here verifies every delivery (standardwebhooks),
+// the settled deliveries are counted against the settles, and `audit verify` checks the chain
+// after each run. Then 10,000 streams are held open on one SQLite relay for the memory per stream
+// (`--no-capacity` skips it; `--streams-only` runs only that). Prints a table of each
 // figure against its target; `--write-results` also writes the section "## Relay load (issue 25)"
 // into bench/RESULTS.md (right after the generated header part; every other section is kept).
 //
@@ -32,6 +36,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 // PostgreSQL's newest bin directory, as scripts/pg-temp.sh picks it (psql samples wait events).
 const PG_BIN = (() => {
@@ -46,6 +53,9 @@ const OUT = join(ROOT, 'bench', 'out');
 const SECTION = '## Relay load (issue 25)';
 const SERVICE_TOKEN = 'bench-service-token-0123456789abcdef';
 const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef0123456789';
+// The relays run as in production: every change also appends to the audit chain and queues a
+// signed webhook, which a receiver in this process verifies and counts.
+const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(name);
@@ -113,13 +123,73 @@ function openFilesLimits() {
   return { soft, hard };
 }
 
+/**
+ * The webhook receiver: verifies every delivery with `standardwebhooks` (as a host would) and
+ * counts the distinct webhook-ids by event type; `reset()` between runs.
+ */
+async function startWebhookReceiver() {
+  const verifier = new Webhook(WEBHOOK_SECRET);
+  let seen = new Map();
+  let invalid = 0;
+  let attempts = 0;
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      attempts += 1;
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        const event = verifier.verify(body, req.headers);
+        seen.set(req.headers['webhook-id'], event.type);
+        res.writeHead(204).end();
+      } catch {
+        invalid += 1;
+        res.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const counts = () => {
+    const byType = {};
+    for (const type of seen.values()) byType[type] = (byType[type] ?? 0) + 1;
+    return { byType, invalid, attempts };
+  };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks`,
+    counts,
+    reset() {
+      seen = new Map();
+      invalid = 0;
+      attempts = 0;
+    },
+    /** Waits until `settled` elicitation.settled deliveries arrived, or `seconds` passed. */
+    async settle(settled, seconds = 60) {
+      const until = Date.now() + seconds * 1000;
+      while ((counts().byType['elicitation.settled'] ?? 0) < settled && Date.now() < until) {
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      return counts();
+    },
+    close: () => new Promise((done) => server.close(done)),
+  };
+}
+let webhookReceiver = null;
+
+/** `audit verify` of the relay binary on `database`: `{ok, line}`. */
+function verifyAudit(database) {
+  const r = spawnSync(RELAY_BIN, ['audit', 'verify', '--database', database], { encoding: 'utf8' });
+  return { ok: r.status === 0, line: `${r.stdout}${r.stderr}`.trim().split('\n').pop() ?? '' };
+}
+
 /** Starts one relay; resolves once it printed its `listening on` line. */
 function startRelay(database, label) {
   return new Promise((resolveStart, rejectStart) => {
     // Room for every stream the bench opens, whatever the default cap.
     const maxStreams = String(Math.max(10_000, STREAMS + 100));
-    const child = spawnWithFiles(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--max-streams', maxStreams, '--max-streams-per-person', maxStreams, '--log-format', 'json'], {
+    const child = spawnWithFiles(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--max-streams', maxStreams, '--max-streams-per-person', maxStreams, '--log-format', 'json',
+      ...(webhookReceiver ? ['--webhook-url', webhookReceiver.url] : [])], {
       cwd: ROOT,
+      env: { ...process.env, ...(webhookReceiver ? { KODER_RELAY_WEBHOOK_SECRET: WEBHOOK_SECRET } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -286,7 +356,8 @@ function syscallCount(relays) {
 async function measure(name, setUp) {
   const marks = cleanups.length;
   try {
-    const { relays, dbPid, dbUrl } = await setUp();
+    const { relays, dbPid, dbUrl, database } = await setUp();
+    webhookReceiver?.reset();
     await waitQuiet();
     const loadStart = load1();
     log(`${name}: ${relays.length} relay(s) at ${relays.map((r) => r.url).join(', ')}; running the generator…`);
@@ -309,6 +380,13 @@ async function measure(name, setUp) {
       const profiled = await runGenerator(relays, dbPid, { elicitations: LIGHT_ELICITATIONS });
       figures.perf = { ...(await stopPerf()), syscalls: await stopCount(), elicitations: LIGHT_ELICITATIONS, perSecond: profiled.perSecond };
     }
+    let settles = ELICITATIONS + (figures.light ? LIGHT_ELICITATIONS : 0) + (figures.perf ? LIGHT_ELICITATIONS : 0);
+    if (webhookReceiver) {
+      log(`${name}: waiting for the webhook deliveries of ${n(settles)} settles…`);
+      figures.webhooks = { settles, ...(await webhookReceiver.settle(settles)) };
+    }
+    log(`${name}: audit verify…`);
+    figures.audit = verifyAudit(database ?? dbUrl);
     for (const relay of relays) {
       const errors = relay.stderr().split('\n').filter((line) => /error|panic/i.test(line));
       if (errors.length) figures.relayErrorLines = (figures.relayErrorLines ?? 0) + errors.length;
@@ -344,9 +422,10 @@ async function sharedPeopleMemory() {
 async function sqliteRun() {
   const dir = mkdtempSync(join(tmpdir(), 'koder-relay-bench-sqlite-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const relay = await startRelay(`sqlite://${join(dir, 'relay.db')}`, 'the SQLite relay');
+  const database = `sqlite://${join(dir, 'relay.db')}`;
+  const relay = await startRelay(database, 'the SQLite relay');
   cleanups.push(relay.stop);
-  return { relays: [relay] };
+  return { relays: [relay], database };
 }
 
 async function postgresRun() {
@@ -384,6 +463,9 @@ const PER_STREAM_TARGET = 16 * 1024;
 /** The rows of the table: [figure, target, value(figures), met(figures) | null]. */
 const ROWS = [
   ['lost / settled twice', '0 / 0', (f) => `${n(f.lost)} / ${n(f.settledTwice)}`, (f) => f.lost === 0 && f.settledTwice === 0],
+  ['webhook deliveries: elicitation.settled verified / settles (created)', '= settles', (f) => (f.webhooks ? `${n(f.webhooks.byType['elicitation.settled'] ?? 0)} / ${n(f.webhooks.settles)} (${n(f.webhooks.byType['elicitation.created'] ?? 0)}; ${n(f.webhooks.invalid)} failed verification)` : 'off'), (f) => !!f.webhooks && (f.webhooks.byType['elicitation.settled'] ?? 0) === f.webhooks.settles && f.webhooks.invalid === 0],
+  ['audit chain after the run (`audit verify`)', 'intact', (f) => (f.audit ? f.audit.line.replace(/\|/g, '\\|') : 'n/a'), (f) => !!f.audit && f.audit.ok],
+  ['elicitations per second, 64 hosts in flight', 'SQLite ≥ 2,500 · PostgreSQL ≥ 1,500', (f) => n(Math.round(f.perSecond)), (f) => f.perSecond >= (f.relays > 1 ? 1500 : 2500)],
   ['create → shown in the stream, p50 / p95, ms', 'p95 ≤ 50', (f) => `${ms(f.createToShownMs.p50)} / ${ms(f.createToShownMs.p95)}`, (f) => f.createToShownMs.p95 !== null && f.createToShownMs.p95 <= 50],
   ['answer → host\'s long-poll returned, p50 / p95, ms', 'p95 ≤ 50', (f) => `${ms(f.answerToHostMs.p50)} / ${ms(f.answerToHostMs.p95)}`, (f) => f.answerToHostMs.p95 !== null && f.answerToHostMs.p95 <= 50],
   ['memory per open stream (VmRSS growth ÷ streams), KiB', '≤ 16', (f) => f.memory.map((m) => kb(m.perStreamBytes)).join(' / '), (f) => f.perStreamBytes !== null && f.perStreamBytes <= PER_STREAM_TARGET],
@@ -518,17 +600,17 @@ function writeResults(markdown) {
 }
 
 /** `--streams-only`: the memory of STREAMS open streams on one SQLite relay, one person each and shared by a few. */
-async function streamsOnly() {
+async function streamsOnly(streams = STREAMS) {
   const limits = openFilesLimits();
-  log(`open files: soft ${limits.soft}, hard ${limits.hard} (the relay and the generator each need more than ${n(STREAMS)})`);
-  if (Number(limits.hard) < STREAMS + 256) log(`warning: a hard limit of ${limits.hard} open files is too low for ${n(STREAMS)} streams`);
+  log(`open files: soft ${limits.soft}, hard ${limits.hard} (the relay and the generator each need more than ${n(streams)})`);
+  if (Number(limits.hard) < streams + 256) log(`warning: a hard limit of ${limits.hard} open files is too low for ${n(streams)} streams`);
   const run = async (people) => {
     const marks = cleanups.length;
     try {
       const { relays } = await sqliteRun();
       const [relay] = relays;
-      log(`${n(STREAMS)} streams of ${people ? n(people) : 'one person each'} on a fresh SQLite relay…`);
-      const args = ['--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--streams', String(STREAMS), '--elicitations', '100', '--hosts', '8', '--relay', relay.url, '--pid', String(relay.pid)];
+      log(`${n(streams)} streams of ${people ? n(people) : 'one person each'} on a fresh SQLite relay…`);
+      const args = ['--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--streams', String(streams), '--elicitations', '100', '--hosts', '8', '--relay', relay.url, '--pid', String(relay.pid)];
       if (people) args.push('--people', String(people));
       const figures = await new Promise((resolveRun, rejectRun) => {
         const child = spawnWithFiles(LOAD_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -539,7 +621,7 @@ async function streamsOnly() {
         child.once('exit', (code) => (code === 0 ? resolveRun(JSON.parse(stdout.trim().split('\n').pop())) : rejectRun(new Error(`the load generator exited ${code}`))));
       });
       const [memory] = figures.memory;
-      return { people: people ?? STREAMS, opened: figures.streams - figures.streamsFailed, seconds: figures.streamsOpenSeconds, lost: figures.lost, ...memory };
+      return { people: people ?? streams, opened: figures.streams - figures.streamsFailed, seconds: figures.streamsOpenSeconds, lost: figures.lost, ...memory };
     } finally {
       await cleanUpTo(marks);
     }
@@ -548,12 +630,13 @@ async function streamsOnly() {
   const lines = [
     `| streams · people | opened (s) | VmRSS before → streams open, MiB | per stream, KiB (target ≤ ${PER_STREAM_TARGET / 1024}) | met |`,
     '|---|---:|---:|---:|:---:|',
-    ...rows.map((r) => `| ${n(STREAMS)} · ${n(r.people)} | ${n(r.opened)} (${r.seconds.toFixed(1)}) | ${(r.rssBeforeBytes / 1048576).toFixed(1)} → ${(r.rssStreamsOpenBytes / 1048576).toFixed(1)} | ${kb(r.perStreamBytes)} | ${yes(r.perStreamBytes !== null && r.perStreamBytes <= PER_STREAM_TARGET)} |`),
+    ...rows.map((r) => `| ${n(streams)} · ${n(r.people)} | ${n(r.opened)} (${r.seconds.toFixed(1)}) | ${(r.rssBeforeBytes / 1048576).toFixed(1)} → ${(r.rssStreamsOpenBytes / 1048576).toFixed(1)} | ${kb(r.perStreamBytes)} | ${yes(r.perStreamBytes !== null && r.perStreamBytes <= PER_STREAM_TARGET)} |`),
   ];
   mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, 'relay-streams.json'), `${JSON.stringify({ limits, rows }, null, 2)}\n`);
   console.log(`\n${lines.join('\n')}\n`);
   log('wrote bench/out/relay-streams.json');
+  return lines;
 }
 
 // --- main ----------------------------------------------------------------------------------------
@@ -567,11 +650,16 @@ try {
     process.exit(0);
   }
   const runs = {};
+  webhookReceiver = await startWebhookReceiver();
+  cleanups.push(() => webhookReceiver.close());
   if (ONLY !== 'postgres') {
     runs['SQLite, 1 relay'] = await measure('SQLite', sqliteRun);
     runs['SQLite, 1 relay'].sharedPeople = await sharedPeopleMemory();
   }
   if (ONLY !== 'sqlite') runs['PostgreSQL, 2 replicas'] = await measure('PostgreSQL', postgresRun);
+  // The stream capacity apart: 10,000 streams on one replica, without the elicitation load.
+  const CAPACITY_STREAMS = 10_000;
+  const capacity = flag('--no-capacity') ? null : await streamsOnly(CAPACITY_STREAMS);
   const loadAtEnd = loadavg();
   const pgVersion = (() => {
     if (!PG_BIN) return 'n/a';
@@ -594,6 +682,7 @@ try {
       + `With two replicas the streams alternate between them, half the creates go to the person's stream's replica and half to the other, the host long-polls the replica it did not create on, and the person answers on their stream's replica. `
       + `SQLite: WAL, synchronous=NORMAL. PostgreSQL ${pgVersion} as scripts/pg-temp.sh starts it (fsync off, synchronous_commit off): neither fsyncs per commit.`,
     '',
+    ...(capacity ? [`Open streams on one replica (SQLite relay, ${n(CAPACITY_STREAMS)} streams held open with a light load of 100 elicitations; memory = VmRSS growth ÷ streams):`, '', ...capacity, ''] : []),
     'Where the time and the memory go (measured in this run):',
     '',
     ...causes(runs).flatMap((line) => [line, '']),

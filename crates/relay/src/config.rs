@@ -494,23 +494,11 @@ fn parse_audit(
     Ok(Command::AuditVerify { database })
 }
 
-/// A drain timeout: whole milliseconds, seconds or minutes (`500ms`, `30s`, `2m`; a bare number
-/// is seconds), at most an hour.
+/// A drain timeout: a duration as [`parse_duration`] reads it (`500ms`, `30s`, `2m`), at most an
+/// hour.
 fn parse_drain_timeout(text: &str) -> Result<Duration, String> {
-    let trimmed = text.trim();
-    let (number, unit_ms) = if let Some(number) = trimmed.strip_suffix("ms") {
-        (number, 1)
-    } else if let Some(number) = trimmed.strip_suffix('s') {
-        (number, 1_000)
-    } else if let Some(number) = trimmed.strip_suffix('m') {
-        (number, 60_000)
-    } else {
-        (trimmed, 1_000)
-    };
-    match number.parse::<u64>() {
-        Ok(count) if count.saturating_mul(unit_ms) <= 3_600_000 => {
-            Ok(Duration::from_millis(count * unit_ms))
-        }
+    match parse_duration(text) {
+        Some(timeout) if timeout <= Duration::from_secs(3_600) => Ok(timeout),
         _ => Err(format!(
             "--drain-timeout {text:?} must be a duration like 500ms, 30s or 2m (at most 1 hour)"
         )),
@@ -528,26 +516,25 @@ pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A whole number above 0 with a unit: `s`, `m`, `h` or `d` (`3s`, `15m`, `12h`, `30d`).
+/// A whole number above 0 with a unit: `ms`, `s`, `m`, `h` or `d` (`500ms`, `3s`, `15m`, `12h`,
+/// `30d`). The unit is required: a bare `30` could mean seconds or days, and retention deletes.
 pub fn parse_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
-    let unit_at = text.len().checked_sub(1)?;
-    let (number, unit) = (text.get(..unit_at)?, text.get(unit_at..)?);
-    if number.is_empty() || !number.bytes().all(|byte| byte.is_ascii_digit()) {
-        return None;
-    }
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = (text.get(..digits)?, text.get(digits..)?);
     let count: u64 = number.parse().ok()?;
-    let seconds = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
+    let unit_ms: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
         _ => return None,
     };
     if count == 0 {
         return None;
     }
-    count.checked_mul(seconds).map(Duration::from_secs)
+    count.checked_mul(unit_ms).map(Duration::from_millis)
 }
 
 /// A positive count, or `default` when not given.
@@ -711,7 +698,7 @@ mod tests {
         assert_eq!(defaults.metrics_listen, None);
         assert_eq!(defaults.drain_timeout, Duration::from_secs(30));
         assert_eq!(defaults.log_format, None);
-        for (timeout, seconds) in [("45", 45), ("2m", 120), ("10s", 10)] {
+        for (timeout, seconds) in [("45s", 45), ("2m", 120), ("10s", 10)] {
             assert_eq!(
                 parse_drain_timeout(timeout),
                 Ok(Duration::from_secs(seconds))
