@@ -17,8 +17,10 @@
 
 /// The HTTP API: routes, handlers, and the JSON views they answer with.
 pub mod api;
-/// The tamper-evident audit trail: its entries, their hash chain, and `audit verify`.
+/// The tamper-evident audit trail: its entries and their hash chain.
 pub mod audit;
+/// `audit verify`: the chain of a database, recomputed.
+pub mod audit_verify;
 /// Who is calling: the service token or a person's JWT.
 pub mod auth;
 /// Canonical JSON and SHA-256 digests.

@@ -93,7 +93,9 @@ fn verify_audit(database: &str) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(koder_elicitation_relay::audit::verify_database(database)) {
+    match runtime.block_on(koder_elicitation_relay::audit_verify::verify_database(
+        database,
+    )) {
         Ok(check) => {
             println!(
                 "audit chain intact: {} entries, head hash {}",

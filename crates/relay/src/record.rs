@@ -1,5 +1,5 @@
-//! What an elicitation is as the relay keeps it: who it is for, where it is in its life, and the
-//! scope a person's token admits. Stores keep these; events carry them.
+//! What an elicitation is as the relay keeps it: who it is for, where it is in its life, the
+//! scope a person's token admits, and who changed it. Stores keep these; events carry them.
 
 use serde_json::Value;
 
@@ -122,4 +122,30 @@ pub struct Record {
     pub finished_at: Option<i64>,
     /// Whether the host reported URL-mode completion.
     pub completed: bool,
+}
+
+/// Who made a change: the host (service token), a person (their verified token's `sub`), or
+/// the relay itself (expiry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// A host, with the service token.
+    Host,
+    /// A person, by the `sub` of their verified token.
+    Person {
+        /// The token's `sub`.
+        sub: String,
+    },
+    /// The relay (an elicitation expired).
+    Relay,
+}
+
+impl Actor {
+    /// As the journal names it: `host`, `person:<sub>` or `relay`.
+    pub fn name(&self) -> String {
+        match self {
+            Actor::Host => "host".to_string(),
+            Actor::Person { sub } => format!("person:{sub}"),
+            Actor::Relay => "relay".to_string(),
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! Who made a change, and the one call every change makes inside its transaction
+//! The one call every change makes inside its transaction
 //! ([`append_sqlite`] / [`append_postgres`]): the change's audit entry, chained to the one
 //! before it. Whatever else must be written with a change, and only with it, goes beside it.
 
@@ -6,32 +6,7 @@ use sqlx::{PgConnection, SqliteConnection};
 
 use crate::audit::{audit_columns, entry_from_row, AuditEntry};
 use crate::events::Event;
-
-/// Who made a change: the host (service token), a person (their verified token's `sub`), or
-/// the relay itself (expiry).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Actor {
-    /// A host, with the service token.
-    Host,
-    /// A person, by the `sub` of their verified token.
-    Person {
-        /// The token's `sub`.
-        sub: String,
-    },
-    /// The relay (an elicitation expired).
-    Relay,
-}
-
-impl Actor {
-    /// As the journal names it: `host`, `person:<sub>` or `relay`.
-    pub fn name(&self) -> String {
-        match self {
-            Actor::Host => "host".to_string(),
-            Actor::Person { sub } => format!("person:{sub}"),
-            Actor::Relay => "relay".to_string(),
-        }
-    }
-}
+use crate::record::Actor;
 
 /// Every replica appends to one chain: this transaction-scoped advisory lock makes appends take
 /// turns, so each reads the head the previous one wrote.

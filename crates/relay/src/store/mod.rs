@@ -33,9 +33,9 @@ pub mod journal;
 /// One-use stream tickets (for `EventSource`), kept by digest.
 pub mod tickets;
 
+pub use crate::record::Actor;
 pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
 pub use clock::Clock;
-pub use journal::Actor;
 pub use tickets::{NewTicket, RedeemedTicket, MAX_LIVE_TICKETS};
 
 /// A storage failure. Handlers answer 500 "storage unavailable" and log the detail.

@@ -11,7 +11,7 @@ use serde_json::Value;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
 use super::clock::{measured_offset_ms, process_now_ms, ClockReading};
-use super::journal::{self, Actor};
+use super::journal;
 use super::migrations::migrate_postgres;
 use super::rows::{
     changed, created_event, created_or_existing, keyed_from_row, record_from_row, Keyed,
@@ -23,6 +23,7 @@ use super::{
 };
 use crate::audit::AuditEntry;
 use crate::events::{Event, EventKind};
+use crate::record::Actor;
 use crate::webhooks::outbox::{self, Delivery, Outcome};
 
 /// The NOTIFY channel every replica listens on.

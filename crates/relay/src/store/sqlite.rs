@@ -11,7 +11,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::journal::{self, Actor};
+use super::journal;
 use super::migrations::migrate_sqlite;
 use super::rows::{
     changed, created_event, created_or_existing, keyed_from_row, record_from_row, Keyed,
@@ -23,6 +23,7 @@ use super::{
 };
 use crate::audit::AuditEntry;
 use crate::events::{Event, EventKind};
+use crate::record::Actor;
 use crate::webhooks::outbox::{self, Delivery, Outcome};
 
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
