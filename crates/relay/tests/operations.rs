@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use http_support::postgres::Postgres;
 use http_support::{create_body, mint_with, now_secs, TempDir};
 use reqwest::{header, StatusCode};
 use serde_json::{json, Value};
@@ -198,51 +199,6 @@ fn sample(text: &str, name: &str) -> Option<f64> {
         .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
 }
 
-// ---------------------------------------------------------------------------------------------
-// A PostgreSQL from scripts/pg-temp.sh, stopped when dropped.
-
-struct Postgres {
-    dir: TempDir,
-    url: String,
-}
-
-fn pg_temp(action: &str, dir: &TempDir) -> Result<String, String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/pg-temp.sh");
-    let output = Command::new("bash")
-        .arg(script)
-        .arg(action)
-        .arg(&dir.0)
-        .output()
-        .map_err(|error| format!("cannot run {script}: {error}"))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
-    } else {
-        Err(format!(
-            "scripts/pg-temp.sh {action} failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-    }
-}
-
-impl Postgres {
-    fn start() -> Postgres {
-        let dir = TempDir::new("ops-pg");
-        let url = pg_temp("start", &dir).unwrap_or_else(|error| {
-            panic!("PostgreSQL is required for this test and could not start: {error}")
-        });
-        Postgres { dir, url }
-    }
-}
-
-impl Drop for Postgres {
-    fn drop(&mut self) {
-        if let Err(error) = pg_temp("stop", &self.dir) {
-            eprintln!("{error}");
-        }
-    }
-}
-
 /// Polls `url` until it answers `want` (or `within` passes); returns how long it took.
 async fn until_status(
     client: &reqwest::Client,
@@ -280,7 +236,7 @@ async fn readyz_follows_postgresql_while_livez_stays_up() {
     let open = relay.open_stream(&ana).await;
     assert_eq!(open.status(), StatusCode::OK);
 
-    pg_temp("stop", &postgres.dir).unwrap();
+    postgres.stop().unwrap();
     let took = until_status(
         &relay.client,
         &readyz,
@@ -313,7 +269,7 @@ async fn readyz_follows_postgresql_while_livez_stays_up() {
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(refused.headers().contains_key(header::RETRY_AFTER));
 
-    let restarted = pg_temp("start", &postgres.dir).unwrap();
+    let restarted = postgres.start_again().unwrap();
     assert_eq!(restarted, postgres.url, "a restart keeps the port");
     until_status(
         &relay.client,

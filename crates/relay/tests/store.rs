@@ -2,8 +2,6 @@
 //! against a throwaway PostgreSQL from scripts/pg-temp.sh), and PostgreSQL replicas share their
 //! changes through NOTIFY while only one writer wins.
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -21,83 +19,16 @@ use koder_elicitation_relay::{serve_with_store, Config, OpenStore};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+mod http_support;
+use http_support::postgres::Postgres;
+use http_support::TempDir;
+
 /// The hosts' token of the relays these tests start (at least 32 bytes, as the relay requires).
 const SERVICE_TOKEN: &str = "store-test-service-token-0123456789";
 const EVENT_WAIT: Duration = Duration::from_secs(5);
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures: a temp dir that removes itself, and a PostgreSQL that stops itself.
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("koder-relay-store-{tag}-{}", unique()));
-        std::fs::create_dir_all(&path).expect("create a temp dir");
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A PostgreSQL started by scripts/pg-temp.sh; stopped on drop, also when a check failed.
-struct Postgres {
-    dir: TempDir,
-    url: String,
-}
-
-fn pg_temp(action: &str, dir: &TempDir) -> Result<String, String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/pg-temp.sh");
-    let output = Command::new("bash")
-        .arg(script)
-        .arg(action)
-        .arg(&dir.0)
-        .output()
-        .map_err(|error| format!("cannot run {script}: {error}"))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
-    } else {
-        Err(format!(
-            "scripts/pg-temp.sh {action} failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-    }
-}
-
-impl Postgres {
-    fn start() -> Postgres {
-        let dir = TempDir::new("pg");
-        let started = std::time::Instant::now();
-        let url = pg_temp("start", &dir).unwrap_or_else(|error| {
-            panic!("PostgreSQL is required for these tests and could not start: {error}")
-        });
-        eprintln!("PostgreSQL started in {:?} at {url}", started.elapsed());
-        Postgres { dir, url }
-    }
-
-    fn stop(&self) {
-        pg_temp("stop", &self.dir).unwrap_or_else(|error| panic!("{error}"));
-    }
-
-    fn restart(&self) {
-        self.stop();
-        let url = pg_temp("start", &self.dir).unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(url, self.url, "a restart keeps the port");
-    }
-}
-
-impl Drop for Postgres {
-    fn drop(&mut self) {
-        if let Err(error) = pg_temp("stop", &self.dir) {
-            eprintln!("{error}");
-        }
-    }
-}
+// Fixtures: the shared temp dir and throwaway PostgreSQL (tests/http_support).
 
 fn unique() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -891,7 +822,11 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let heard = next_event(&mut heard_by_b).await;
     assert!(same_change(&heard, EventKind::Created, &before));
 
-    postgres.restart();
+    postgres.stop().unwrap_or_else(|error| panic!("{error}"));
+    let url = postgres
+        .start_again()
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(url, postgres.url, "a restart keeps the port");
 
     // Changes made right after the restart may be missed while B reconnects; within 30 s a
     // change on A must reach B again.

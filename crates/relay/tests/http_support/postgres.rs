@@ -37,6 +37,16 @@ impl Postgres {
         });
         Postgres { dir, url }
     }
+
+    /// Stops the server (`pg_ctl stop -m fast`), keeping its data for [`Postgres::start_again`].
+    pub fn stop(&self) -> Result<String, String> {
+        pg_temp("stop", &self.dir)
+    }
+
+    /// Starts the stopped server again on its data and port; its URL.
+    pub fn start_again(&self) -> Result<String, String> {
+        pg_temp("start", &self.dir)
+    }
 }
 
 impl Drop for Postgres {
