@@ -164,6 +164,31 @@ pub async fn claim_postgres(
     rows.iter().map(delivery_from_row).collect()
 }
 
+/// The update that keeps what an attempt came to, as one statement with the same three
+/// parameters in both dialects (`$1` id, `$2` a time, `$3` the error or NULL).
+fn record_statement(outcome: &Outcome, now_ms: i64) -> (&'static str, i64, Option<String>) {
+    match outcome {
+        Outcome::Delivered => (
+            "UPDATE koder_webhook_outbox SET delivered_at = $2, last_error = $3 WHERE id = $1",
+            now_ms,
+            None,
+        ),
+        Outcome::Retry {
+            next_attempt_at,
+            error,
+        } => (
+            "UPDATE koder_webhook_outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1",
+            *next_attempt_at,
+            Some(error.clone()),
+        ),
+        Outcome::GaveUp { error } => (
+            "UPDATE koder_webhook_outbox SET failed_at = $2, last_error = $3 WHERE id = $1",
+            now_ms,
+            Some(error.clone()),
+        ),
+    }
+}
+
 /// Keeps what an attempt came to on SQLite.
 pub async fn record_sqlite(
     pool: &SqlitePool,
@@ -171,29 +196,13 @@ pub async fn record_sqlite(
     outcome: &Outcome,
     now_ms: i64,
 ) -> Result<(), sqlx::Error> {
-    let query = match outcome {
-        Outcome::Delivered => sqlx::query(
-            "UPDATE koder_webhook_outbox SET delivered_at = ?2, last_error = NULL WHERE id = ?1",
-        )
+    let (statement, at, error) = record_statement(outcome, now_ms);
+    sqlx::query(statement)
         .bind(id)
-        .bind(now_ms),
-        Outcome::Retry {
-            next_attempt_at,
-            error,
-        } => sqlx::query(
-            "UPDATE koder_webhook_outbox SET next_attempt_at = ?2, last_error = ?3 WHERE id = ?1",
-        )
-        .bind(id)
-        .bind(*next_attempt_at)
-        .bind(error.clone()),
-        Outcome::GaveUp { error } => sqlx::query(
-            "UPDATE koder_webhook_outbox SET failed_at = ?2, last_error = ?3 WHERE id = ?1",
-        )
-        .bind(id)
-        .bind(now_ms)
-        .bind(error.clone()),
-    };
-    query.execute(pool).await?;
+        .bind(at)
+        .bind(error)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 
@@ -204,29 +213,13 @@ pub async fn record_postgres(
     outcome: &Outcome,
     now_ms: i64,
 ) -> Result<(), sqlx::Error> {
-    let query = match outcome {
-        Outcome::Delivered => sqlx::query(
-            "UPDATE koder_webhook_outbox SET delivered_at = $2, last_error = NULL WHERE id = $1",
-        )
+    let (statement, at, error) = record_statement(outcome, now_ms);
+    sqlx::query(statement)
         .bind(id)
-        .bind(now_ms),
-        Outcome::Retry {
-            next_attempt_at,
-            error,
-        } => sqlx::query(
-            "UPDATE koder_webhook_outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(*next_attempt_at)
-        .bind(error.clone()),
-        Outcome::GaveUp { error } => sqlx::query(
-            "UPDATE koder_webhook_outbox SET failed_at = $2, last_error = $3 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(now_ms)
-        .bind(error.clone()),
-    };
-    query.execute(pool).await?;
+        .bind(at)
+        .bind(error)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 
