@@ -650,8 +650,10 @@ try {
     process.exit(0);
   }
   const runs = {};
-  webhookReceiver = await startWebhookReceiver();
-  cleanups.push(() => webhookReceiver.close());
+  if (!flag('--no-webhooks')) {
+    webhookReceiver = await startWebhookReceiver();
+    cleanups.push(() => webhookReceiver.close());
+  }
   if (ONLY !== 'postgres') {
     runs['SQLite, 1 relay'] = await measure('SQLite', sqliteRun);
     runs['SQLite, 1 relay'].sharedPeople = await sharedPeopleMemory();

@@ -1,6 +1,10 @@
 //! The single-process store: one SQLite file in WAL mode. Every state change is one conditional
 //! statement (`… WHERE status = 'pending'`), so exactly one writer wins, and the winner gets the
 //! changed row back as its event.
+//!
+//! Every write goes through one connection (the writer), beside a few readers: SQLite takes one
+//! writer at a time anyway, and writers queued here wait their turn in order, where writers on
+//! several connections would meet the write lock and poll for it in the busy handler's sleeps.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -29,7 +33,7 @@ use crate::webhooks::outbox::{self, Delivery, Outcome};
 /// Writers queue behind SQLite's one write lock; a busy connection waits this long before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A few readers alongside the one writer WAL allows.
-const POOL_SIZE: u32 = 4;
+const READERS: u32 = 4;
 
 /// Every change is one transaction that takes SQLite's write lock as it begins (a deferred one
 /// that reads first cannot always upgrade to write, and fails instead of waiting).
@@ -58,7 +62,10 @@ macro_rules! select_sql {
 /// Elicitations in one SQLite file (or in memory, for tests).
 #[derive(Debug)]
 pub struct SqliteStore {
+    /// Reads (WAL lets them run beside the writer).
     pool: SqlitePool,
+    /// Every write: one connection (the same as `pool` in memory, where there is only one).
+    writer: SqlitePool,
     /// The process clock: one process is the whole deployment.
     clock: Clock,
     /// Whether each change also queues its webhook (with `--webhook-url`).
@@ -96,19 +103,24 @@ impl SqliteStore {
             .busy_timeout(BUSY_TIMEOUT);
         // Each connection to `:memory:` is its own empty database: keep exactly one, forever.
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        let pool_options = if in_memory {
-            SqlitePoolOptions::new()
-                .max_connections(1)
-                .min_connections(1)
-                .idle_timeout(None)
-                .max_lifetime(None)
+        let one_forever = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None);
+        let writer = one_forever.connect_with(options.clone()).await?;
+        migrate_sqlite(&mut *writer.acquire().await?).await?;
+        let pool = if in_memory {
+            writer.clone()
         } else {
-            SqlitePoolOptions::new().max_connections(POOL_SIZE)
+            SqlitePoolOptions::new()
+                .max_connections(READERS)
+                .connect_with(options)
+                .await?
         };
-        let pool = pool_options.connect_with(options).await?;
-        migrate_sqlite(&mut *pool.acquire().await?).await?;
         Ok(SqliteStore {
             pool,
+            writer,
             clock: Clock::default(),
             webhook_outbox: false,
         })
@@ -137,7 +149,7 @@ impl SqliteStore {
     /// Inserts a new pending one and journals it, in one transaction; the event to announce.
     async fn insert(&self, new: &NewElicitation, actor: &Actor) -> Result<Event, sqlx::Error> {
         let event = created_event(new);
-        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
+        let mut transaction = self.writer.begin_with(BEGIN_CHANGE).await?;
         sqlx::query(
             "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
              server_name, created_at, expires_at, status, result, finished_at, completed, \
@@ -205,7 +217,7 @@ impl Store for SqliteStore {
         let Some(kind) = EventKind::finishing(status) else {
             return Err(StoreError("cannot finish an elicitation as pending".into()));
         };
-        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
+        let mut transaction = self.writer.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET status = ?1, result = ?2, finished_at = ?3 ",
             "WHERE id = ?4 AND status = 'pending' RETURNING ",
@@ -228,7 +240,7 @@ impl Store for SqliteStore {
     }
 
     async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
-        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
+        let mut transaction = self.writer.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations SET completed = 1 WHERE id = ?1 AND completed = 0 ",
             "RETURNING ",
@@ -247,7 +259,19 @@ impl Store for SqliteStore {
     }
 
     async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
-        let mut transaction = self.pool.begin_with(BEGIN_CHANGE).await?;
+        // Asked five times a second: a reader answers "nothing is due" without queueing for the
+        // writer.
+        let due: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM koder_elicitations \
+             WHERE status = 'pending' AND expires_at <= ?1)",
+        )
+        .bind(now_ms)
+        .fetch_one(&self.pool)
+        .await?;
+        if !due {
+            return Ok(Vec::new());
+        }
+        let mut transaction = self.writer.begin_with(BEGIN_CHANGE).await?;
         let rows = sqlx::query(concat!(
             "UPDATE koder_elicitations ",
             "SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = ?1 ",
@@ -284,7 +308,7 @@ impl Store for SqliteStore {
         )
         .bind(finished_by_ms)
         .bind(batch)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(purged.rows_affected())
     }
@@ -323,7 +347,7 @@ impl Store for SqliteStore {
         .bind(ticket.expires_at)
         .bind(now_ms)
         .bind(max_live)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(inserted.rows_affected() == 1)
     }
@@ -340,7 +364,7 @@ impl Store for SqliteStore {
         .bind(digest)
         .bind(now_ms)
         // Run to completion, so the ticket is gone before the stream it opens starts.
-        .fetch_all(&self.pool)
+        .fetch_all(&self.writer)
         .await?;
         rows.first().map(redeemed_from_row).transpose()
     }
@@ -348,7 +372,7 @@ impl Store for SqliteStore {
     async fn purge_tickets(&self, now_ms: i64) -> Result<u64, StoreError> {
         let purged = sqlx::query("DELETE FROM koder_stream_tickets WHERE expires_at <= ?1")
             .bind(now_ms)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(purged.rows_affected())
     }
@@ -359,7 +383,7 @@ impl Store for SqliteStore {
         lease_ms: i64,
         limit: i64,
     ) -> Result<Vec<Delivery>, StoreError> {
-        Ok(outbox::claim_sqlite(&self.pool, now_ms, lease_ms, limit).await?)
+        Ok(outbox::claim_sqlite(&self.writer, now_ms, lease_ms, limit).await?)
     }
 
     async fn record_webhook_attempt(
@@ -368,7 +392,7 @@ impl Store for SqliteStore {
         outcome: &Outcome,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        Ok(outbox::record_sqlite(&self.pool, id, outcome, now_ms).await?)
+        Ok(outbox::record_sqlite(&self.writer, id, outcome, now_ms).await?)
     }
 
     async fn purge_delivered_webhooks(
@@ -376,7 +400,7 @@ impl Store for SqliteStore {
         before_ms: i64,
         limit: i64,
     ) -> Result<u64, StoreError> {
-        Ok(outbox::purge_delivered_sqlite(&self.pool, before_ms, limit).await?)
+        Ok(outbox::purge_delivered_sqlite(&self.writer, before_ms, limit).await?)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
