@@ -113,15 +113,16 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
     // one only.
     let later = now + 2 * LEASE_MS;
     store
-        .record_webhook_attempt(&format!("msg_{id}_created"), &Outcome::Delivered, later)
-        .await
-        .unwrap();
-    store
-        .record_webhook_attempt(
-            &format!("msg_{id}_settled"),
-            &Outcome::GaveUp {
-                error: "answered 500".into(),
-            },
+        .record_webhook_attempts(
+            &[
+                (format!("msg_{id}_created"), Outcome::Delivered),
+                (
+                    format!("msg_{id}_settled"),
+                    Outcome::GaveUp {
+                        error: "answered 500".into(),
+                    },
+                ),
+            ],
             later,
         )
         .await

@@ -166,11 +166,11 @@ pub trait Store: Send + Sync + Debug + 'static {
         limit: i64,
     ) -> Result<Vec<Delivery>, StoreError>;
 
-    /// Webhook outbox: keeps what an attempt at delivery `id` came to.
-    async fn record_webhook_attempt(
+    /// Webhook outbox: keeps what each attempt of a batch came to (delivery id, outcome), in
+    /// one transaction.
+    async fn record_webhook_attempts(
         &self,
-        id: &str,
-        outcome: &Outcome,
+        attempts: &[(String, Outcome)],
         now_ms: i64,
     ) -> Result<(), StoreError>;
 

@@ -436,13 +436,12 @@ impl Store for PostgresStore {
         Ok(outbox::claim_postgres(&self.pool, now_ms, lease_ms, limit).await?)
     }
 
-    async fn record_webhook_attempt(
+    async fn record_webhook_attempts(
         &self,
-        id: &str,
-        outcome: &Outcome,
+        attempts: &[(String, Outcome)],
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        Ok(outbox::record_postgres(&self.pool, id, outcome, now_ms).await?)
+        Ok(outbox::record_postgres(&self.pool, attempts, now_ms).await?)
     }
 
     async fn purge_delivered_webhooks(

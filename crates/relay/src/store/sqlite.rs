@@ -386,13 +386,12 @@ impl Store for SqliteStore {
         Ok(outbox::claim_sqlite(&self.writer, now_ms, lease_ms, limit).await?)
     }
 
-    async fn record_webhook_attempt(
+    async fn record_webhook_attempts(
         &self,
-        id: &str,
-        outcome: &Outcome,
+        attempts: &[(String, Outcome)],
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        Ok(outbox::record_sqlite(&self.writer, id, outcome, now_ms).await?)
+        Ok(outbox::record_sqlite(&self.writer, attempts, now_ms).await?)
     }
 
     async fn purge_delivered_webhooks(

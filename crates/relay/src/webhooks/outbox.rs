@@ -189,38 +189,44 @@ fn record_statement(outcome: &Outcome, now_ms: i64) -> (&'static str, i64, Optio
     }
 }
 
-/// Keeps what an attempt came to on SQLite.
+/// Keeps what each attempt of a batch came to on SQLite, in one transaction (one commit for the
+/// batch, not one per delivery).
 pub async fn record_sqlite(
     pool: &SqlitePool,
-    id: &str,
-    outcome: &Outcome,
+    attempts: &[(String, Outcome)],
     now_ms: i64,
 ) -> Result<(), sqlx::Error> {
-    let (statement, at, error) = record_statement(outcome, now_ms);
-    sqlx::query(statement)
-        .bind(id)
-        .bind(at)
-        .bind(error)
-        .execute(pool)
-        .await?;
-    Ok(())
+    let mut transaction = pool.begin().await?;
+    for (id, outcome) in attempts {
+        let (statement, at, error) = record_statement(outcome, now_ms);
+        sqlx::query(statement)
+            .bind(id)
+            .bind(at)
+            .bind(error)
+            .execute(&mut *transaction)
+            .await?;
+    }
+    transaction.commit().await
 }
 
-/// Keeps what an attempt came to on PostgreSQL.
+/// Keeps what each attempt of a batch came to on PostgreSQL, in one transaction (one commit for the
+/// batch, not one per delivery).
 pub async fn record_postgres(
     pool: &PgPool,
-    id: &str,
-    outcome: &Outcome,
+    attempts: &[(String, Outcome)],
     now_ms: i64,
 ) -> Result<(), sqlx::Error> {
-    let (statement, at, error) = record_statement(outcome, now_ms);
-    sqlx::query(statement)
-        .bind(id)
-        .bind(at)
-        .bind(error)
-        .execute(pool)
-        .await?;
-    Ok(())
+    let mut transaction = pool.begin().await?;
+    for (id, outcome) in attempts {
+        let (statement, at, error) = record_statement(outcome, now_ms);
+        sqlx::query(statement)
+            .bind(id)
+            .bind(at)
+            .bind(error)
+            .execute(&mut *transaction)
+            .await?;
+    }
+    transaction.commit().await
 }
 
 /// Deletes up to `limit` rows delivered before `before_ms` on SQLite (for retention; rows given

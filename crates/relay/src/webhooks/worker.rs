@@ -139,8 +139,10 @@ pub async fn run(
                     let full = i64::try_from(batch.len()).unwrap_or(0) >= BATCH;
                     let sends = batch
                         .iter()
-                        .map(|delivery| send(&*store, &config, &client, &counts, delivery));
-                    let retries = futures_util::future::join_all(sends).await;
+                        .map(|delivery| send(&*store, &config, &client, delivery));
+                    let attempts = futures_util::future::join_all(sends).await;
+                    record(&*store, &counts, &attempts).await;
+                    let retries = attempts.into_iter().map(|(_, _, retry_in)| retry_in);
                     if full {
                         // More may be due: claim again at once.
                         continue;
@@ -166,14 +168,37 @@ pub async fn run(
     }
 }
 
-/// Sends one claimed row and keeps the outcome; the wait until its retry, if one was scheduled.
+/// Keeps what a batch's attempts came to, in one write, and counts them.
+async fn record(
+    store: &dyn Store,
+    counts: &DeliveryCounts,
+    attempts: &[(String, Outcome, Option<Duration>)],
+) {
+    let outcomes: Vec<(String, Outcome)> = attempts
+        .iter()
+        .map(|(id, outcome, _)| (id.clone(), outcome.clone()))
+        .collect();
+    for (_, outcome) in &outcomes {
+        counts.count(outcome);
+    }
+    if let Err(error) = store
+        .record_webhook_attempts(&outcomes, store.now_ms())
+        .await
+    {
+        // The leases run out and the rows are claimed again: sent twice at worst, same
+        // webhook-id.
+        tracing::error!(deliveries = outcomes.len(), %error, "cannot record webhook attempts");
+    }
+}
+
+/// Sends one claimed row: its id, what the attempt came to, and the wait until its retry, if
+/// one was scheduled.
 async fn send(
     store: &dyn Store,
     config: &WebhookConfig,
     client: &reqwest::Client,
-    counts: &DeliveryCounts,
     delivery: &Delivery,
-) -> Option<Duration> {
+) -> (String, Outcome, Option<Duration>) {
     let timestamp = store.now_ms().div_euclid(1000);
     let sent = deliver::attempt(
         client,
@@ -214,15 +239,7 @@ async fn send(
             }
         },
     };
-    counts.count(&outcome);
-    if let Err(error) = store
-        .record_webhook_attempt(&delivery.id, &outcome, store.now_ms())
-        .await
-    {
-        // The lease runs out and the row is claimed again: sent twice at worst, same webhook-id.
-        tracing::error!(webhook_id = %delivery.id, %error, "cannot record a webhook attempt");
-    }
-    retry_in
+    (delivery.id.clone(), outcome, retry_in)
 }
 
 /// How long a shutdown waits for a batch in flight.
