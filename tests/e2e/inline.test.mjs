@@ -7,10 +7,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
 import AxeBuilderModule from '@axe-core/playwright';
-import { launchBrowser, openPage, repoRoot, startServer } from './harness.mjs';
-import { forwardTo, startMrtrPeer } from '../peers/start.mjs';
+import { launchBrowser, openPage, startServer } from './harness.mjs';
+import { bundleMrtrClient, forwardTo, startMrtrPeer } from '../peers/start.mjs';
 
 const AxeBuilder = AxeBuilderModule.AxeBuilder ?? AxeBuilderModule.default ?? AxeBuilderModule;
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -55,17 +54,7 @@ let browser;
 let peer;
 
 before(async () => {
-  const bundle = await esbuild.build({
-    entryPoints: [path.join(repoRoot, 'tests', 'e2e', 'pages', 'mrtr-client.mjs')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['browser'],
-    target: 'es2022',
-    logLevel: 'warning',
-  });
-  const clientJs = Buffer.from(bundle.outputFiles[0].contents);
+  const clientJs = await bundleMrtrClient();
   peer = await startMrtrPeer();
   const mrtrPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>MRTR inline</title>

@@ -5,10 +5,8 @@
 // tools' own results prove what the server received and which revision served the call.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import * as esbuild from 'esbuild';
-import { launchBrowser, openPage, repoRoot, startServer } from './harness.mjs';
-import { forwardTo, startMrtrPeer } from '../peers/start.mjs';
+import { launchBrowser, openPage, startServer } from './harness.mjs';
+import { bundleMrtrClient, forwardTo, startMrtrPeer } from '../peers/start.mjs';
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>MRTR with SDK v2</title>
@@ -25,17 +23,7 @@ let server;
 let browser;
 
 before(async () => {
-  const bundle = await esbuild.build({
-    entryPoints: [path.join(repoRoot, 'tests', 'e2e', 'pages', 'mrtr-client.mjs')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['browser'],
-    target: 'es2022',
-    logLevel: 'warning',
-  });
-  const clientJs = Buffer.from(bundle.outputFiles[0].contents);
+  const clientJs = await bundleMrtrClient();
   peer = await startMrtrPeer();
   server = await startServer({
     routes: {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 
 const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mrtr-server.mjs');
 const READY = /mrtr peer ready: mcp=(\S+) visit=(\S+)/;
@@ -69,4 +70,19 @@ export function forwardTo(target) {
     res.on('close', () => { upstream.destroy(); resolve(); });
     req.pipe(upstream);
   });
+}
+
+/** The page-side SDK v2 client (tests/e2e/pages/mrtr-client.mjs) bundled for the browser, as bytes. */
+export async function bundleMrtrClient() {
+  const bundle = await esbuild.build({
+    entryPoints: [path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'e2e', 'pages', 'mrtr-client.mjs')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['browser'],
+    target: 'es2022',
+    logLevel: 'warning',
+  });
+  return Buffer.from(bundle.outputFiles[0].contents);
 }
