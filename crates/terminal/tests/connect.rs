@@ -154,7 +154,7 @@ fn everything_url_consent_opens_the_browser() {
     assert_eq!(screen.read("opened.txt").trim(), url);
 }
 
-/// The demo server on a free port; killed when dropped.
+/// The demo server on a free port; stopped (with its relay) when dropped.
 struct Demo {
     child: Child,
     port: u16,
@@ -207,6 +207,19 @@ impl Demo {
 
 impl Drop for Demo {
     fn drop(&mut self) {
+        // SIGTERM first: the demo then stops what it started (its relay, its temp dir). A SIGKILL
+        // would leave its relay running; it is only the fallback.
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
