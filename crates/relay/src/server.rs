@@ -188,14 +188,14 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
     if let Some(listener) = metrics_listener {
         http.push(serve_http(listener, operations, stopping_rx.clone()));
     }
-    let webhook_counts = DeliveryCounts::exported(metrics.webhooks().clone());
+
     let webhooks = match (config.webhook.clone(), webhook_client) {
         (Some(webhook), Some(client)) => Some(tokio::spawn(webhook_worker::run(
             Arc::clone(&store),
             webhook,
             client,
             webhook_wake,
-            webhook_counts.clone(),
+            DeliveryCounts::exported(metrics.webhooks().clone()),
             stopping_rx.clone(),
         ))),
         _ => None,
@@ -226,7 +226,6 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         http,
         sweeper: Some(sweeper),
         webhooks,
-        webhook_counts,
     })
 }
 
@@ -325,7 +324,6 @@ pub struct Server {
     sweeper: Option<JoinHandle<()>>,
     /// The webhook worker, with `--webhook-url`.
     webhooks: Option<JoinHandle<()>>,
-    webhook_counts: DeliveryCounts,
 }
 
 impl Server {
@@ -347,11 +345,6 @@ impl Server {
     /// Its streams and long-polls.
     pub fn hub(&self) -> &Hub {
         &self.hub
-    }
-
-    /// Webhook deliveries so far by outcome (for `koder_relay_webhook_deliveries_total`).
-    pub fn webhook_deliveries(&self) -> &DeliveryCounts {
-        &self.webhook_counts
     }
 
     /// The `--metrics-listen` address (the real port when 0 was asked for), when set.

@@ -3,7 +3,6 @@
 //! schedule (exponential, jittered, for hours), else given up. It wakes when this replica makes
 //! a change, when a retry falls due, and every [`POLL_INTERVAL`] for rows other replicas queued.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -72,42 +71,25 @@ impl RetrySchedule {
     }
 }
 
-/// Deliveries by outcome, for the `koder_relay_webhook_deliveries_total{outcome}` metric:
+/// Deliveries by outcome, counted into `koder_relay_webhook_deliveries_total{outcome}`:
 /// `delivered`, `retried` (an attempt failed, another is scheduled) and `failed` (given up).
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryCounts {
-    delivered: Arc<AtomicU64>,
-    retried: Arc<AtomicU64>,
-    failed: Arc<AtomicU64>,
-    /// The exported metric, counted alongside.
     exported: WebhookMetrics,
 }
 
 impl DeliveryCounts {
-    /// Counts that also feed the relay's exported metric.
+    /// Counts into the relay's exported metric.
     pub fn exported(metrics: WebhookMetrics) -> DeliveryCounts {
-        DeliveryCounts {
-            exported: metrics,
-            ..DeliveryCounts::default()
-        }
-    }
-
-    /// `(outcome, count)` for each outcome.
-    pub fn snapshot(&self) -> [(&'static str, u64); 3] {
-        [
-            ("delivered", self.delivered.load(Ordering::Relaxed)),
-            ("retried", self.retried.load(Ordering::Relaxed)),
-            ("failed", self.failed.load(Ordering::Relaxed)),
-        ]
+        DeliveryCounts { exported: metrics }
     }
 
     fn count(&self, outcome: &Outcome) {
-        let (counter, label) = match outcome {
-            Outcome::Delivered => (&self.delivered, "delivered"),
-            Outcome::Retry { .. } => (&self.retried, "retried"),
-            Outcome::GaveUp { .. } => (&self.failed, "failed"),
+        let label = match outcome {
+            Outcome::Delivered => "delivered",
+            Outcome::Retry { .. } => "retried",
+            Outcome::GaveUp { .. } => "failed",
         };
-        counter.fetch_add(1, Ordering::Relaxed);
         self.exported
             .deliveries
             .get_or_create(&[("outcome", label)])
