@@ -34,7 +34,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
 
 use crate::dom::form_view::FormView;
-use crate::dom::frame::Chrome;
+use crate::dom::frame::{Chrome, Presentation};
 use crate::dom::listener::{Listener, Listeners};
 use crate::error::ElicitationError;
 use crate::form::FormState;
@@ -160,6 +160,7 @@ struct Held {
 }
 
 type ElementSession = Session<Answer, Held>;
+type ElementEntry = crate::session::Entry<Answer, Held>;
 
 enum Body {
     Form(FormView),
@@ -175,8 +176,8 @@ enum Body {
 struct View {
     ticket: Ticket,
     waiting: bool,
-    /// `presentation="inline"`: a card in the page's flow, not a modal dialog.
-    inline: bool,
+    /// A modal dialog, or a card in the page's flow.
+    presentation: Presentation,
     /// The language the dialog was built in; its later texts (queue, countdown, errors) keep it
     /// until a rebuild, so one dialog never mixes two languages.
     locale: crate::i18n::Locale,
@@ -392,9 +393,9 @@ impl Inner {
         self.attributes.get(name)
     }
 
-    /// `presentation="inline"`.
-    fn inline(&self) -> bool {
-        self.attr("presentation").as_deref() == Some("inline")
+    /// The `presentation` attribute.
+    fn presentation(&self) -> Presentation {
+        Presentation::from_attribute(self.attr("presentation").as_deref())
     }
 
     fn read_tenant(&self) -> Tenant {
