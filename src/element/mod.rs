@@ -4,11 +4,12 @@
 //!
 //! One file a job: `calls` (running a call under the state borrow, and queueing the calls that
 //! arrive meanwhile), `effects` (what runs after the borrow: DOM, focus, events, promises),
-//! `admit` (a parsed request joining the session, for `intake` and `required`), `intake` (a
-//! new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
-//! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
-//! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
-//! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time, `Intl`).
+//! `admit` (a call's input parsed or refused, and its requests joining the session, for `intake`
+//! and `required`), `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view`
+//! (the dialog on screen, the countdown and the timer), `events` (what the user does in the
+//! dialog), `focus` (where focus goes), `inline` (what only `presentation="inline"` does),
+//! `polling` (URL-mode status polling), `required` (the -32042 flow: `elicitRequired()`),
+//! `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
 mod admit;
 mod attributes;
