@@ -1,6 +1,11 @@
 //! The dialog's stylesheet. Colours, radius, font and spacing are CSS custom properties so a host
 //! page can theme it; `::part` names let it restyle any piece.
 //!
+//! Each colour is a `light-dark()` pair, so the palette follows the `color-scheme` the element
+//! inherits, as the browser's own controls do (a page that declares none stays light). Where an
+//! MCP Apps host passes its theme variables (`--color-background-primary`, `--font-sans`, …) they
+//! come before our own defaults.
+//!
 //! One constructable stylesheet is parsed once and adopted by every instance's shadow root. Unlike
 //! a `<style>` element it is not subject to a page's `style-src`, so strict-CSP pages get the theme
 //! too. Only a browser without `adoptedStyleSheets` gets a `<style>` element instead.
@@ -46,42 +51,27 @@ const MINIFIED_STYLE: &str = minified_css!(STYLE);
 /// The theme's CSS text.
 pub const STYLE: &str = r#"
 :host {
-  --kme-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  --kme-radius: 12px;
+  --kme-font: var(--font-sans, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
+  --kme-radius: var(--border-radius-md, 12px);
   --kme-space: 16px;
   --kme-width: 32rem;
-  --kme-bg: #ffffff;
-  --kme-fg: #1b1f24;
-  --kme-muted: #4d5661;
-  --kme-border: #8a94a0;
-  --kme-accent: #0b57d0;
-  --kme-accent-fg: #ffffff;
-  --kme-danger: #b3261e;
-  --kme-warning-bg: #fff4ce;
-  --kme-warning-fg: #4d3800;
-  --kme-field-bg: #ffffff;
-  --kme-backdrop: rgb(15 20 25 / 55%);
-  --kme-focus: #0b57d0;
-  --kme-color-scheme: light;
+  --kme-bg: var(--color-background-primary, light-dark(#ffffff, #1f2328));
+  --kme-fg: var(--color-text-primary, light-dark(#1b1f24, #e8eaed));
+  --kme-muted: var(--color-text-secondary, light-dark(#4d5661, #b4bcc6));
+  --kme-border: var(--color-border-primary, light-dark(#8a94a0, #8b949e));
+  --kme-accent: light-dark(#0b57d0, #8ab4f8);
+  --kme-accent-fg: light-dark(#ffffff, #0d1117);
+  --kme-danger: var(--color-text-danger, light-dark(#b3261e, #ffb4ab));
+  --kme-warning-bg: var(--color-background-warning, light-dark(#fff4ce, #3d3200));
+  --kme-warning-fg: var(--color-text-warning, light-dark(#4d3800, #ffe08a));
+  --kme-field-bg: var(--color-background-primary, light-dark(#ffffff, #161a1f));
+  --kme-backdrop: light-dark(rgb(15 20 25 / 55%), rgb(0 0 0 / 65%));
+  --kme-focus: var(--color-ring-primary, light-dark(#0b57d0, #8ab4f8));
   display: contents;
 }
-@media (prefers-color-scheme: dark) {
-  :host {
-    --kme-bg: #1f2328;
-    --kme-fg: #e8eaed;
-    --kme-muted: #b4bcc6;
-    --kme-border: #8b949e;
-    --kme-accent: #8ab4f8;
-    --kme-accent-fg: #0d1117;
-    --kme-danger: #ffb4ab;
-    --kme-warning-bg: #3d3200;
-    --kme-warning-fg: #ffe08a;
-    --kme-field-bg: #161a1f;
-    --kme-backdrop: rgb(0 0 0 / 65%);
-    --kme-focus: #8ab4f8;
-    --kme-color-scheme: dark;
-  }
-}
+/* Inline, the element is a block in the page's flow: a host can give it margins, scroll it into
+   view, or watch it. The modal dialog sits in the top layer and takes no room. */
+:host([presentation="inline"]) { display: block; }
 dialog, .card {
   box-sizing: border-box;
   width: min(var(--kme-width), calc(100vw - 2 * var(--kme-space)));
@@ -94,6 +84,7 @@ dialog, .card {
   font: 16px/1.5 var(--kme-font);
   box-shadow: 0 12px 40px rgb(0 0 0 / 30%);
   overflow: hidden;
+  /* Unset, `--kme-color-scheme` leaves the scheme inherited from the page. */
   color-scheme: var(--kme-color-scheme);
   text-align: start;
 }

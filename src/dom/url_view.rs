@@ -1,6 +1,6 @@
-//! Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state, and
-//! the view of a URL already consented to. The URL and host go in through `textContent` only, each
-//! isolated left to right.
+//! Builds URL mode: the full URL as text, the host emphasized, warnings or the blocked state, the
+//! wait after consent, and the view of a URL already consented to. The URL and host go in through
+//! `textContent` only, each isolated left to right.
 
 use web_sys::{Document, Element};
 
@@ -97,6 +97,30 @@ fn address_box(
         append(&url_box, &site);
     }
     url_box
+}
+
+/// The wait after consent (MCP 2025-11-25): the URL opened, shown as text, until the server
+/// reports completion. Cancel stops waiting, and "I've finished" (`finished`) joins it; nothing
+/// is declined any more, so the reject button goes.
+pub fn waiting(document: &Document, locale: Locale, chrome: &Chrome, shown_url: &str) {
+    let status = create(document, "p");
+    status.set_text_content(Some(&plain(locale, "mcp-elicitation-url_mode-waiting")));
+    set_attr(&status, "class", "note");
+    append(&chrome.body, &status);
+    let shown = create_part(document, "p", "url", Some(shown_url));
+    // A URL reads left to right in any language, in a paragraph of its own.
+    set_attr(&shown, "dir", "ltr");
+    append(&chrome.body, &shown);
+    chrome.reject.remove();
+    // Cancel also answers to `close`, the part the wait's only button had before "I've finished"
+    // joined it.
+    set_attr(&chrome.cancel, "part", "cancel close");
+    let finished = button(
+        document,
+        "finished",
+        &plain(locale, "mcp-elicitation-url_mode-finished"),
+    );
+    append(&chrome.actions, &finished);
 }
 
 /// A URL the user already consented to, asked for again by the same server (MCP 2026-07-28, the

@@ -1,17 +1,21 @@
-//! Admitting a parsed request to the session, shared by `elicit()` (`intake`) and
-//! `elicitRequired()` (`required`): its options, its timeout, its scope and (form mode) its draft.
+//! Taking in a call and admitting its requests to the session, shared by `elicit()` (`intake`)
+//! and `elicitRequired()` (`required`): the input parsed or refused, its options, its timeout,
+//! its scope and (form mode) its draft.
 
 use web_sys::AbortSignal;
 
+use super::effects::Effects;
 use super::platform::now;
-use super::{Answer, ElementSession, Held, Inner};
+use super::{abort_error, elicitation_error, Answer, ElementSession, Held, Inner, Resolver};
 use crate::batch::BatchId;
+use crate::error::ElicitationError;
 use crate::form::FormState;
 use crate::policy::{self, PollBackoff};
 use crate::request::{Mode, ParseOptions, Request};
 use crate::scope::Scope;
 use crate::session::{Admit, Change, Ticket};
 use crate::url_rounds::waits_for_completion;
+use crate::wire::{invalid_detail, Malformed};
 
 /// Identifies one -32042 flow inside an element.
 pub(super) type FlowId = u64;
@@ -32,6 +36,45 @@ impl Inner {
         ParseOptions {
             strict: self.attr("strict").is_some(),
             local_id: format!("local-{}", self.local_ids),
+        }
+    }
+
+    /// The first step of `elicit()` and `elicitRequired()`: `text` (`None`: it was not JSON) parsed
+    /// by `parse`. A malformed input is refused with -32602 and an `invalid` event, and a call
+    /// whose signal already aborted rejects with an `AbortError`; either way the promise is
+    /// settled and `None` comes back. Otherwise, what was parsed and the promise to answer.
+    pub(super) fn take_in<T>(
+        &mut self,
+        fx: &mut Effects,
+        text: Option<String>,
+        kind: Malformed,
+        signal: Option<&AbortSignal>,
+        resolver: Resolver,
+        parse: impl FnOnce(&str, &ParseOptions) -> Result<T, ElicitationError>,
+    ) -> Option<(T, Resolver)> {
+        let parse_options = self.parse_options();
+        let parsed = match &text {
+            Some(text) => parse(text, &parse_options),
+            None => {
+                let subject = match kind {
+                    Malformed::Request => "request",
+                    Malformed::Required => "error",
+                };
+                Err(ElicitationError::invalid(subject, "is not JSON"))
+            }
+        };
+        match parsed {
+            Err(error) => {
+                let detail = invalid_detail(text.as_deref(), &error, &self.tenant, kind);
+                fx.event("invalid", detail);
+                fx.settle.push((resolver.reject, elicitation_error(&error)));
+                None
+            }
+            Ok(_) if signal.is_some_and(AbortSignal::aborted) => {
+                fx.settle.push((resolver.reject, abort_error()));
+                None
+            }
+            Ok(parsed) => Some((parsed, resolver)),
         }
     }
 

@@ -32,7 +32,9 @@ impl Inner {
         });
         listeners.on(dialog, "input change focusout click keydown cancel close");
         // `focus` does not bubble: only the sentinel's own reaches this callback.
-        listeners.on(&chrome.sentinel, "focus");
+        if let Some(sentinel) = &chrome.sentinel {
+            listeners.on(sentinel, "focus");
+        }
         if let Body::Form(view) = body {
             listeners.on(&view.form, "submit");
         }

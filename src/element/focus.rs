@@ -8,11 +8,16 @@ use super::effects::Effects;
 use super::Inner;
 use crate::dom::document;
 use crate::dom::form_view::FieldView;
+use crate::dom::frame::Presentation;
 
 impl Inner {
     /// Tab and Shift+Tab wrap inside the dialog (an inline card lets Tab move on like the page).
     pub(super) fn wrap_focus(&self, fx: &mut Effects, event: &KeyboardEvent) {
-        let Some(view) = self.view.as_ref().filter(|view| !view.inline) else {
+        let Some(view) = self
+            .view
+            .as_ref()
+            .filter(|view| view.presentation == Presentation::Modal)
+        else {
             return;
         };
         let stops = tab_stops(&view.chrome.dialog);

@@ -7,6 +7,7 @@ use super::effects::Effects;
 use super::focus::field_focus_target;
 use super::platform::browser_url_parts;
 use super::{Body, Held, Inner};
+use crate::dom::frame::Presentation;
 use crate::dom::summary_view::{summary, SummaryTexts};
 use crate::dom::{document, SLOT};
 use crate::reply::{CancelSource, Ending};
@@ -26,7 +27,7 @@ impl Inner {
         let view = self
             .view
             .as_ref()
-            .filter(|view| view.inline && view.ticket == ticket)?;
+            .filter(|view| view.presentation == Presentation::Inline && view.ticket == ticket)?;
         // Detached (`connected` is already false): nothing is on the page to replace. A tenant
         // change: the old scope's question is not left for the new one to read.
         if !self.connected

@@ -4,11 +4,12 @@
 //!
 //! One file a job: `calls` (running a call under the state borrow, and queueing the calls that
 //! arrive meanwhile), `effects` (what runs after the borrow: DOM, focus, events, promises),
-//! `admit` (a parsed request joining the session, for `intake` and `required`), `intake` (a
-//! new `elicit()`), `settle` (every way an elicitation ends), `view` (the dialog on
-//! screen, the countdown and the timer), `events` (what the user does in the dialog), `focus`
-//! (where focus goes), `polling` (URL-mode status polling), `required` (the -32042 flow:
-//! `elicitRequired()`), `platform` (what the browser knows: clock, URLs, local time, `Intl`).
+//! `admit` (a call's input parsed or refused, and its requests joining the session, for `intake`
+//! and `required`), `intake` (a new `elicit()`), `settle` (every way an elicitation ends), `view`
+//! (the dialog on screen, the countdown and the timer), `events` (what the user does in the
+//! dialog), `focus` (where focus goes), `inline` (what only `presentation="inline"` does),
+//! `polling` (URL-mode status polling), `required` (the -32042 flow: `elicitRequired()`),
+//! `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
 mod admit;
 mod attributes;
@@ -34,7 +35,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, HtmlElement, ShadowRoot, ShadowRootInit, ShadowRootMode};
 
 use crate::dom::form_view::FormView;
-use crate::dom::frame::Chrome;
+use crate::dom::frame::{Chrome, Presentation};
 use crate::dom::listener::{Listener, Listeners};
 use crate::error::ElicitationError;
 use crate::form::FormState;
@@ -160,6 +161,7 @@ struct Held {
 }
 
 type ElementSession = Session<Answer, Held>;
+type ElementEntry = crate::session::Entry<Answer, Held>;
 
 enum Body {
     Form(FormView),
@@ -175,8 +177,8 @@ enum Body {
 struct View {
     ticket: Ticket,
     waiting: bool,
-    /// `presentation="inline"`: a card in the page's flow, not a modal dialog.
-    inline: bool,
+    /// A modal dialog, or a card in the page's flow.
+    presentation: Presentation,
     /// The language the dialog was built in; its later texts (queue, countdown, errors) keep it
     /// until a rebuild, so one dialog never mixes two languages.
     locale: crate::i18n::Locale,
@@ -392,9 +394,9 @@ impl Inner {
         self.attributes.get(name)
     }
 
-    /// `presentation="inline"`.
-    fn inline(&self) -> bool {
-        self.attr("presentation").as_deref() == Some("inline")
+    /// The `presentation` attribute.
+    fn presentation(&self) -> Presentation {
+        Presentation::from_attribute(self.attr("presentation").as_deref())
     }
 
     fn read_tenant(&self) -> Tenant {

@@ -10,12 +10,12 @@ use web_sys::AbortSignal;
 use super::admit::{ElicitOptions, FlowId};
 use super::calls::run_weak;
 use super::effects::Effects;
-use super::{abort_error, elicitation_error, to_js, Answer, Controller, Inner, Resolver};
+use super::{abort_error, to_js, Answer, Controller, Inner, Resolver};
 use crate::dom::listener::Listener;
 use crate::reply::{CancelSource, Ending};
 use crate::required::{parse_required_text, RequiredProgress, Verdict};
 use crate::session::Ticket;
-use crate::wire::{invalid_detail, Malformed};
+use crate::wire::Malformed;
 
 /// One undecided -32042 flow: its progress, its promise, and its abort listener.
 pub(super) struct Flow {
@@ -60,29 +60,17 @@ impl Inner {
         options: ElicitOptions,
         resolver: Resolver,
     ) {
-        let parse_options = self.parse_options();
-        let parsed = match &text {
-            Some(text) => parse_required_text(text, &parse_options),
-            None => Err(crate::error::ElicitationError::invalid(
-                "error",
-                "is not JSON",
-            )),
-        };
-        let requests = match parsed {
-            Ok(requests) => requests,
-            Err(error) => {
-                // An error response is not answered: there is nothing to reply to.
-                let detail =
-                    invalid_detail(text.as_deref(), &error, &self.tenant, Malformed::Required);
-                fx.event("invalid", detail);
-                fx.settle.push((resolver.reject, elicitation_error(&error)));
-                return;
-            }
-        };
-        if options.signal.as_ref().is_some_and(AbortSignal::aborted) {
-            fx.settle.push((resolver.reject, abort_error()));
+        let taken = self.take_in(
+            fx,
+            text,
+            Malformed::Required,
+            options.signal.as_ref(),
+            resolver,
+            parse_required_text,
+        );
+        let Some((requests, resolver)) = taken else {
             return;
-        }
+        };
         self.flow_ids += 1;
         let id = self.flow_ids;
         let abort = options.signal.as_ref().map(|signal| {

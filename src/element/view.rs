@@ -3,22 +3,22 @@
 //! while it is idle.
 
 use gloo_timers::callback::Timeout;
-use web_sys::Document;
+use web_sys::{Document, Element};
 
 use super::calls::run_weak;
 use super::effects::Effects;
 use super::focus::{deep_active_element, field_focus_target};
 use super::platform::{browser_url_parts, local_date_time, now};
-use super::{Body, Inner, View};
+use super::{Body, ElementEntry, Held, Inner, View};
 use crate::dom::form_view::FormShell;
-use crate::dom::frame::{self, Chrome, Heading};
-use crate::dom::{self, append, create, document, set_attr, set_hidden};
+use crate::dom::frame::{self, Chrome, Heading, Presentation};
+use crate::dom::{document, set_attr, set_hidden};
 use crate::dom::{form_view, url_view};
 use crate::i18n::{plain, text, Arg, Locale};
 use crate::policy::next_wake;
 use crate::request::Mode;
 use crate::session::Ticket;
-use crate::url::{judge, UrlVerdict};
+use crate::url::{judge, UrlParts, UrlVerdict};
 use crate::url_rounds::UrlStep;
 
 /// How long after a dialog appears its first announcement is made, so screen readers notice it.
@@ -37,19 +37,36 @@ pub(super) fn timer_delay(ms: f64) -> u32 {
 pub(super) struct Spare {
     /// The language its texts are in; an open in another one builds afresh.
     locale: Locale,
-    /// Built as the inline card rather than the dialog.
-    inline: bool,
+    /// The dialog or the inline card.
+    presentation: Presentation,
     chrome: Chrome,
     form_shell: FormShell,
 }
 
 impl Spare {
-    fn build(document: &Document, locale: Locale, inline: bool) -> Spare {
+    fn build(document: &Document, locale: Locale, presentation: Presentation) -> Spare {
         Spare {
             locale,
-            inline,
-            chrome: frame::blank(document, locale, inline),
+            presentation,
+            chrome: frame::blank(document, locale, presentation),
             form_shell: form_view::shell(document, locale),
+        }
+    }
+
+    /// The frame for a view: the spare's when it was built in this language and presentation,
+    /// else a fresh one (without a form shell, so only what the mode uses is built).
+    fn take_or_build(
+        spare: &mut Option<Spare>,
+        document: &Document,
+        locale: Locale,
+        presentation: Presentation,
+    ) -> (Chrome, Option<FormShell>) {
+        match spare
+            .take()
+            .filter(|spare| spare.locale == locale && spare.presentation == presentation)
+        {
+            Some(spare) => (spare.chrome, Some(spare.form_shell)),
+            None => (frame::blank(document, locale, presentation), None),
         }
     }
 }
@@ -86,7 +103,7 @@ impl Inner {
             match showing {
                 Some((ticket, waiting)) => {
                     // Inline takes no focus on its own, so there is none to give back.
-                    if current.is_none() && !self.inline() {
+                    if current.is_none() && self.presentation() == Presentation::Modal {
                         self.opener = deep_active_element();
                     }
                     let arrived = current.map(|(shown, _)| shown) != Some(ticket);
@@ -124,7 +141,11 @@ impl Inner {
     fn build_spare(&mut self) {
         self.spare_timer = None;
         if self.connected && self.spare.is_none() {
-            self.spare = Some(Spare::build(&document(), self.locale(), self.inline()));
+            self.spare = Some(Spare::build(
+                &document(),
+                self.locale(),
+                self.presentation(),
+            ));
         }
     }
 
@@ -200,6 +221,8 @@ impl Inner {
         }));
     }
 
+    /// Builds the view of `ticket` and puts it in the shadow root. What a mode shows is built by
+    /// [`build_body`]; this decides the frame, the focus and the announcements.
     fn render(
         &mut self,
         fx: &mut Effects,
@@ -209,127 +232,44 @@ impl Inner {
         arrived: bool,
     ) -> Option<View> {
         let locale = self.locale();
-        let inline = self.inline();
+        let presentation = self.presentation();
         // Inline moves focus only where it already was inside the element (the next question of a
         // round, a rebuild), or where the host asked for it (`autofocus`); it never steals it.
-        let takes_focus = !inline
+        let takes_focus = presentation == Presentation::Modal
             || self.shadow.active_element().is_some()
             || (arrived && self.host.has_attribute("autofocus"));
-        let focus_before = fx.focus.take();
         let document = document();
         let entry = self.session.get(ticket)?;
-        let request = &entry.data.request;
+        let url_check = self.url_check(entry, waiting);
         let server = super::server_or_unknown(&entry.server, locale);
-        // URL mode before consent: what the browser would open, the policy's verdict, and whether
-        // this server already had consent for it (then the dialog resumes instead of asking).
-        let url_check = match (&request.mode, waiting) {
-            (Mode::Url(url), false) => {
-                let parts = browser_url_parts(&url.url);
-                let verdict = judge(parts.as_ref());
-                let step = self
-                    .url_consents
-                    .step(&entry.tenant, &entry.server, request, &verdict);
-                Some((parts, verdict, step))
-            }
-            _ => None,
-        };
-        let resuming = matches!(url_check, Some((_, _, UrlStep::Resume)));
-        let default_title = match request.mode {
-            Mode::Form(_) => plain(locale, "mcp-elicitation-title-default"),
-            Mode::Url(_) if resuming => plain(locale, "mcp-elicitation-url_mode-resume-title"),
-            Mode::Url(_) => plain(locale, "mcp-elicitation-url_mode-title"),
-        };
+        let default_title = default_title(&entry.data.request.mode, url_check.as_ref(), locale);
         let heading = Heading {
             server: &server,
-            title: request.title.as_deref().unwrap_or(&default_title),
-            message: &request.message,
+            title: entry
+                .data
+                .request
+                .title
+                .as_deref()
+                .unwrap_or(&default_title),
+            message: &entry.data.request.message,
         };
-        // Without a spare in this language, only what this mode uses is built now.
-        let (chrome, form_shell) = match self
-            .spare
-            .take()
-            .filter(|spare| spare.locale == locale && spare.inline == inline)
-        {
-            Some(spare) => (spare.chrome, Some(spare.form_shell)),
-            None => (frame::blank(&document, locale, inline), None),
-        };
+        let (chrome, form_shell) =
+            Spare::take_or_build(&mut self.spare, &document, locale, presentation);
         frame::fill(&document, &chrome, locale, &heading);
-        let mut url_href = None;
-        // Said in the view's live region a moment after it appears (see below).
-        let mut announce_later = None;
-        let body = match (&request.mode, url_check) {
-            (Mode::Url(url), None) => {
-                let status = create(&document, "p");
-                status.set_text_content(Some(&plain(locale, "mcp-elicitation-url_mode-waiting")));
-                set_attr(&status, "class", "note");
-                append(&chrome.body, &status);
-                let shown = dom::create_part(&document, "p", "url", Some(&url.url));
-                // A URL reads left to right in any language, in a paragraph of its own.
-                set_attr(&shown, "dir", "ltr");
-                append(&chrome.body, &shown);
-                chrome.reject.remove();
-                // Cancel stops waiting; it also answers to `close`, the part the wait's only
-                // button had before "I've finished" joined it.
-                set_attr(&chrome.cancel, "part", "cancel close");
-                let finished = dom::create_part(
-                    &document,
-                    "button",
-                    "finished",
-                    Some(&plain(locale, "mcp-elicitation-url_mode-finished")),
-                );
-                set_attr(&finished, "type", "button");
-                append(&chrome.actions, &finished);
-                // Not "I've finished": an Enter pressed by habit must not claim completion.
-                fx.focus = Some(chrome.cancel.clone());
-                announce_later = Some(plain(locale, "mcp-elicitation-url_mode-opening"));
-                Body::Waiting
-            }
-            (Mode::Url(url), Some((parts, verdict, step))) => {
-                // Focus a control that neither consents nor claims the user is done.
-                fx.focus = Some(chrome.cancel.clone());
-                match (step, &verdict, parts) {
-                    (UrlStep::Resume, UrlVerdict::Open { host, .. }, Some(parts)) => {
-                        url_view::resume(&document, locale, &chrome, &parts.href, host);
-                        Body::Resume { href: parts.href }
-                    }
-                    (_, _, parts) => {
-                        let shown = parts
-                            .as_ref()
-                            .map_or(url.url.as_str(), |parts| parts.href.as_str())
-                            .to_string();
-                        url_view::url(&document, locale, &chrome, &shown, &verdict);
-                        if verdict.may_open() {
-                            url_href = parts.map(|parts| parts.href);
-                        }
-                        Body::Url
-                    }
-                }
-            }
-            (Mode::Form(schema), _) => {
-                let state = entry.data.form.as_ref()?;
-                let view = form_view::form(
-                    &document,
-                    locale,
-                    &chrome,
-                    form_shell.unwrap_or_else(|| form_view::shell(&document, locale)),
-                    schema,
-                    state,
-                    &local_date_time,
-                );
-                form_view::refresh_form(&view, schema, state, locale);
-                let target = focus_index
-                    .and_then(|index| view.fields.get(index))
-                    .or_else(|| view.fields.first())
-                    .map(field_focus_target)
-                    .unwrap_or_else(|| view.accept.clone());
-                fx.focus = Some(target);
-                Body::Form(view)
-            }
-        };
-        if !takes_focus {
-            fx.focus = focus_before;
+        let built = build_body(
+            &document,
+            locale,
+            &chrome,
+            form_shell,
+            &entry.data,
+            url_check,
+            focus_index,
+        )?;
+        if takes_focus {
+            fx.focus = Some(built.focus);
         }
-        if inline && arrived {
+        let mut announce_later = built.announce;
+        if presentation == Presentation::Inline && arrived {
             // "<Server> needs your input": the card's arrival, spoken without focus moving there.
             announce_later = Some(text(
                 locale,
@@ -346,17 +286,38 @@ impl Inner {
             })
         });
         let _ = self.shadow.append_child(&chrome.dialog);
-        let listeners = self.listen(ticket, &chrome, &body);
+        let listeners = self.listen(ticket, &chrome, &built.body);
         Some(View {
             ticket,
             waiting,
-            inline,
+            presentation,
             locale,
             chrome,
-            body,
-            url_href,
+            body: built.body,
+            url_href: built.url_href,
             _listeners: listeners,
             _announce: announce_later,
+        })
+    }
+
+    /// URL mode before consent: what the browser would open, the policy's verdict, and whether
+    /// this server already had consent for it (then the dialog resumes instead of asking).
+    fn url_check(&self, entry: &ElementEntry, waiting: bool) -> Option<UrlCheck> {
+        let Mode::Url(url) = &entry.data.request.mode else {
+            return None;
+        };
+        if waiting {
+            return None;
+        }
+        let parts = browser_url_parts(&url.url);
+        let verdict = judge(parts.as_ref());
+        let step =
+            self.url_consents
+                .step(&entry.tenant, &entry.server, &entry.data.request, &verdict);
+        Some(UrlCheck {
+            parts,
+            verdict,
+            step,
         })
     }
 
@@ -398,4 +359,98 @@ impl Inner {
             form_view::refresh_fields(form_view, schema, state, view.locale, related);
         }
     }
+}
+
+/// URL mode before consent, judged by [`Inner::url_check`].
+struct UrlCheck {
+    parts: Option<UrlParts>,
+    verdict: UrlVerdict,
+    step: UrlStep,
+}
+
+/// What a mode put in the frame.
+struct BuiltBody {
+    body: Body,
+    /// The URL the open button opens, when the policy lets it.
+    url_href: Option<String>,
+    /// Where focus goes when the view takes it.
+    focus: Element,
+    /// Said in the view's live region a moment after it appears.
+    announce: Option<String>,
+}
+
+/// The heading shown when the request has no title of its own.
+fn default_title(mode: &Mode, url_check: Option<&UrlCheck>, locale: Locale) -> String {
+    let resuming = url_check.is_some_and(|check| check.step == UrlStep::Resume);
+    plain(
+        locale,
+        match mode {
+            Mode::Form(_) => "mcp-elicitation-title-default",
+            Mode::Url(_) if resuming => "mcp-elicitation-url_mode-resume-title",
+            Mode::Url(_) => "mcp-elicitation-url_mode-title",
+        },
+    )
+}
+
+/// Fills the frame with what the request's mode shows: the form, the URL consent, the view of a
+/// URL already consented to, or the wait after consent. `None` for a form without its state.
+fn build_body(
+    document: &Document,
+    locale: Locale,
+    chrome: &Chrome,
+    form_shell: Option<FormShell>,
+    held: &Held,
+    url_check: Option<UrlCheck>,
+    focus_index: Option<usize>,
+) -> Option<BuiltBody> {
+    // In URL mode, focus goes to a control that neither consents nor claims the user is done.
+    let url_body = |body, url_href, announce| BuiltBody {
+        body,
+        url_href,
+        focus: chrome.cancel.clone(),
+        announce,
+    };
+    Some(match (&held.request.mode, url_check) {
+        (Mode::Url(url), None) => {
+            url_view::waiting(document, locale, chrome, &url.url);
+            let opening = plain(locale, "mcp-elicitation-url_mode-opening");
+            url_body(Body::Waiting, None, Some(opening))
+        }
+        (Mode::Url(url), Some(check)) => match (check.step, &check.verdict, check.parts) {
+            (UrlStep::Resume, UrlVerdict::Open { host, .. }, Some(parts)) => {
+                url_view::resume(document, locale, chrome, &parts.href, host);
+                url_body(Body::Resume { href: parts.href }, None, None)
+            }
+            (_, verdict, parts) => {
+                let shown = parts.as_ref().map_or(url.url.as_str(), |parts| &parts.href);
+                url_view::url(document, locale, chrome, shown, verdict);
+                let href = parts.filter(|_| verdict.may_open()).map(|parts| parts.href);
+                url_body(Body::Url, href, None)
+            }
+        },
+        (Mode::Form(schema), _) => {
+            let state = held.form.as_ref()?;
+            let view = form_view::form(
+                document,
+                locale,
+                chrome,
+                form_shell.unwrap_or_else(|| form_view::shell(document, locale)),
+                schema,
+                state,
+                &local_date_time,
+            );
+            form_view::refresh_form(&view, schema, state, locale);
+            let focus = focus_index
+                .and_then(|index| view.fields.get(index))
+                .or_else(|| view.fields.first())
+                .map(field_focus_target)
+                .unwrap_or_else(|| view.accept.clone());
+            BuiltBody {
+                body: Body::Form(view),
+                url_href: None,
+                focus,
+                announce: None,
+            }
+        }
+    })
 }

@@ -63,10 +63,12 @@ const EDITS = [
 // The seed's Koder envelope, so replies read elicitation/accept, …/reject, …/cancel (T3–T5).
 const envelope = (id) => ({ type: 'elicitation/request', id, title: 'Weather', description: 'Which city?', schema: SCHEMA });
 
-/** The dialog is drawn by our stylesheet: the default theme's width and corner radius. */
+/** The dialog is drawn by our stylesheet: the default theme's width, corner radius and palette. */
 function assertStyled(state, engine) {
   assert.ok(Math.abs(state.width - state.expectedWidth) <= 1, `${engine}: dialog ${state.width}px wide, the theme gives ${state.expectedWidth}px (unstyled?)`);
   assert.equal(state.radius, '12px', `${engine}: dialog corner radius`);
+  // The palette is light-dark() pairs: a page that declares no color-scheme gets the light one.
+  assert.deepEqual([state.background, state.text], ['rgb(255, 255, 255)', 'rgb(27, 31, 36)'], `${engine}: dialog palette`);
 }
 
 async function contractSmoke(s) {

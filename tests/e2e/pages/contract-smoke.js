@@ -57,6 +57,8 @@ function state() {
     width: box.width,
     expectedWidth: Math.min(32 * parseFloat(getComputedStyle(document.documentElement).fontSize), innerWidth - 32),
     radius: style.borderTopLeftRadius,
+    background: style.backgroundColor,
+    text: style.color,
     acceptDisabled: button('accept')?.disabled ?? null,
     openDisabled: button('open')?.disabled ?? null,
     url: root().querySelector('[part~=url]')?.textContent ?? null,
