@@ -131,15 +131,17 @@ impl Config {
                 return Err("--jwt-previous-secret needs --jwt-secret (the current one)".into());
             }
         }
-        for (value, flag) in [
-            (self.jwt_audience.as_str(), "--jwt-audience"),
-            (self.workspace_claim.as_str(), "--workspace-claim"),
-            (self.conversation_claim.as_str(), "--conversation-claim"),
-            (self.jwt_issuer.as_deref().unwrap_or("-"), "--jwt-issuer"),
-        ] {
-            if value.is_empty() {
-                return Err(format!("{flag} is empty"));
-            }
+        let named = [
+            (Some(self.jwt_audience.as_str()), "--jwt-audience"),
+            (Some(self.workspace_claim.as_str()), "--workspace-claim"),
+            (
+                Some(self.conversation_claim.as_str()),
+                "--conversation-claim",
+            ),
+            (self.jwt_issuer.as_deref(), "--jwt-issuer"),
+        ];
+        if let Some((_, flag)) = named.iter().find(|(value, _)| *value == Some("")) {
+            return Err(format!("{flag} is empty"));
         }
         Ok(())
     }
