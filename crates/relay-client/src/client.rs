@@ -9,10 +9,13 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use reqwest::{Method, StatusCode};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::RelayClientError;
-use crate::wire::{now_ms, random_id, CreateElicitation, Created, HostStatus, HostView, Scope};
+use crate::wire::{
+    now_ms, random_id, CreateElicitation, Created, ErrorBody, HostStatus, HostView, Scope,
+};
 
 /// How long one long-poll waits at the relay (`?wait=`).
 const POLL_WAIT_SECONDS: u64 = 25;
@@ -368,12 +371,9 @@ fn outcome_of(answer: Value) -> Result<Outcome, RelayClientError> {
 /// A non-2xx answer (or a 2xx that is not JSON) as the error it stands for.
 fn relay_error(status: StatusCode, body: Option<Value>) -> RelayClientError {
     let body = body.unwrap_or(Value::Null);
-    let message = body
-        .get("error")
-        .and_then(|error| error.get("message"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| {
+    let message = ErrorBody::deserialize(&body)
+        .map(|error| error.error.message)
+        .unwrap_or_else(|_| {
             if status.is_success() {
                 "an answer that is not JSON".to_string()
             } else {

@@ -1,8 +1,9 @@
 //! The host side of koder-elicitation-relay in Rust. [`RelayClient`] posts an elicitation for a
 //! person, waits (long-polling) for their answer and withdraws it when the caller gives up; with
 //! the `rmcp` feature, `RelayElicitationHandler` is an rmcp `ClientHandler` whose
-//! `create_elicitation` goes through the relay. [`wire`] holds what the relay and its clients
-//! share. Neither axum nor sqlx is a dependency.
+//! `create_elicitation` goes through the relay. [`wire`] is the relay's wire contract (the
+//! `koder-elicitation-relay-protocol` crate), the same types the relay parses and renders with.
+//! Neither axum nor sqlx is a dependency.
 //!
 //! TLS: without the `rustls` feature the client speaks plain HTTP (a relay next to the host, or
 //! behind a TLS proxy), or uses a `reqwest::Client` of the caller's
@@ -41,12 +42,13 @@ mod error;
 mod handler;
 #[cfg(feature = "rustls")]
 mod tls;
-pub mod wire;
 
 pub use client::{http_client, ElicitOptions, Outcome, RelayClient};
 pub use error::RelayClientError;
 #[cfg(feature = "rmcp")]
 pub use handler::RelayElicitationHandler;
+/// What the relay and its clients share: the clock, the id maker, the JSON bodies.
+pub use koder_elicitation_relay_protocol as wire;
 #[cfg(feature = "rustls")]
 pub use tls::install_default_crypto_provider;
 pub use wire::{Created, Scope};

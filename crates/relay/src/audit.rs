@@ -10,6 +10,7 @@
 //! prev_hash]`: numbers as JSON integers, strings as JSON strings, no whitespace (what
 //! `JSON.stringify` gives too). The first entry's `prev_hash` is [`GENESIS_HASH`].
 
+use koder_elicitation_relay_protocol::{AuditLine, ViewScope};
 use serde_json::{json, Value};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
@@ -101,22 +102,18 @@ impl AuditEntry {
     }
 
     /// As `GET /v1/audit` shows it (one NDJSON line).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "seq": self.seq,
-            "at": self.at,
-            "elicitationId": self.elicitation_id,
-            "scope": {
-                "userId": self.tenant.user_id,
-                "workspaceId": self.tenant.workspace_id,
-                "conversationId": self.tenant.conversation_id,
-            },
-            "actor": self.actor,
-            "action": self.action,
-            "digest": self.digest,
-            "prevHash": self.prev_hash,
-            "hash": self.hash,
-        })
+    pub fn to_line(&self) -> AuditLine {
+        AuditLine {
+            seq: self.seq,
+            at: self.at,
+            elicitation_id: self.elicitation_id.clone(),
+            scope: ViewScope::from(&self.tenant),
+            actor: self.actor.clone(),
+            action: self.action.clone(),
+            digest: self.digest.clone(),
+            prev_hash: self.prev_hash.clone(),
+            hash: self.hash.clone(),
+        }
     }
 }
 
@@ -309,7 +306,7 @@ mod tests {
         );
         let shown = entries
             .iter()
-            .map(|entry| entry.to_json().to_string())
+            .map(|entry| entry.to_line().to_string())
             .collect::<String>();
         assert!(!shown.contains("Lisbon") && !shown.contains("Which city"));
     }

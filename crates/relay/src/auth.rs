@@ -7,7 +7,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use crate::config::{check_secret_length, Config};
+use crate::config::Config;
 use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
@@ -49,43 +49,22 @@ pub struct PersonToken {
 }
 
 impl Auth {
-    /// Checks the configuration's secrets (each at least [`crate::config::MIN_SECRET_BYTES`], at least one way to
-    /// check people's tokens) and loads its key set. The error is a message for whoever started
-    /// the relay.
+    /// Checks the configuration ([`Config::check`]) and loads its key set. The error is a
+    /// message for whoever started the relay.
     pub async fn from_config(config: &Config) -> Result<Auth, String> {
-        check_secret_length("--service-token", &config.service_token)?;
-        let mut secrets = Vec::new();
-        if let Some(secret) = &config.jwt_secret {
-            check_secret_length("--jwt-secret", secret)?;
-            secrets.push(DecodingKey::from_secret(secret.as_bytes()));
-        }
-        if let Some(previous) = &config.jwt_previous_secret {
-            if secrets.is_empty() {
-                return Err("--jwt-previous-secret needs --jwt-secret (the current one)".into());
-            }
-            check_secret_length("--jwt-previous-secret", previous)?;
-            secrets.push(DecodingKey::from_secret(previous.as_bytes()));
-        }
+        config.check()?;
+        let secrets = config
+            .jwt_secret
+            .iter()
+            .chain(&config.jwt_previous_secret)
+            .map(|secret| DecodingKey::from_secret(secret.as_bytes()))
+            .collect();
         let key_set = match &config.jwks_url {
             Some(url) => Some(KeySet::load(url).await.map_err(|error| {
                 format!("cannot load the key set of --jwks-url {url:?}: {error}")
             })?),
             None => None,
         };
-        if secrets.is_empty() && key_set.is_none() {
-            return Err(
-                "people's tokens need a key: give --jwt-secret, --jwks-url, or both".into(),
-            );
-        }
-        for (value, flag) in [
-            (&config.jwt_audience, "--jwt-audience"),
-            (&config.workspace_claim, "--workspace-claim"),
-            (&config.conversation_claim, "--conversation-claim"),
-        ] {
-            if value.is_empty() {
-                return Err(format!("{flag} is empty"));
-            }
-        }
         Ok(Auth {
             service_token: config.service_token.as_bytes().to_vec(),
             secrets,
@@ -244,8 +223,7 @@ pub fn ticket_grant(redeemed: RedeemedTicket) -> PersonToken {
 
 /// A fresh stream ticket (128 random bits, hex) and the digest the store keeps instead of it.
 pub fn new_ticket() -> Result<(String, String), ApiError> {
-    let ticket =
-        koder_elicitation_relay_client::wire::random_id().map_err(ApiError::no_randomness)?;
+    let ticket = koder_elicitation_relay_protocol::random_id().map_err(ApiError::no_randomness)?;
     let digest = ticket_digest(&ticket);
     Ok((ticket, digest))
 }
@@ -266,7 +244,7 @@ mod tests {
         DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM, MIN_SECRET_BYTES,
     };
     use jsonwebtoken::{EncodingKey, Header};
-    use koder_elicitation_relay_client::wire::now_ms;
+    use koder_elicitation_relay_protocol::now_ms;
     use serde_json::json;
 
     const SERVICE: &str = "service-token-0123456789abcdef0123";

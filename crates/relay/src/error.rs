@@ -4,9 +4,9 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use koder_elicitation_relay_protocol::{ContentError as WireContentError, ErrorBody, ErrorDetail};
 use koder_mcp_elicitation_core::content::ContentError;
 use koder_mcp_elicitation_core::error::ElicitationError;
-use serde_json::{json, Map, Value};
 
 use crate::store::StoreError;
 
@@ -138,24 +138,23 @@ impl ApiError {
     }
 
     /// The JSON body.
-    pub fn body(&self) -> Value {
-        let mut error = Map::new();
-        error.insert("status".into(), json!(self.status.as_u16()));
-        error.insert("message".into(), json!(self.message));
-        if let Some(code) = self.jsonrpc_code {
-            error.insert("jsonrpcCode".into(), json!(code));
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                status: self.status.as_u16(),
+                message: self.message.clone(),
+                jsonrpc_code: self.jsonrpc_code,
+                errors: self
+                    .errors
+                    .iter()
+                    .map(|error| WireContentError {
+                        path: error.path.clone(),
+                        keyword: error.keyword.to_string(),
+                        message: error.message.clone(),
+                    })
+                    .collect(),
+            },
         }
-        if !self.errors.is_empty() {
-            let errors = self
-                .errors
-                .iter()
-                .map(|error| {
-                    json!({"path": error.path, "keyword": error.keyword, "message": error.message})
-                })
-                .collect();
-            error.insert("errors".into(), Value::Array(errors));
-        }
-        json!({ "error": error })
     }
 }
 

@@ -16,23 +16,23 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use koder_elicitation_relay::config::{parse_command, Command, USAGE};
+use koder_elicitation_relay::config::{parse_command, Command};
 
 /// Exit code for a bad command line or a missing secret.
 const USAGE_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
-    let command = parse_command(std::env::args().skip(1), |name| std::env::var(name).ok());
-    let config = match command {
-        Ok(Command::Help) => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
+    let config = match parse_command(std::env::args_os()) {
         Ok(Command::Run(config)) => *config,
         Ok(Command::AuditVerify { database }) => return verify_audit(&database),
-        Err(message) => {
-            eprintln!("koder-elicitation-relay: {message}");
-            return ExitCode::from(USAGE_ERROR);
+        // `--help` (stdout, exit 0), or what is wrong with the command line (stderr, exit 2).
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(USAGE_ERROR)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     koder_elicitation_relay::logging::init(config.log_format);

@@ -1,7 +1,8 @@
 //! What an elicitation is as the relay keeps it: who it is for, where it is in its life, the
 //! scope a person's token admits, and who changed it. Stores keep these; events carry them.
 
-use serde_json::Value;
+use koder_elicitation_relay_protocol::HostStatus;
+use serde_json::{json, Value};
 
 /// Where an elicitation is in its life. `complete` is not a status but a flag ([`Record::completed`]):
 /// URL-mode completion may come before or after the person's consent.
@@ -41,17 +42,21 @@ impl Status {
     }
 }
 
-/// Who an elicitation is for. Made by the host API from a trusted body, and compared with a
-/// [`TenantFilter`] that only authentication makes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Tenant {
-    /// The person (`sub` of their token).
-    pub user_id: String,
-    /// The workspace (`workspace` of their token).
-    pub workspace_id: String,
-    /// The conversation; empty when the host gave none.
-    pub conversation_id: String,
+impl From<Status> for HostStatus {
+    fn from(status: Status) -> HostStatus {
+        match status {
+            Status::Pending => HostStatus::Pending,
+            Status::Settled => HostStatus::Settled,
+            Status::Expired => HostStatus::Expired,
+            Status::Withdrawn => HostStatus::Withdrawn,
+        }
+    }
 }
+
+/// Who an elicitation is for: the core's tenant (user, workspace, conversation; the
+/// conversation empty when the host gave none). Made by the host API from a checked body, and
+/// compared with a [`TenantFilter`] that only authentication makes.
+pub use koder_mcp_elicitation_core::scope::Tenant;
 
 /// What a person's token lets them see: one user in one workspace, and optionally one
 /// conversation only.
@@ -122,6 +127,15 @@ pub struct Record {
     pub finished_at: Option<i64>,
     /// Whether the host reported URL-mode completion.
     pub completed: bool,
+}
+
+impl Record {
+    /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
+    pub fn result_or_cancel(&self) -> Value {
+        self.result
+            .clone()
+            .unwrap_or_else(|| json!({"action": "cancel"}))
+    }
 }
 
 /// Who made a change: the host (service token), a person (their verified token's `sub`), or

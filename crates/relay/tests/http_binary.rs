@@ -279,3 +279,115 @@ async fn secrets_from_mounted_files_never_reach_the_command_line() {
         "{cmdline}"
     );
 }
+
+#[test]
+fn a_bad_flag_value_stops_the_start_naming_the_flag() {
+    let temp = TempDir::new("bin");
+    let dir = &temp.0;
+    let refusal = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = relay_command(dir);
+        command
+            .args(["--service-token", TOKEN, "--jwt-secret", SECRET])
+            .args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    for (args, env, needle) in [
+        (
+            &["--retention", "30"][..],
+            &[][..],
+            "invalid value '30' for '--retention <DURATION>': must be a duration like 3s, 15m, 12h or 30d",
+        ),
+        (
+            &["--max-streams", "abc"],
+            &[],
+            "invalid value 'abc' for '--max-streams <N>': must be a whole number above 0",
+        ),
+        (
+            &["--drain-timeout=2h"],
+            &[],
+            "invalid value '2h' for '--drain-timeout <DURATION>'",
+        ),
+        // From the environment, the message names the flag the variable stands for.
+        (
+            &[],
+            &[("KODER_RELAY_MAX_STREAMS_PER_PERSON", "-1")],
+            "invalid value '-1' for '--max-streams-per-person <N>'",
+        ),
+    ] {
+        let (code, stderr) = refusal(args, env);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    // Nothing was started: no database was made.
+    assert!(!dir.join("koder-elicitation-relay.db").exists());
+}
+
+#[test]
+fn help_is_generated_from_the_flags_with_their_variables() {
+    let temp = TempDir::new("bin");
+    let output = relay_command(&temp.0)
+        .env("KODER_RELAY_SERVICE_TOKEN", TOKEN)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&output.stdout);
+    for flag in [
+        "--listen",
+        "--database",
+        "--service-token",
+        "--service-token-file",
+        "--jwt-secret",
+        "--jwt-secret-file",
+        "--jwt-previous-secret",
+        "--jwks-url",
+        "--jwt-audience",
+        "--jwt-issuer",
+        "--workspace-claim",
+        "--conversation-claim",
+        "--allow-origin",
+        "--max-streams-per-person",
+        "--max-streams",
+        "--webhook-url",
+        "--webhook-secret-file",
+        "--webhook-retry-scale",
+        "--retention",
+        "--metrics-listen",
+        "--drain-timeout",
+        "--audit-checkpoint-interval",
+        "--log-format",
+    ] {
+        let variable = format!(
+            "KODER_RELAY_{}",
+            flag.trim_start_matches("--")
+                .replace('-', "_")
+                .to_uppercase()
+        );
+        assert!(help.contains(&format!("{flag} <")), "{flag}: {help}");
+        assert!(help.contains(&variable), "{variable}: {help}");
+    }
+    // Help is wrapped at 100 columns: compared with its words on one line.
+    let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for default in [
+        "[default: 30d]",
+        "[default: 127.0.0.1:8790]",
+        "[default: 16]",
+    ] {
+        assert!(words.contains(default), "{default}: {help}");
+    }
+    assert!(help.contains("audit"), "{help}");
+    // The value of a variable set in the environment is never shown.
+    assert!(!help.contains(TOKEN), "{help}");
+}

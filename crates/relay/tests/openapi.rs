@@ -210,3 +210,519 @@ fn the_stream_names_its_events() {
         ]
     );
 }
+
+// The document against the wire types (crates/relay-protocol): every type's JSON, in each of its
+// shapes, validates against the schema the document gives it; a key the schema does not declare
+// fails; and every property the document declares is carried by some sample, so neither side can
+// gain or lose a field alone.
+
+mod wire {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use koder_elicitation_relay_protocol::{
+        random_id, AuditLine, ContentError, CreateElicitation, Created, ElicitationList,
+        ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent, PublicStatus,
+        Scope, SettledEvent, StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation,
+        WebhookEvent,
+    };
+    use koder_mcp_elicitation_core::pattern::Pattern;
+    use serde::de::DeserializeOwned;
+    use serde::Serialize;
+    use serde_json::{json, Value};
+
+    use super::document;
+
+    /// Keywords that only annotate.
+    const ANNOTATIONS: [&str; 5] = ["description", "title", "default", "example", "examples"];
+
+    /// What the samples met: each object schema (by JSON pointer) with the properties it
+    /// declares, and the properties some sample carried.
+    #[derive(Default)]
+    pub struct Coverage {
+        declared: BTreeMap<String, BTreeSet<String>>,
+        carried: BTreeSet<(String, String)>,
+    }
+
+    /// Validates `value` against the schema at `pointer`, strictly: where a schema declares
+    /// properties, a key it does not declare is an error (whatever `additionalProperties` says,
+    /// the types must not carry undocumented fields). Errors say where.
+    pub fn check(
+        doc: &Value,
+        pointer: &str,
+        value: &Value,
+        at: &str,
+        coverage: &mut Coverage,
+    ) -> Result<(), String> {
+        let schema = doc
+            .pointer(pointer.trim_start_matches('#'))
+            .ok_or_else(|| format!("{pointer} does not resolve"))?;
+        let object = schema
+            .as_object()
+            .ok_or_else(|| format!("{pointer} is not a schema"))?;
+        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+            return check(doc, reference, value, at, coverage);
+        }
+        for (keyword, rule) in object {
+            let fail = |what: String| Err(format!("{at}: {what} ({pointer}/{keyword})"));
+            match keyword.as_str() {
+                "type" => {
+                    let types: Vec<&str> = match rule {
+                        Value::String(one) => vec![one.as_str()],
+                        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+                        _ => return fail("a malformed type".into()),
+                    };
+                    if !types.iter().any(|name| is_type(value, name)) {
+                        return fail(format!("{value} is not {types:?}"));
+                    }
+                }
+                "enum" => {
+                    if !rule.as_array().is_some_and(|items| items.contains(value)) {
+                        return fail(format!("{value} is not one of {rule}"));
+                    }
+                }
+                "const" => {
+                    if rule != value {
+                        return fail(format!("{value} is not {rule}"));
+                    }
+                }
+                "required" => {
+                    for name in rule.as_array().into_iter().flatten() {
+                        let name = name.as_str().unwrap_or_default();
+                        if value.is_object() && value.get(name).is_none() {
+                            return fail(format!("{name} is missing"));
+                        }
+                    }
+                }
+                "properties" => {
+                    let properties = rule.as_object().ok_or("properties is not an object")?;
+                    coverage
+                        .declared
+                        .insert(pointer.to_string(), properties.keys().cloned().collect());
+                    if let Some(fields) = value.as_object() {
+                        for (name, field) in fields {
+                            if !properties.contains_key(name) {
+                                return fail(format!("{name} is not in the document"));
+                            }
+                            coverage.carried.insert((pointer.to_string(), name.clone()));
+                            let inner = format!("{pointer}/properties/{name}");
+                            check(doc, &inner, field, &format!("{at}.{name}"), coverage)?;
+                        }
+                    }
+                }
+                "additionalProperties" => {
+                    if let (Value::Object(_), Some(fields)) = (rule, value.as_object()) {
+                        if object.get("properties").is_none() {
+                            let inner = format!("{pointer}/additionalProperties");
+                            for (name, field) in fields {
+                                check(doc, &inner, field, &format!("{at}.{name}"), coverage)?;
+                            }
+                        }
+                    }
+                }
+                "items" => {
+                    for (index, item) in value.as_array().into_iter().flatten().enumerate() {
+                        check(
+                            doc,
+                            &format!("{pointer}/items"),
+                            item,
+                            &format!("{at}[{index}]"),
+                            coverage,
+                        )?;
+                    }
+                }
+                "oneOf" => {
+                    let branches = rule.as_array().ok_or("oneOf is not an array")?;
+                    let mut passing = Vec::new();
+                    for index in 0..branches.len() {
+                        let mut branch = Coverage::default();
+                        let inner = format!("{pointer}/oneOf/{index}");
+                        if check(doc, &inner, value, at, &mut branch).is_ok() {
+                            passing.push(branch);
+                        }
+                    }
+                    if passing.len() != 1 {
+                        return fail(format!(
+                            "{value} matches {} branches, not one",
+                            passing.len()
+                        ));
+                    }
+                    for branch in passing {
+                        coverage.declared.extend(branch.declared);
+                        coverage.carried.extend(branch.carried);
+                    }
+                }
+                "minimum" | "maximum" => {
+                    let (Some(bound), Some(number)) = (rule.as_f64(), value.as_f64()) else {
+                        continue;
+                    };
+                    if (keyword == "minimum" && number < bound)
+                        || (keyword == "maximum" && number > bound)
+                    {
+                        return fail(format!("{number} is out of bounds"));
+                    }
+                }
+                "minLength" | "maxLength" => {
+                    let (Some(bound), Some(text)) = (rule.as_u64(), value.as_str()) else {
+                        continue;
+                    };
+                    let length = text.chars().count() as u64;
+                    if (keyword == "minLength" && length < bound)
+                        || (keyword == "maxLength" && length > bound)
+                    {
+                        return fail(format!("{text:?} has the wrong length"));
+                    }
+                }
+                "pattern" => {
+                    let pattern = Pattern::compile(rule.as_str().unwrap_or_default())
+                        .map_err(|error| format!("{pointer}: {error:?}"))?;
+                    if value.as_str().is_some_and(|text| !pattern.is_match(text)) {
+                        return fail(format!("{value} does not match {rule}"));
+                    }
+                }
+                annotation if ANNOTATIONS.contains(&annotation) => {}
+                unknown => return fail(format!("the check does not know the keyword {unknown}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn is_type(value: &Value, name: &str) -> bool {
+        match name {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "null" => value.is_null(),
+            _ => false,
+        }
+    }
+
+    /// The JSON of `value`, which must read back as the same value.
+    fn json_of<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(value: &T) -> Value {
+        let json = serde_json::to_value(value).unwrap();
+        let back: T = serde_json::from_value(json.clone())
+            .unwrap_or_else(|error| panic!("{json} does not read back: {error}"));
+        assert_eq!(&back, value);
+        json
+    }
+
+    fn id() -> String {
+        random_id().unwrap()
+    }
+
+    fn view_scope() -> ViewScope {
+        ViewScope {
+            user_id: "ana".into(),
+            workspace_id: "acme".into(),
+            conversation_id: String::new(),
+        }
+    }
+
+    fn view(server_name: Option<&str>) -> ElicitationView {
+        ElicitationView {
+            id: id(),
+            request: json!({"message": "Which city?", "requestedSchema": {"type": "object", "properties": {}}}),
+            server_name: server_name.map(str::to_string),
+            created_at: 1_000,
+            expires_at: 301_000,
+            expires_in_ms: 300_000,
+            scope: view_scope(),
+        }
+    }
+
+    fn accepted() -> Value {
+        json!({"action": "accept", "content": {"city": "Lisbon", "guests": 2, "terrace": true, "diets": ["vegan"]}})
+    }
+
+    fn audit_line(action: &str, digest: &str) -> AuditLine {
+        AuditLine {
+            seq: 1,
+            at: 1_000,
+            elicitation_id: id(),
+            scope: view_scope(),
+            actor: "host".into(),
+            action: action.into(),
+            digest: digest.into(),
+            prev_hash: "0".repeat(64),
+            hash: "a".repeat(64),
+        }
+    }
+
+    fn webhook(event_type: &str, status: HostStatus, finished: bool) -> WebhookEvent {
+        WebhookEvent {
+            event_type: event_type.into(),
+            timestamp: "2026-11-18T11:06:40.000Z".into(),
+            data: WebhookElicitation {
+                id: id(),
+                scope: ViewScope {
+                    conversation_id: "c1".into(),
+                    ..view_scope()
+                },
+                server_name: finished.then(|| "Weather".to_string()),
+                status,
+                created_at: 1_000,
+                expires_at: 301_000,
+                finished_at: finished.then_some(2_000),
+                result: finished.then(accepted),
+            },
+        }
+    }
+
+    fn error(jsonrpc_code: Option<i32>, errors: Vec<ContentError>) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                status: if errors.is_empty() { 400 } else { 422 },
+                message: "message is required".into(),
+                jsonrpc_code,
+                errors,
+            },
+        }
+    }
+
+    /// Each component schema with the JSON of every shape its type takes; the first is the
+    /// type with nothing optional set.
+    pub fn samples() -> Vec<(&'static str, Vec<Value>)> {
+        let host_view = |status, result: Option<Value>| HostView { status, result };
+        let status = |status| json_of(&StatusView { status });
+        vec![
+            (
+                "Scope",
+                vec![
+                    json_of(&Scope::new("ana", "acme")),
+                    json_of(&Scope::new("ana", "acme").in_conversation("c1")),
+                ],
+            ),
+            (
+                "CreateElicitation",
+                vec![
+                    json_of(&CreateElicitation {
+                        scope: Scope::new("ana", "acme"),
+                        request: json!({"message": "Hi"}),
+                        server_name: None,
+                        timeout_ms: None,
+                    }),
+                    json_of(&CreateElicitation {
+                        scope: Scope::new("ana", "acme"),
+                        request: json!({"message": "Hi"}),
+                        server_name: Some("Weather".into()),
+                        timeout_ms: Some(60_000),
+                    }),
+                ],
+            ),
+            (
+                "Created",
+                vec![json_of(&Created {
+                    id: id(),
+                    expires_at: 301_000,
+                })],
+            ),
+            (
+                "HostOutcome",
+                vec![
+                    json_of(&host_view(HostStatus::Pending, None)),
+                    json_of(&host_view(HostStatus::Settled, Some(accepted()))),
+                    json_of(&host_view(
+                        HostStatus::Expired,
+                        Some(json!({"action": "cancel"})),
+                    )),
+                    json_of(&host_view(
+                        HostStatus::Withdrawn,
+                        Some(json!({"action": "cancel"})),
+                    )),
+                ],
+            ),
+            (
+                "Settled",
+                vec![json_of(&host_view(
+                    HostStatus::Settled,
+                    Some(json!({"action": "decline"})),
+                ))],
+            ),
+            (
+                "StatusView",
+                vec![
+                    status(PublicStatus::Pending),
+                    status(PublicStatus::Complete),
+                    status(PublicStatus::Settled),
+                    status(PublicStatus::Expired),
+                    status(PublicStatus::Withdrawn),
+                ],
+            ),
+            (
+                "Elicitation",
+                vec![json_of(&view(None)), json_of(&view(Some("Weather")))],
+            ),
+            (
+                "ElicitationList",
+                vec![
+                    json_of(&ElicitationList {
+                        elicitations: Vec::new(),
+                    }),
+                    json_of(&ElicitationList {
+                        elicitations: vec![view(None)],
+                    }),
+                ],
+            ),
+            (
+                "StreamTicket",
+                vec![json_of(&StreamTicket {
+                    ticket: id(),
+                    expires_in_ms: 30_000,
+                })],
+            ),
+            (
+                "AuditEntry",
+                vec![
+                    json_of(&audit_line("created", &"b".repeat(64))),
+                    json_of(&audit_line("answered:accept", &"c".repeat(64))),
+                    json_of(&audit_line("completed", "")),
+                ],
+            ),
+            (
+                "Error",
+                vec![
+                    json_of(&error(None, Vec::new())),
+                    json_of(&error(Some(-32602), Vec::new())),
+                    json_of(&error(
+                        None,
+                        vec![ContentError {
+                            path: "/email".into(),
+                            keyword: "format".into(),
+                            message: "Enter an email address".into(),
+                        }],
+                    )),
+                ],
+            ),
+            (
+                "WebhookEvent",
+                vec![
+                    json_of(&webhook("elicitation.created", HostStatus::Pending, false)),
+                    json_of(&webhook("elicitation.settled", HostStatus::Settled, true)),
+                ],
+            ),
+        ]
+    }
+
+    /// Every event a stream sends.
+    pub fn stream_events() -> Vec<StreamEvent> {
+        let id_event = || IdEvent { id: id() };
+        vec![
+            StreamEvent::Elicitation(view(None)),
+            StreamEvent::Settled(SettledEvent {
+                id: id(),
+                action: "accept".into(),
+            }),
+            StreamEvent::Expired(id_event()),
+            StreamEvent::Withdrawn(id_event()),
+            StreamEvent::Complete(id_event()),
+        ]
+    }
+
+    #[test]
+    fn every_wire_type_matches_its_schema_field_for_field() {
+        let doc = document();
+        let mut coverage = Coverage::default();
+        for (name, shapes) in samples() {
+            let pointer = format!("#/components/schemas/{name}");
+            for (index, shape) in shapes.iter().enumerate() {
+                check(&doc, &pointer, shape, name, &mut coverage)
+                    .unwrap_or_else(|error| panic!("{name} sample {index}: {error}"));
+            }
+            // Nothing optional set: exactly the required fields, so an optional one is left out
+            // as the document says.
+            let schema = &doc["components"]["schemas"][name];
+            if let Some(required) = schema.get("required") {
+                let mut required: Vec<&str> = required
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let mut present: Vec<&str> = shapes[0]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                required.sort_unstable();
+                present.sort_unstable();
+                assert_eq!(present, required, "{name} with nothing optional set");
+            }
+        }
+        let events = &doc["paths"]["/v1/stream"]["get"]["responses"]["200"]["x-sse-events"];
+        for event in stream_events() {
+            let reference = events[event.name()]["$ref"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{} is not documented", event.name()));
+            let data: Value = serde_json::from_str(&event.data()).unwrap();
+            check(&doc, reference, &data, event.name(), &mut coverage)
+                .unwrap_or_else(|error| panic!("{error}"));
+        }
+        // Every schema of the document is some type's, and every property it declares is
+        // carried by some sample.
+        let met: BTreeSet<String> = coverage
+            .declared
+            .keys()
+            .map(|pointer| pointer.split('/').nth(3).unwrap_or_default().to_string())
+            .collect();
+        for name in doc["components"]["schemas"].as_object().unwrap().keys() {
+            let free_form = doc["components"]["schemas"][name]
+                .get("properties")
+                .is_none()
+                && doc["components"]["schemas"][name].get("oneOf").is_none();
+            assert!(
+                free_form || met.contains(name),
+                "no wire type is checked against {name}"
+            );
+        }
+        for (pointer, properties) in &coverage.declared {
+            for property in properties {
+                assert!(
+                    coverage
+                        .carried
+                        .contains(&(pointer.clone(), property.clone())),
+                    "{pointer} declares {property}, which no wire type carries"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_check_catches_a_field_added_dropped_or_retyped() {
+        let doc = document();
+        let created = "#/components/schemas/Created";
+        let mut coverage = Coverage::default();
+        let good = json!({"id": id(), "expiresAt": 1});
+        assert!(check(&doc, created, &good, "Created", &mut coverage).is_ok());
+        for bad in [
+            json!({"id": id(), "expiresAt": 1, "extra": true}),
+            json!({"id": id()}),
+            json!({"id": id(), "expiresAt": "soon"}),
+            json!({"id": "XYZ", "expiresAt": 1}),
+        ] {
+            assert!(
+                check(&doc, created, &bad, "Created", &mut coverage).is_err(),
+                "{bad}"
+            );
+        }
+        let outcome = "#/components/schemas/HostOutcome";
+        assert!(check(
+            &doc,
+            outcome,
+            &json!({"status": "settled"}),
+            "HostOutcome",
+            &mut coverage
+        )
+        .is_err());
+        assert!(check(
+            &doc,
+            outcome,
+            &json!({"status": "complete", "result": {"action": "cancel"}}),
+            "HostOutcome",
+            &mut coverage
+        )
+        .is_err());
+    }
+}

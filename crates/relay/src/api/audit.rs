@@ -34,7 +34,7 @@ pub async fn list(
     let entries = state.store.audit(after, limit).await?;
     let mut body = String::new();
     for entry in &entries {
-        body.push_str(&entry.to_json().to_string());
+        body.push_str(&entry.to_line().to_string());
         body.push('\n');
     }
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())

@@ -10,25 +10,26 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Map, Value};
+use koder_elicitation_relay_protocol::{
+    CreateElicitation, Created as CreatedView, HostView, StatusView,
+};
+use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
-use super::views::{host_view, public_status};
+use super::views::{host_view, status_view};
 use super::{json_body, load, new_id, AppState};
 use crate::canonical::{sha256_hex, write_canonical};
 use crate::error::ApiError;
 use crate::store::{Actor, Created, NewElicitation, Record, Status, Tenant};
 
-/// Without `timeoutMs`, an elicitation waits this long for the person.
-pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
-/// The shortest and longest `timeoutMs` (others are clamped).
-pub const TIMEOUT_RANGE_MS: (i64, i64) = (1_000, 86_400_000);
+/// Without `timeoutMs`, an elicitation waits this long; others are clamped to this range.
+pub use koder_elicitation_relay_protocol::{DEFAULT_TIMEOUT_MS, TIMEOUT_RANGE_MS};
 /// The longest `?wait=` in seconds (longer is clamped).
 pub const MAX_WAIT_SECONDS: f64 = 60.0;
 /// The longest scope id, server name or idempotency key: the core's scope limit.
-pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS as MAX_FIELD_CHARS;
+pub use koder_elicitation_relay_protocol::MAX_FIELD_CHARS;
 /// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
 const REREAD_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -41,48 +42,21 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let idempotency_key = idempotency_key(&headers)?;
     let body = json_body(body)?;
-    let body = body
-        .as_object()
-        .ok_or_else(|| ApiError::bad_request("body must be a JSON object"))?;
-    let tenant = scope(body.get("scope"))?;
-    let server_name = match body.get("serverName") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(name)) if name.chars().count() <= MAX_FIELD_CHARS => Some(name.clone()),
-        Some(_) => {
-            return Err(ApiError::bad_request(format!(
-                "serverName must be a string of at most {MAX_FIELD_CHARS} characters"
-            )))
-        }
-    };
-    let timeout_ms = match body.get("timeoutMs") {
-        None | Some(Value::Null) => DEFAULT_TIMEOUT_MS,
-        Some(Value::Number(number)) => {
-            let ms = number.as_f64().unwrap_or(f64::MAX);
-            // Clamped as a float first, so huge or negative numbers cannot overflow.
-            ms.clamp(TIMEOUT_RANGE_MS.0 as f64, TIMEOUT_RANGE_MS.1 as f64) as i64
-        }
-        Some(_) => {
-            return Err(ApiError::bad_request(
-                "timeoutMs must be a number of milliseconds",
-            ))
-        }
-    };
-    let id = new_id()?;
-    let request = body
-        .get("request")
-        .ok_or_else(|| ApiError::bad_request("request is required"))?;
-    let checked = check_request(request, &id).map_err(ApiError::invalid_params)?;
     // Only a keyed create can be repeated, so only its digest is ever compared.
-    let request_digest = idempotency_key.as_ref().map(|_| request_digest(body));
+    let request_digest = idempotency_key.as_ref().map(|_| request_digest(&body));
+    let body = CreateElicitation::try_from(body).map_err(|error| ApiError::bad_request(error.0))?;
+    let timeout_ms = body.timeout_or_default_ms();
+    let id = new_id()?;
+    let checked = check_request(&body.request, &id).map_err(ApiError::invalid_params)?;
     let created_at = state.store.now_ms();
     let created = state
         .store
         .create(
             NewElicitation {
                 id,
-                tenant,
+                tenant: Tenant::from(body.scope),
                 request: checked.stored,
-                server_name,
+                server_name: body.server_name,
                 created_at,
                 expires_at: created_at.saturating_add(timeout_ms),
                 idempotency_key,
@@ -101,7 +75,10 @@ pub async fn create(
     };
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": record.id, "expiresAt": record.expires_at})),
+        Json(CreatedView {
+            id: record.id.clone(),
+            expires_at: record.expires_at,
+        }),
     )
         .into_response())
 }
@@ -109,7 +86,7 @@ pub async fn create(
 /// SHA-256 (hex) of what a create asks for (`request`, `scope`, `serverName`, `timeoutMs`, as
 /// sent), serialized with sorted object keys: a retry that orders its keys differently is the
 /// same request.
-fn request_digest(body: &Map<String, Value>) -> String {
+fn request_digest(body: &Value) -> String {
     let mut canonical = String::new();
     for field in ["request", "scope", "serverName", "timeoutMs"] {
         write_canonical(body.get(field).unwrap_or(&Value::Null), &mut canonical);
@@ -132,32 +109,6 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-fn scope(value: Option<&Value>) -> Result<Tenant, ApiError> {
-    let scope = value.and_then(Value::as_object).ok_or_else(|| {
-        ApiError::bad_request("scope must be an object {userId, workspaceId, conversationId?}")
-    })?;
-    let field = |name: &str, required: bool| -> Result<String, ApiError> {
-        match scope.get(name) {
-            Some(Value::String(text))
-                if !text.is_empty() && text.chars().count() <= MAX_FIELD_CHARS =>
-            {
-                Ok(text.clone())
-            }
-            None | Some(Value::Null) if !required => Ok(String::new()),
-            Some(Value::String(text)) if text.is_empty() && !required => Ok(String::new()),
-            _ => Err(ApiError::bad_request(format!(
-                "scope.{name} must be a {}string of at most {MAX_FIELD_CHARS} characters",
-                if required { "non-empty " } else { "" }
-            ))),
-        }
-    };
-    Ok(Tenant {
-        user_id: field("userId", true)?,
-        workspace_id: field("workspaceId", true)?,
-        conversation_id: field("conversationId", false)?,
-    })
-}
-
 /// `GET /v1/elicitations/{id}/result?wait=SECONDS`: the result, waiting up to `wait` seconds
 /// for one while pending.
 pub async fn result(
@@ -165,7 +116,7 @@ pub async fn result(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<HostView>, ApiError> {
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
@@ -211,7 +162,7 @@ pub async fn withdraw(
     State(state): State<AppState>,
     _host: Host,
     id: Result<Path<String>, PathRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<HostView>, ApiError> {
     let record = found(&state, id).await?;
     if record.status != Status::Pending {
         return Ok(Json(host_view(&record)));
@@ -242,7 +193,7 @@ pub async fn complete(
     State(state): State<AppState>,
     _host: Host,
     id: Result<Path<String>, PathRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<StatusView>, ApiError> {
     let record = found(&state, id).await?;
     if !is_url_mode(&record.request) {
         return Err(ApiError::conflict(
@@ -261,7 +212,7 @@ pub async fn complete(
             None => state.store.get(&record.id).await?.unwrap_or(record),
         }
     };
-    Ok(Json(json!({"status": public_status(&record)})))
+    Ok(Json(status_view(&record)))
 }
 
 /// The elicitation a host names in the path; a malformed id reads as unknown (404).

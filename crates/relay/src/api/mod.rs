@@ -210,7 +210,7 @@ async fn method_not_allowed() -> ApiError {
 
 /// A fresh id: 128 random bits as 32 lowercase hex characters.
 pub fn new_id() -> Result<String, ApiError> {
-    koder_elicitation_relay_client::wire::random_id().map_err(ApiError::no_randomness)
+    koder_elicitation_relay_protocol::random_id().map_err(ApiError::no_randomness)
 }
 
 /// Whether a path id could be one of ours; anything else is unknown without a database read.

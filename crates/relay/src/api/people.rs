@@ -8,11 +8,12 @@ use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::Json;
-use serde_json::{json, Value};
+use koder_elicitation_relay_protocol::{ElicitationList, HostStatus, HostView, StatusView};
+use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
 use super::extract::Person;
-use super::views::{elicitation_view, public_status, result_of};
+use super::views::{elicitation_view, status_view};
 use super::{json_body, load, AppState};
 use crate::error::ApiError;
 use crate::store::{Actor, Record, Status, TenantFilter};
@@ -22,7 +23,7 @@ pub async fn list_pending(
     State(state): State<AppState>,
     Person(filter): Person,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ElicitationList>, ApiError> {
     let query = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
     match query.0.get("status").map(String::as_str) {
         None | Some("pending") => {}
@@ -33,7 +34,7 @@ pub async fn list_pending(
         }
     }
     let now = state.store.now_ms();
-    let elicitations: Vec<Value> = state
+    let elicitations = state
         .store
         .pending(&filter)
         .await?
@@ -42,7 +43,7 @@ pub async fn list_pending(
         .filter(|record| record.expires_at > now)
         .map(|record| elicitation_view(record, now))
         .collect();
-    Ok(Json(json!({ "elicitations": elicitations })))
+    Ok(Json(ElicitationList { elicitations }))
 }
 
 /// The record if it exists and the token may see it.
@@ -67,7 +68,7 @@ pub async fn answer(
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<HostView>, ApiError> {
     let body = json_body(body)?;
     let record = scoped(&state, &filter, id).await?;
     let locale = state.messages.negotiate(accepted_languages(&headers));
@@ -98,7 +99,7 @@ pub async fn answer(
             .await?
         {
             state.announce(&event);
-            return Ok(Json(json!({"status": "settled", "result": result})));
+            return Ok(Json(settled(result)));
         }
     }
     // Another writer won (or it was over already): answer from the row as it is now.
@@ -107,11 +108,11 @@ pub async fn answer(
 }
 
 /// The answer for one no longer pending: the same result again is fine, another one conflicts.
-fn settled_answer(record: &Record, result: &Value) -> Result<Json<Value>, ApiError> {
+fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, ApiError> {
     match record.status {
-        Status::Settled if record.result.as_ref() == Some(result) => Ok(Json(
-            json!({"status": "settled", "result": result_of(record)}),
-        )),
+        Status::Settled if record.result.as_ref() == Some(result) => {
+            Ok(Json(settled(record.result_or_cancel())))
+        }
         Status::Settled => Err(ApiError::conflict(
             "already answered with a different result",
         )),
@@ -122,14 +123,22 @@ fn settled_answer(record: &Record, result: &Value) -> Result<Json<Value>, ApiErr
     }
 }
 
+/// A person's answer as stored: `{"status":"settled","result"}`.
+fn settled(result: Value) -> HostView {
+    HostView {
+        status: HostStatus::Settled,
+        result: Some(result),
+    }
+}
+
 /// `GET /v1/elicitations/{id}/status`.
 pub async fn status(
     State(state): State<AppState>,
     Person(filter): Person,
     id: Result<Path<String>, PathRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<StatusView>, ApiError> {
     let record = scoped(&state, &filter, id).await?;
-    Ok(Json(json!({"status": public_status(&record)})))
+    Ok(Json(status_view(&record)))
 }
 
 /// The language tags of `Accept-Language`, in the order given (weights aside: browsers list

@@ -72,7 +72,7 @@ pub fn is_sane_request_id(id: &str) -> bool {
 /// gives no randomness (an id must never fail a request).
 fn new_request_id() -> String {
     static FALLBACK: AtomicU64 = AtomicU64::new(0);
-    koder_elicitation_relay_client::wire::random_id()
+    koder_elicitation_relay_protocol::random_id()
         .unwrap_or_else(|_| format!("local-{}", FALLBACK.fetch_add(1, Ordering::Relaxed)))
 }
 

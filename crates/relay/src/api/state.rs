@@ -106,4 +106,4 @@ impl EventSink for Announcer {
 }
 
 /// Milliseconds since the Unix epoch (the one clock function both sides of the wire share).
-pub use koder_elicitation_relay_client::wire::now_ms;
+pub use koder_elicitation_relay_protocol::now_ms;

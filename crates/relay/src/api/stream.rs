@@ -12,6 +12,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
+use koder_elicitation_relay_protocol::StreamEvent;
 use tokio::sync::{broadcast, watch};
 
 use super::extract::StreamPerson;
@@ -169,9 +170,8 @@ async fn pending_events(
         .iter()
         .filter(|record| record.expires_at > now)
         .map(|record| {
-            SseEvent::default()
-                .event("elicitation")
-                .data(elicitation_view(record, now).to_string())
+            let event = StreamEvent::Elicitation(elicitation_view(record, now));
+            SseEvent::default().event(event.name()).data(event.data())
         })
         .collect())
 }

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use koder_elicitation_relay_protocol::StreamTicket;
 
 use super::{now_ms, AppState};
 use crate::auth::{new_ticket, PersonToken};
@@ -57,7 +57,10 @@ pub async fn issue(
     Ok((
         StatusCode::OK,
         [(header::CACHE_CONTROL, "no-store")],
-        Json(json!({"ticket": ticket, "expiresInMs": expires_at - now})),
+        Json(StreamTicket {
+            ticket,
+            expires_in_ms: expires_at - now,
+        }),
     )
         .into_response())
 }

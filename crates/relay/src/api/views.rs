@@ -1,6 +1,11 @@
-//! The JSON views of an elicitation: the host's, the element's, and each event as streams send it.
+//! The views of an elicitation, built from a record with the wire contract's types: the host's,
+//! the element's, and each event as streams send it.
 
-use serde_json::{json, Map, Value};
+use koder_elicitation_relay_protocol::{
+    ElicitationView, HostView, IdEvent, PublicStatus, SettledEvent, StatusView, StreamEvent,
+    ViewScope,
+};
+use serde_json::Value;
 
 use crate::events::{Event, EventKind};
 use crate::hub::Outgoing;
@@ -8,80 +13,70 @@ use crate::store::{Record, Status};
 
 /// The status people see: expired/withdrawn, else `complete` once completed, else settled or
 /// pending.
-pub fn public_status(record: &Record) -> &'static str {
-    match record.status {
-        Status::Expired | Status::Withdrawn => record.status.as_str(),
-        _ if record.completed => "complete",
-        status => status.as_str(),
-    }
-}
-
-/// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
-pub fn result_of(record: &Record) -> Value {
-    record
-        .result
-        .clone()
-        .unwrap_or_else(|| json!({"action": "cancel"}))
+pub fn status_view(record: &Record) -> StatusView {
+    let status = match record.status {
+        Status::Expired => PublicStatus::Expired,
+        Status::Withdrawn => PublicStatus::Withdrawn,
+        _ if record.completed => PublicStatus::Complete,
+        Status::Settled => PublicStatus::Settled,
+        Status::Pending => PublicStatus::Pending,
+    };
+    StatusView { status }
 }
 
 /// The host's view: `{"status":"pending"}` or `{"status","result"}`.
-pub fn host_view(record: &Record) -> Value {
-    match record.status {
-        Status::Pending => json!({"status": "pending"}),
-        status => json!({"status": status.as_str(), "result": result_of(record)}),
+pub fn host_view(record: &Record) -> HostView {
+    HostView {
+        status: record.status.into(),
+        result: (record.status != Status::Pending).then(|| record.result_or_cancel()),
     }
 }
 
 /// The element's view of one elicitation (stream events and the pending list) at `now_ms`:
 /// `expiresInMs` is the time left by the relay's clock, so a browser with a wrong clock still
 /// shows it for as long as it has.
-pub fn elicitation_view(record: &Record, now_ms: i64) -> Value {
-    let mut view = Map::new();
-    view.insert("id".into(), json!(record.id));
-    view.insert("request".into(), record.request.clone());
-    view.insert("serverName".into(), json!(record.server_name));
-    view.insert("createdAt".into(), json!(record.created_at));
-    view.insert("expiresAt".into(), json!(record.expires_at));
-    view.insert(
-        "expiresInMs".into(),
-        json!(record.expires_at.saturating_sub(now_ms).max(0)),
-    );
-    view.insert(
-        "scope".into(),
-        json!({
-            "userId": record.tenant.user_id,
-            "workspaceId": record.tenant.workspace_id,
-            "conversationId": record.tenant.conversation_id,
-        }),
-    );
-    Value::Object(view)
+pub fn elicitation_view(record: &Record, now_ms: i64) -> ElicitationView {
+    ElicitationView {
+        id: record.id.clone(),
+        request: record.request.clone(),
+        server_name: record.server_name.clone(),
+        created_at: record.created_at,
+        expires_at: record.expires_at,
+        expires_in_ms: ElicitationView::time_left_ms(record.expires_at, now_ms),
+        scope: ViewScope::from(&record.tenant),
+    }
 }
 
 /// An event as streams send it, rendered at `now_ms`; `None` when streams have nothing to show
 /// (a new one already over by the time it is heard).
 pub fn rendered(event: &Event, now_ms: i64) -> Option<Outgoing> {
     let record = &event.record;
+    let id = || IdEvent {
+        id: record.id.clone(),
+    };
     let data = match event.kind {
         EventKind::Created => {
             if record.status != Status::Pending || record.expires_at <= now_ms {
                 return None;
             }
-            elicitation_view(record, now_ms)
+            StreamEvent::Elicitation(elicitation_view(record, now_ms))
         }
-        EventKind::Settled => {
-            let action = result_of(record)
+        EventKind::Settled => StreamEvent::Settled(SettledEvent {
+            id: record.id.clone(),
+            action: record
+                .result_or_cancel()
                 .get("action")
-                .cloned()
-                .unwrap_or_else(|| json!("cancel"));
-            json!({"id": record.id, "action": action})
-        }
-        EventKind::Expired | EventKind::Withdrawn | EventKind::Complete => {
-            json!({"id": record.id})
-        }
+                .and_then(Value::as_str)
+                .unwrap_or("cancel")
+                .to_string(),
+        }),
+        EventKind::Expired => StreamEvent::Expired(id()),
+        EventKind::Withdrawn => StreamEvent::Withdrawn(id()),
+        EventKind::Complete => StreamEvent::Complete(id()),
     };
     Some(Outgoing {
         tenant: record.tenant.clone(),
-        name: event.kind.event_name(),
-        data: data.to_string(),
+        name: data.name(),
+        data: data.data(),
     })
 }

@@ -100,7 +100,7 @@ impl PostgresStore {
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect(url)
             .await?;
-        let origin = koder_elicitation_relay_client::wire::random_id()
+        let origin = koder_elicitation_relay_protocol::random_id()
             .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
         let store = PostgresStore {
             pool,

@@ -3,7 +3,7 @@
 //! transaction as the change, and a worker POSTs it, signed, to the one configured URL, retrying
 //! with backoff for hours under the same `webhook-id`.
 
-use serde_json::{json, Map, Value};
+use koder_elicitation_relay_protocol::{ViewScope, WebhookElicitation, WebhookEvent};
 
 use crate::events::{Event, EventKind};
 use crate::record::Status;
@@ -98,41 +98,27 @@ pub fn webhook_id(event: &Event, event_type: &str) -> String {
 /// The body POSTed for an event: `{"type","timestamp","data"}`, where `timestamp` is when the
 /// change happened (ISO 8601, UTC) and `data` is the elicitation as the host knows it, with the
 /// `result` once finished. The request itself is not repeated: the host sent it.
-pub fn payload(event: &Event, event_type: &str) -> Value {
+pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
     let record = &event.record;
     let happened_at = match event.kind {
         EventKind::Created => record.created_at,
         _ => record.finished_at.unwrap_or(record.created_at),
     };
-    let mut data = Map::new();
-    data.insert("id".into(), json!(record.id));
-    data.insert(
-        "scope".into(),
-        json!({
-            "userId": record.tenant.user_id,
-            "workspaceId": record.tenant.workspace_id,
-            "conversationId": record.tenant.conversation_id,
-        }),
-    );
-    data.insert("serverName".into(), json!(record.server_name));
-    data.insert("status".into(), json!(record.status.as_str()));
-    data.insert("createdAt".into(), json!(record.created_at));
-    data.insert("expiresAt".into(), json!(record.expires_at));
-    if record.status != Status::Pending {
-        data.insert("finishedAt".into(), json!(record.finished_at));
-        data.insert(
-            "result".into(),
-            record
-                .result
-                .clone()
-                .unwrap_or_else(|| json!({"action": "cancel"})),
-        );
+    let finished = record.status != Status::Pending;
+    WebhookEvent {
+        event_type: event_type.to_string(),
+        timestamp: iso_8601(happened_at),
+        data: WebhookElicitation {
+            id: record.id.clone(),
+            scope: ViewScope::from(&record.tenant),
+            server_name: record.server_name.clone(),
+            status: record.status.into(),
+            created_at: record.created_at,
+            expires_at: record.expires_at,
+            finished_at: record.finished_at.filter(|_| finished),
+            result: finished.then(|| record.result_or_cancel()),
+        },
     }
-    json!({
-        "type": event_type,
-        "timestamp": iso_8601(happened_at),
-        "data": Value::Object(data),
-    })
 }
 
 /// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (proleptic Gregorian, UTC).
@@ -173,6 +159,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
     use crate::record::{Record, Tenant};
+    use serde_json::json;
 
     #[test]
     fn times_are_iso_8601_in_utc() {
@@ -226,7 +213,7 @@ mod tests {
         };
         let event = Event::new(EventKind::Settled, record);
         let kind = event_type(event.kind).unwrap();
-        let body = payload(&event, kind);
+        let body = serde_json::to_value(payload(&event, kind)).unwrap();
         assert_eq!(body["type"], "elicitation.settled");
         assert_eq!(body["timestamp"], "1970-01-01T00:00:00.500Z");
         assert_eq!(body["data"]["result"]["content"]["a"], 1);

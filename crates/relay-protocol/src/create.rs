@@ -1,0 +1,318 @@
+//! `POST /v1/elicitations`: the body a host sends, and the relay's 201 answer. A body is read
+//! with [`CreateElicitation::try_from`] (serde's `Deserialize` goes through it), which says in
+//! one sentence what is wrong with a bad one.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use koder_mcp_elicitation_core::scope::Tenant;
+
+/// The longest scope id or server name: the core's scope limit.
+pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS as MAX_FIELD_CHARS;
+
+/// Without `timeoutMs`, an elicitation waits this long for the person.
+pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
+/// The shortest and longest `timeoutMs` (others are clamped).
+pub const TIMEOUT_RANGE_MS: (i64, i64) = (1_000, 86_400_000);
+
+/// Why a body is not one the relay takes: a message for the host's developer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidBody(pub String);
+
+impl std::fmt::Display for InvalidBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InvalidBody {}
+
+fn invalid<T>(message: impl Into<String>) -> Result<T, InvalidBody> {
+    Err(InvalidBody(message.into()))
+}
+
+/// Whose browser an elicitation goes to (the relay's tenant), as a host names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", try_from = "Value")]
+pub struct Scope {
+    /// The person: the `sub` of their token.
+    pub user_id: String,
+    /// Their workspace: the workspace claim.
+    pub workspace_id: String,
+    /// The conversation; a token with a conversation claim only sees its own. `""` on the wire
+    /// reads as none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+}
+
+impl Scope {
+    /// A person in a workspace, in no particular conversation.
+    pub fn new(user_id: impl Into<String>, workspace_id: impl Into<String>) -> Scope {
+        Scope {
+            user_id: user_id.into(),
+            workspace_id: workspace_id.into(),
+            conversation_id: None,
+        }
+    }
+
+    /// The same person, in one conversation.
+    pub fn in_conversation(mut self, conversation_id: impl Into<String>) -> Scope {
+        self.conversation_id = Some(conversation_id.into());
+        self
+    }
+}
+
+impl From<Scope> for Tenant {
+    fn from(scope: Scope) -> Tenant {
+        Tenant {
+            user_id: scope.user_id,
+            workspace_id: scope.workspace_id,
+            conversation_id: scope.conversation_id.unwrap_or_default(),
+        }
+    }
+}
+
+impl TryFrom<Value> for Scope {
+    type Error = InvalidBody;
+
+    fn try_from(value: Value) -> Result<Scope, InvalidBody> {
+        let Value::Object(mut scope) = value else {
+            return invalid("scope must be an object {userId, workspaceId, conversationId?}");
+        };
+        let mut id = |name: &str| match scope.remove(name) {
+            Some(Value::String(text))
+                if !text.is_empty() && text.chars().count() <= MAX_FIELD_CHARS =>
+            {
+                Ok(text)
+            }
+            _ => invalid(format!(
+                "scope.{name} must be a non-empty string of at most {MAX_FIELD_CHARS} characters"
+            )),
+        };
+        let user_id = id("userId")?;
+        let workspace_id = id("workspaceId")?;
+        let conversation_id = match scope.remove("conversationId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) if text.is_empty() => None,
+            Some(Value::String(text)) if text.chars().count() <= MAX_FIELD_CHARS => Some(text),
+            Some(_) => {
+                return invalid(format!(
+                    "scope.conversationId must be a string of at most {MAX_FIELD_CHARS} characters"
+                ))
+            }
+        };
+        Ok(Scope {
+            user_id,
+            workspace_id,
+            conversation_id,
+        })
+    }
+}
+
+/// `POST /v1/elicitations`: the body a host sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", try_from = "Value")]
+pub struct CreateElicitation {
+    /// Whose browser it goes to.
+    pub scope: Scope,
+    /// Any request shape the element takes; usually the `elicitation/create` params. The relay
+    /// checks it with the core.
+    pub request: Value,
+    /// The MCP server's name, shown in the person's dialog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
+    /// How long the person has, in ms. Read from the wire it is already clamped to
+    /// [`TIMEOUT_RANGE_MS`] (any JSON number is taken).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl CreateElicitation {
+    /// How long the person has, in ms: `timeoutMs` clamped, else [`DEFAULT_TIMEOUT_MS`].
+    pub fn timeout_or_default_ms(&self) -> i64 {
+        self.timeout_ms
+            .map_or(DEFAULT_TIMEOUT_MS, |ms| clamped_timeout_ms(ms as f64))
+    }
+}
+
+/// A timeout in ms clamped to [`TIMEOUT_RANGE_MS`], as a float first so that huge or negative
+/// numbers cannot overflow.
+fn clamped_timeout_ms(ms: f64) -> i64 {
+    ms.clamp(TIMEOUT_RANGE_MS.0 as f64, TIMEOUT_RANGE_MS.1 as f64) as i64
+}
+
+impl TryFrom<Value> for CreateElicitation {
+    type Error = InvalidBody;
+
+    /// Checks in a fixed order (scope, serverName, timeoutMs, request), so a body with several
+    /// faults is always told the same one first. Unknown fields are ignored.
+    fn try_from(body: Value) -> Result<CreateElicitation, InvalidBody> {
+        let Value::Object(mut body) = body else {
+            return invalid("body must be a JSON object");
+        };
+        let scope = Scope::try_from(body.remove("scope").unwrap_or(Value::Null))?;
+        let server_name = match body.remove("serverName") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) if name.chars().count() <= MAX_FIELD_CHARS => Some(name),
+            Some(_) => {
+                return invalid(format!(
+                    "serverName must be a string of at most {MAX_FIELD_CHARS} characters"
+                ))
+            }
+        };
+        let timeout_ms = match body.remove("timeoutMs") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(number)) => {
+                let clamped = clamped_timeout_ms(number.as_f64().unwrap_or(f64::MAX));
+                Some(u64::try_from(clamped).unwrap_or(DEFAULT_TIMEOUT_MS as u64))
+            }
+            Some(_) => return invalid("timeoutMs must be a number of milliseconds"),
+        };
+        let Some(request) = body.remove("request") else {
+            return invalid("request is required");
+        };
+        Ok(CreateElicitation {
+            scope,
+            request,
+            server_name,
+            timeout_ms,
+        })
+    }
+}
+
+/// The relay's 201 answer to a create.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Created {
+    /// The elicitation's id.
+    pub id: String,
+    /// When the relay expires it, ms since the Unix epoch.
+    pub expires_at: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_create_body_leaves_out_what_the_host_did_not_say() {
+        let body = CreateElicitation {
+            scope: Scope::new("u", "w"),
+            request: json!({ "message": "Proceed?" }),
+            server_name: None,
+            timeout_ms: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({ "scope": { "userId": "u", "workspaceId": "w" }, "request": { "message": "Proceed?" } })
+        );
+        assert_eq!(body.timeout_or_default_ms(), DEFAULT_TIMEOUT_MS);
+        let body = CreateElicitation {
+            scope: Scope::new("u", "w").in_conversation("c"),
+            server_name: Some("Weather".into()),
+            timeout_ms: Some(1000),
+            ..body
+        };
+        let text = serde_json::to_string(&body).unwrap();
+        assert_eq!(
+            text,
+            r#"{"scope":{"userId":"u","workspaceId":"w","conversationId":"c"},"request":{"message":"Proceed?"},"serverName":"Weather","timeoutMs":1000}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<CreateElicitation>(&text).unwrap(),
+            body
+        );
+    }
+
+    #[test]
+    fn any_timeout_number_is_clamped_and_nulls_read_as_absent() {
+        let read = |timeout: Value| {
+            CreateElicitation::try_from(json!({
+                "scope": { "userId": "u", "workspaceId": "w", "conversationId": null },
+                "request": {}, "serverName": null, "timeoutMs": timeout
+            }))
+            .unwrap()
+        };
+        assert_eq!(read(json!(-5)).timeout_ms, Some(1_000));
+        assert_eq!(read(json!(1500.7)).timeout_ms, Some(1_500));
+        assert_eq!(read(json!(1e300)).timeout_ms, Some(86_400_000));
+        assert_eq!(read(json!(u64::MAX)).timeout_or_default_ms(), 86_400_000);
+        let absent = read(Value::Null);
+        assert_eq!(absent.timeout_ms, None);
+        assert_eq!(absent.server_name, None);
+        assert_eq!(absent.scope.conversation_id, None);
+        let tenant = Tenant::from(absent.scope);
+        assert_eq!(
+            (tenant.user_id.as_str(), tenant.conversation_id.as_str()),
+            ("u", "")
+        );
+    }
+
+    #[test]
+    fn a_bad_body_is_told_what_is_wrong_in_one_sentence() {
+        let long = "x".repeat(MAX_FIELD_CHARS + 1);
+        let scope = json!({ "userId": "u", "workspaceId": "w" });
+        for (body, message) in [
+            (json!([]), "body must be a JSON object"),
+            (
+                json!({ "request": {} }),
+                "scope must be an object {userId, workspaceId, conversationId?}",
+            ),
+            (
+                json!({ "scope": { "userId": "", "workspaceId": "w" }, "request": {} }),
+                "scope.userId must be a non-empty string of at most 256 characters",
+            ),
+            (
+                json!({ "scope": { "userId": "u", "workspaceId": long }, "request": {} }),
+                "scope.workspaceId must be a non-empty string of at most 256 characters",
+            ),
+            (
+                json!({ "scope": { "userId": "u", "workspaceId": "w", "conversationId": 1 }, "request": {} }),
+                "scope.conversationId must be a string of at most 256 characters",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "serverName": 5 }),
+                "serverName must be a string of at most 256 characters",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "timeoutMs": "5" }),
+                "timeoutMs must be a number of milliseconds",
+            ),
+            (json!({ "scope": scope }), "request is required"),
+            // Several faults: the scope is named first, whatever the order of the keys.
+            (
+                json!({ "timeoutMs": "5", "scope": 1 }),
+                "scope must be an object {userId, workspaceId, conversationId?}",
+            ),
+        ] {
+            assert_eq!(
+                CreateElicitation::try_from(body.clone()),
+                Err(InvalidBody(message.to_string())),
+                "{body}"
+            );
+            // serde reads through the same check, with the same message.
+            assert_eq!(
+                serde_json::from_value::<CreateElicitation>(body)
+                    .unwrap_err()
+                    .to_string(),
+                message
+            );
+        }
+    }
+
+    #[test]
+    fn created_reads_the_relays_json() {
+        let created: Created =
+            serde_json::from_value(json!({ "id": "ab", "expiresAt": 1_700_000_000_000_i64 }))
+                .unwrap();
+        assert_eq!(
+            created,
+            Created {
+                id: "ab".into(),
+                expires_at: 1_700_000_000_000
+            }
+        );
+        assert!(serde_json::from_value::<Created>(json!({ "id": "ab" })).is_err());
+    }
+}

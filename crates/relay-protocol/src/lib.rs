@@ -1,0 +1,40 @@
+//! The wire contract of koder-elicitation-relay, in one place: what hosts send
+//! ([`CreateElicitation`]), what the relay answers ([`Created`], [`HostView`], [`StatusView`],
+//! [`ElicitationList`], [`StreamTicket`], [`ErrorBody`]), what people's streams carry
+//! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]) and what `GET /v1/audit` lists
+//! ([`AuditLine`]). The relay parses and renders with these types and its Rust client uses the
+//! same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
+//! drift. Field names, and which fields are left out when empty, are the JSON on the wire.
+
+// A body from the network must end in a clear error, never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+#![deny(missing_docs, missing_debug_implementations)]
+
+mod audit;
+mod create;
+mod events;
+mod ids;
+mod views;
+mod webhook;
+
+pub use audit::AuditLine;
+pub use create::{
+    CreateElicitation, Created, InvalidBody, Scope, DEFAULT_TIMEOUT_MS, MAX_FIELD_CHARS,
+    TIMEOUT_RANGE_MS,
+};
+pub use events::{IdEvent, SettledEvent, StreamEvent};
+pub use ids::{now_ms, random_id};
+pub use koder_mcp_elicitation_core::scope::Tenant;
+pub use views::{
+    ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
+    PublicStatus, StatusView, StreamTicket, ViewScope,
+};
+pub use webhook::{WebhookElicitation, WebhookEvent};

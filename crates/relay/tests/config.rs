@@ -1,0 +1,537 @@
+//! The command line as clap reads it: flags, their `KODER_RELAY_*` variables (a flag wins),
+//! secrets in files, defaults, and a clear error naming the flag for every bad value. The
+//! environment is the process's, so every test here takes one lock and sets only what it names.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use koder_elicitation_relay::config::{
+    parse_command, parse_duration, redact_database, Command, Config, DatabaseKind,
+    DEFAULT_AUDIT_CHECKPOINT_INTERVAL, DEFAULT_DATABASE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_LISTEN,
+    DEFAULT_RETENTION, WEBHOOK_SECRET_ENV,
+};
+use koder_elicitation_relay::logging::LogFormat;
+use koder_elicitation_relay::webhooks::RetrySchedule;
+
+const TOKEN: &str = "service-token-0123456789abcdef0123";
+const SECRET: &str = "jwt-secret-0123456789abcdef0123456789";
+const BASE: [&str; 4] = ["--service-token", TOKEN, "--jwt-secret", SECRET];
+
+static ENVIRONMENT: Mutex<()> = Mutex::new(());
+
+/// Parses `args` with exactly the `KODER_RELAY_*` variables of `env` set; the message of a
+/// refusal as the binary prints it.
+fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<Command, String> {
+    let _guard = ENVIRONMENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let ours: Vec<String> = std::env::vars()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("KODER_RELAY_"))
+        .collect();
+    for name in ours {
+        std::env::remove_var(name);
+    }
+    for (name, value) in env {
+        std::env::set_var(name, value);
+    }
+    let parsed =
+        parse_command(std::iter::once("koder-elicitation-relay").chain(args.iter().copied()))
+            .map_err(|error| error.to_string());
+    for (name, _) in env {
+        std::env::remove_var(name);
+    }
+    parsed
+}
+
+fn parse(args: &[&str]) -> Result<Command, String> {
+    parse_with(args, &[])
+}
+
+fn with(extra: &[&str]) -> Result<Command, String> {
+    let mut args = BASE.to_vec();
+    args.extend_from_slice(extra);
+    parse(&args)
+}
+
+fn run_with(args: &[&str], env: &[(&str, &str)]) -> Config {
+    match parse_with(args, env) {
+        Ok(Command::Run(config)) => *config,
+        other => panic!("should run: {other:?}"),
+    }
+}
+
+fn run(args: &[&str]) -> Config {
+    run_with(args, &[])
+}
+
+#[test]
+fn two_secrets_are_enough_and_the_defaults_fill_the_rest() {
+    let config = run(&BASE);
+    assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
+    assert_eq!(config.database, DEFAULT_DATABASE);
+    assert_eq!(config.service_token, TOKEN);
+    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.jwt_audience, "koder-elicitation-relay");
+    assert_eq!(config.jwt_issuer, None);
+    assert_eq!(config.workspace_claim, "workspace");
+    assert_eq!(config.conversation_claim, "conversation");
+    assert!(config.allow_origins.is_empty());
+    assert_eq!(config.streams.per_person, 16);
+    assert_eq!(config.streams.per_replica, 10_000);
+    assert_eq!(config.retention, DEFAULT_RETENTION);
+    assert_eq!(config.drain_timeout, DEFAULT_DRAIN_TIMEOUT);
+    assert_eq!(config.audit_checkpoint_interval, Duration::from_secs(60));
+    assert_eq!(DEFAULT_AUDIT_CHECKPOINT_INTERVAL, Duration::from_secs(60));
+    let shown = format!("{config:?}");
+    assert!(!shown.contains(TOKEN) && !shown.contains(SECRET), "{shown}");
+    // The library's defaults are the command line's.
+    assert_eq!(Config::new(TOKEN, SECRET), config);
+}
+
+#[test]
+fn operations_flags_parse_and_refuse_nonsense() {
+    let config = run(&[
+        "--service-token",
+        TOKEN,
+        "--jwt-secret",
+        SECRET,
+        "--metrics-listen",
+        "127.0.0.1:9090",
+        "--drain-timeout",
+        "500ms",
+        "--log-format",
+        "text",
+        "--audit-checkpoint-interval",
+        "15s",
+        "--max-streams",
+        "20",
+        "--max-streams-per-person=2",
+    ]);
+    assert_eq!(
+        config.metrics_listen,
+        Some("127.0.0.1:9090".parse().unwrap())
+    );
+    assert_eq!(config.drain_timeout, Duration::from_millis(500));
+    assert_eq!(config.log_format, Some(LogFormat::Text));
+    assert_eq!(config.audit_checkpoint_interval, Duration::from_secs(15));
+    assert_eq!(
+        (config.streams.per_person, config.streams.per_replica),
+        (2, 20)
+    );
+    let defaults = run(&BASE);
+    assert_eq!(defaults.metrics_listen, None);
+    assert_eq!(defaults.log_format, None);
+    for (flag, value) in [
+        ("--metrics-listen", "nowhere"),
+        ("--drain-timeout", "soon"),
+        ("--drain-timeout", "-1s"),
+        ("--drain-timeout", "2h"),
+        ("--drain-timeout", "61m"),
+        ("--log-format", "xml"),
+        ("--max-streams", "abc"),
+        ("--max-streams", "0"),
+        ("--max-streams-per-person", "-1"),
+        ("--audit-checkpoint-interval", "60"),
+        ("--listen", "nowhere"),
+    ] {
+        let error = with(&[flag, value]).unwrap_err();
+        assert!(
+            error.contains(&format!("invalid value '{value}' for '{flag} ")),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn flags_win_over_the_environment_and_equals_works() {
+    let env = [
+        ("KODER_RELAY_SERVICE_TOKEN", &*format!("env-{TOKEN}")),
+        ("KODER_RELAY_JWT_SECRET", &*format!("env-{SECRET}")),
+        ("KODER_RELAY_LISTEN", "127.0.0.1:0"),
+        ("KODER_RELAY_JWT_AUDIENCE", "env-audience"),
+        ("KODER_RELAY_JWT_ISSUER", "https://idp.example"),
+        ("KODER_RELAY_WORKSPACE_CLAIM", "https://app.example/ws"),
+        ("KODER_RELAY_MAX_STREAMS", "7"),
+    ];
+    let token = format!("--service-token={TOKEN}");
+    let config = run_with(
+        &[
+            &token,
+            "--allow-origin",
+            "https://a.example",
+            "--allow-origin=http://localhost:5173",
+            "--jwt-audience",
+            "flag-audience",
+            "--conversation-claim=conv",
+        ],
+        &env,
+    );
+    assert_eq!(config.service_token, TOKEN);
+    assert_eq!(config.jwt_secret, Some(format!("env-{SECRET}")));
+    assert_eq!(config.listen.port(), 0);
+    assert_eq!(config.jwt_audience, "flag-audience");
+    assert_eq!(config.jwt_issuer.as_deref(), Some("https://idp.example"));
+    assert_eq!(config.workspace_claim, "https://app.example/ws");
+    assert_eq!(config.conversation_claim, "conv");
+    assert_eq!(config.streams.per_replica, 7);
+    assert_eq!(
+        config.allow_origins,
+        ["https://a.example", "http://localhost:5173"]
+    );
+    // Origins from the environment, comma-separated.
+    let config = run_with(
+        &BASE,
+        &[(
+            "KODER_RELAY_ALLOW_ORIGIN",
+            "https://a.example,https://b.example",
+        )],
+    );
+    assert_eq!(
+        config.allow_origins,
+        ["https://a.example", "https://b.example"]
+    );
+    // A bad value from the environment names the flag it stands for.
+    let error = parse_with(&BASE, &[("KODER_RELAY_RETENTION", "30")]).unwrap_err();
+    assert!(error.contains("'--retention <DURATION>'"), "{error}");
+}
+
+#[test]
+fn secrets_come_from_files_and_key_sets_stand_alone() {
+    let dir = std::env::temp_dir().join(format!("koder-relay-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let token_file = dir.join("token");
+    let secret_file = dir.join("secret");
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    std::fs::write(&secret_file, format!("{SECRET}\r\n")).unwrap();
+    let token_path = token_file.to_str().unwrap();
+    let secret_path = secret_file.to_str().unwrap();
+    let config = run(&[
+        "--service-token-file",
+        token_path,
+        "--jwt-secret-file",
+        secret_path,
+    ]);
+    assert_eq!(config.service_token, TOKEN);
+    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    let config = run_with(
+        &["--service-token", TOKEN],
+        &[("KODER_RELAY_JWT_SECRET_FILE", secret_path)],
+    );
+    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    // A file on the command line wins over a secret in the environment.
+    let env_secret = format!("env-{SECRET}");
+    let config = run_with(
+        &["--service-token", TOKEN, "--jwt-secret-file", secret_path],
+        &[("KODER_RELAY_JWT_SECRET", &env_secret)],
+    );
+    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    // Both forms in the environment are one too many.
+    assert!(parse_with(
+        &["--service-token", TOKEN],
+        &[
+            ("KODER_RELAY_JWT_SECRET", &env_secret),
+            ("KODER_RELAY_JWT_SECRET_FILE", secret_path)
+        ],
+    )
+    .unwrap_err()
+    .contains("not both"));
+    assert!(with(&["--jwt-secret-file", secret_path])
+        .unwrap_err()
+        .contains("not both"));
+    std::fs::write(&secret_file, "short\n").unwrap();
+    let short = parse(&["--service-token", TOKEN, "--jwt-secret-file", secret_path]).unwrap_err();
+    assert!(
+        short.contains("--jwt-secret-file") && short.contains("32"),
+        "{short}"
+    );
+    assert!(parse(&[
+        "--service-token",
+        TOKEN,
+        "--jwt-secret-file",
+        "/nonexistent/secret"
+    ])
+    .unwrap_err()
+    .contains("cannot be read"));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let config = run(&[
+        "--service-token",
+        TOKEN,
+        "--jwks-url",
+        "https://idp.example/jwks.json",
+    ]);
+    assert_eq!(config.jwt_secret, None);
+    assert_eq!(
+        config.jwks_url.as_deref(),
+        Some("https://idp.example/jwks.json")
+    );
+    let previous = SECRET.repeat(2);
+    let config = with(&[
+        "--jwt-previous-secret",
+        &previous,
+        "--jwks-url",
+        "file:///etc/relay/jwks.json",
+    ]);
+    let Ok(Command::Run(config)) = config else {
+        panic!("should run: {config:?}");
+    };
+    assert_eq!(config.jwt_previous_secret, Some(previous));
+    for url in [
+        "http://idp.example/jwks",
+        "file://relative.json",
+        "jwks.json",
+    ] {
+        assert!(
+            parse(&["--service-token", TOKEN, "--jwks-url", url])
+                .unwrap_err()
+                .contains("--jwks-url"),
+            "{url}"
+        );
+    }
+}
+
+#[test]
+fn missing_or_short_secrets_and_bad_flags_are_clear_errors() {
+    assert!(parse(&["--jwt-secret", SECRET])
+        .unwrap_err()
+        .contains("missing secret: set --service-token"));
+    let no_key = parse(&["--service-token", TOKEN]).unwrap_err();
+    assert!(
+        no_key.contains("--jwt-secret") && no_key.contains("--jwks-url"),
+        "{no_key}"
+    );
+    assert!(parse(&["--service-token", "", "--jwt-secret", SECRET])
+        .unwrap_err()
+        .contains("empty"));
+    let short = parse(&["--service-token", "a", "--jwt-secret", SECRET]).unwrap_err();
+    assert!(
+        short.contains("--service-token is 1 bytes; give at least 32"),
+        "{short}"
+    );
+    let short = parse(&["--service-token", TOKEN, "--jwt-secret", &SECRET[..31]]).unwrap_err();
+    assert!(short.contains("--jwt-secret is 31 bytes"), "{short}");
+    assert!(parse(&["--service-token", TOKEN, "--jwt-secret", &SECRET[..32]]).is_ok());
+    // The secret itself is never repeated in a refusal.
+    assert!(!short.contains(&SECRET[..31]), "{short}");
+    assert!(with(&["--jwt-previous-secret", "p"])
+        .unwrap_err()
+        .contains("--jwt-previous-secret is 1 bytes"));
+    assert!(parse(&[
+        "--service-token",
+        TOKEN,
+        "--jwks-url",
+        "https://idp.example/jwks",
+        "--jwt-previous-secret",
+        SECRET,
+    ])
+    .unwrap_err()
+    .contains("needs --jwt-secret"));
+    assert!(parse(&["--bogus"]).unwrap_err().contains("'--bogus'"));
+    assert!(parse(&["--listen"]).unwrap_err().contains("--listen"));
+    assert!(with(&["--database", "mysql://user:hunter2@x"])
+        .unwrap_err()
+        .contains("--database \"mysql://user:***@x\" must start with sqlite: or postgres://"));
+    assert!(with(&["--allow-origin", "https://a.example/path"])
+        .unwrap_err()
+        .contains("--allow-origin"));
+    for flag in [
+        "--jwt-audience",
+        "--jwt-issuer",
+        "--workspace-claim",
+        "--conversation-claim",
+    ] {
+        let error = with(&[flag, ""]).unwrap_err();
+        assert!(
+            error.contains(flag) && error.contains("is empty"),
+            "{error}"
+        );
+    }
+    let help = parse(&["--help"]).unwrap_err();
+    assert!(
+        help.contains("--allow-origin") && help.contains("KODER_RELAY_RETENTION"),
+        "{help}"
+    );
+}
+
+#[test]
+fn webhooks_take_a_url_and_a_key_from_the_environment_or_a_file_only() {
+    const KEY: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    let webhooks = |extra: &[&str], key: Option<&str>| {
+        let mut args = BASE.to_vec();
+        args.extend_from_slice(extra);
+        let env: Vec<(&str, &str)> = key
+            .map(|key| (WEBHOOK_SECRET_ENV, key))
+            .into_iter()
+            .collect();
+        parse_with(&args, &env)
+    };
+    let Ok(Command::Run(config)) =
+        webhooks(&["--webhook-url", "https://h.example/hook"], Some(KEY))
+    else {
+        panic!("should run");
+    };
+    let webhook = config.webhook.as_ref().unwrap();
+    assert_eq!(webhook.url.as_str(), "https://h.example/hook");
+    assert_eq!(webhook.retries, RetrySchedule::default());
+    assert!(!format!("{config:?}").contains("MfKQ"));
+    assert!(!format!("{config:?}").contains("/hook"));
+    assert_eq!(run(&BASE).webhook, None);
+    // No flag takes the key itself.
+    assert!(webhooks(&["--webhook-secret", KEY], None)
+        .unwrap_err()
+        .contains("'--webhook-secret'"));
+    let missing = webhooks(&["--webhook-url", "https://h.example/"], None).unwrap_err();
+    assert!(missing.contains(WEBHOOK_SECRET_ENV), "{missing}");
+    assert!(webhooks(&["--webhook-url", "http://h.example/"], Some(KEY))
+        .unwrap_err()
+        .contains("https://"));
+    assert!(webhooks(&[], Some(KEY))
+        .unwrap_err()
+        .contains("--webhook-url is not"));
+    assert!(webhooks(
+        &[
+            "--webhook-url",
+            "http://localhost:1/",
+            "--webhook-retry-scale",
+            "0"
+        ],
+        Some(KEY)
+    )
+    .unwrap_err()
+    .contains("--webhook-retry-scale"));
+    let Ok(Command::Run(config)) = webhooks(
+        &[
+            "--webhook-url",
+            "http://localhost:1/",
+            "--webhook-retry-scale=0.001",
+        ],
+        Some(KEY),
+    ) else {
+        panic!("should run");
+    };
+    assert_eq!(
+        config.webhook.unwrap().retries,
+        RetrySchedule::scaled(0.001)
+    );
+    let dir = std::env::temp_dir().join(format!("koder-relay-webhook-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key_file = dir.join("key");
+    std::fs::write(&key_file, format!("{KEY}\n")).unwrap();
+    let key_path = key_file.to_str().unwrap();
+    let from_file = [
+        "--webhook-url",
+        "https://h.example/",
+        "--webhook-secret-file",
+        key_path,
+    ];
+    assert_eq!(
+        webhooks(&from_file, None).unwrap(),
+        webhooks(&["--webhook-url", "https://h.example/"], Some(KEY)).unwrap()
+    );
+    assert!(webhooks(&from_file, Some(KEY))
+        .unwrap_err()
+        .contains("not both"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn retention_takes_a_duration_with_a_unit_and_defaults_to_30_days() {
+    assert_eq!(DEFAULT_RETENTION, Duration::from_secs(30 * 86_400));
+    assert_eq!(parse_duration("30d"), Some(DEFAULT_RETENTION));
+    assert_eq!(parse_duration("30s"), Some(DEFAULT_DRAIN_TIMEOUT));
+    for (text, seconds) in [("3s", 3), ("15m", 900), ("12h", 43_200), ("30d", 2_592_000)] {
+        assert_eq!(
+            run(&[&BASE[..], &["--retention", text]].concat()).retention,
+            Duration::from_secs(seconds),
+            "{text}"
+        );
+    }
+    let config = run_with(
+        &[],
+        &[
+            ("KODER_RELAY_RETENTION", "7d"),
+            ("KODER_RELAY_SERVICE_TOKEN", TOKEN),
+            ("KODER_RELAY_JWT_SECRET", SECRET),
+        ],
+    );
+    assert_eq!(config.retention, Duration::from_secs(7 * 86_400));
+    for bad in [
+        "30",
+        "d",
+        "0d",
+        "-3s",
+        "1.5h",
+        "3 s",
+        "3w",
+        "",
+        "99999999999999999999d",
+    ] {
+        let error = with(&["--retention", bad]).unwrap_err();
+        assert!(
+            error.contains(&format!(
+                "invalid value '{bad}' for '--retention <DURATION>': must be a duration like 3s, 15m, 12h or 30d"
+            )),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn audit_verify_needs_only_the_database() {
+    let verify = |database: &str| {
+        Ok(Command::AuditVerify {
+            database: database.to_string(),
+        })
+    };
+    assert_eq!(
+        parse(&["audit", "verify", "--database", "sqlite://a.db"]),
+        verify("sqlite://a.db")
+    );
+    assert_eq!(
+        parse(&["audit", "verify", "--database=postgres://db/x"]),
+        verify("postgres://db/x")
+    );
+    assert_eq!(parse(&["audit", "verify"]), verify(DEFAULT_DATABASE));
+    assert_eq!(
+        parse_with(
+            &["audit", "verify"],
+            &[("KODER_RELAY_DATABASE", "sqlite://env.db")]
+        ),
+        verify("sqlite://env.db")
+    );
+    // The relay's other settings in the environment do not get in the way.
+    assert_eq!(
+        parse_with(
+            &["audit", "verify"],
+            &[
+                ("KODER_RELAY_LISTEN", "127.0.0.1:0"),
+                ("KODER_RELAY_SERVICE_TOKEN", TOKEN)
+            ]
+        ),
+        verify(DEFAULT_DATABASE)
+    );
+    assert!(parse(&["audit"]).is_err());
+    assert!(parse(&["audit", "verify", "--listen", "x"])
+        .unwrap_err()
+        .contains("--listen"));
+    assert!(parse(&["--listen", "127.0.0.1:0", "audit", "verify"]).is_err());
+    assert!(parse(&["audit", "verify", "--database"]).is_err());
+}
+
+#[test]
+fn database_passwords_are_redacted() {
+    assert_eq!(
+        redact_database("postgres://user:secret@db:5432/x"),
+        "postgres://user:***@db:5432/x"
+    );
+    assert_eq!(redact_database("sqlite://a.db"), "sqlite://a.db");
+    assert_eq!(
+        DatabaseKind::of("sqlite::memory:"),
+        Some(DatabaseKind::Sqlite)
+    );
+    assert_eq!(
+        DatabaseKind::of("postgresql://x"),
+        Some(DatabaseKind::Postgres)
+    );
+}
