@@ -26,15 +26,18 @@ pub const DEFAULT_DATABASE: &str = "sqlite://koder-elicitation-relay.db";
 
 /// How long finished elicitations are kept without `--retention`: 30 days.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How often an audit checkpoint is written without `--audit-checkpoint-interval`.
+pub const DEFAULT_AUDIT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(60);
 
 /// The usage text `--help` prints.
 pub const USAGE: &str = "\
 koder-elicitation-relay: carries MCP elicitations from hosts to people's browsers
 
 Usage: koder-elicitation-relay [OPTIONS]
-       koder-elicitation-relay audit verify [--database URL]
-           recomputes the audit chain: exit 0 and a summary when intact, exit 1 naming the
-           first broken entry when one was edited or deleted
+       koder-elicitation-relay audit verify [--database URL] [--checkpoint HASH]
+           recomputes the audit chains: exit 0 and a summary when intact, exit 1 naming the
+           first broken entry when one was edited, deleted or reordered, or when the database
+           no longer holds checkpoint HASH or its entries no longer hash to it
 
 Secrets are best given in the environment or in files: flags show in the process list.
 
@@ -80,6 +83,10 @@ Options:
                                 kept before it is deleted: 3s, 15m, 12h, 30d (default 30d;
                                 pending ones are never deleted, audit entries are kept)
                                 env KODER_RELAY_RETENTION
+  --audit-checkpoint-interval DURATION
+                                how often the hash over every audit chain's head is kept in the
+                                database and logged (default 1m)
+                                env KODER_RELAY_AUDIT_CHECKPOINT_INTERVAL
   --metrics-listen ADDR         also serve GET /metrics (and /livez, /readyz) here without
                                 auth, for a private network (default: off; on --listen,
                                 /metrics needs the service token)   env KODER_RELAY_METRICS_LISTEN
@@ -122,6 +129,8 @@ pub struct Config {
     pub webhook: Option<WebhookConfig>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
+    /// How often an audit checkpoint is written.
+    pub audit_checkpoint_interval: Duration,
     /// A second address serving `/metrics` (and the probes) without auth, when set.
     pub metrics_listen: Option<SocketAddr>,
     /// How long a stop waits for open requests before dropping them.
@@ -150,6 +159,7 @@ impl Config {
             streams: StreamLimits::default(),
             webhook: None,
             retention: DEFAULT_RETENTION,
+            audit_checkpoint_interval: DEFAULT_AUDIT_CHECKPOINT_INTERVAL,
             metrics_listen: None,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             log_format: None,
@@ -176,6 +186,7 @@ impl std::fmt::Debug for Config {
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
             .field("retention", &self.retention)
+            .field("audit_checkpoint_interval", &self.audit_checkpoint_interval)
             .field("metrics_listen", &self.metrics_listen)
             .field("drain_timeout", &self.drain_timeout)
             .field("log_format", &self.log_format)
@@ -212,6 +223,8 @@ pub enum Command {
     AuditVerify {
         /// `sqlite://PATH` or `postgres://…`.
         database: String,
+        /// `--checkpoint HASH`: a checkpoint the trail must still hold.
+        checkpoint: Option<String>,
     },
 }
 
@@ -367,6 +380,12 @@ pub fn parse_command(
             format!("--retention {text:?} must be a duration like 3s, 15m, 12h or 30d")
         })?,
     };
+    let audit_checkpoint_interval = match setting("--audit-checkpoint-interval") {
+        None => DEFAULT_AUDIT_CHECKPOINT_INTERVAL,
+        Some(text) => parse_duration(&text).ok_or_else(|| {
+            format!("--audit-checkpoint-interval {text:?} must be a duration like 500ms, 30s or 1m")
+        })?,
+    };
     let metrics_listen = match setting("--metrics-listen") {
         None => None,
         Some(text) => Some(text.parse::<SocketAddr>().map_err(|_| {
@@ -399,6 +418,7 @@ pub fn parse_command(
         streams,
         webhook,
         retention,
+        audit_checkpoint_interval,
         metrics_listen,
         drain_timeout,
         log_format,
@@ -466,8 +486,8 @@ fn webhook_config(
     }))
 }
 
-/// `audit verify [--database URL]` (after `audit`); the database as for running, flag first,
-/// then `KODER_RELAY_DATABASE`, then the default.
+/// `audit verify [--database URL] [--checkpoint HASH]` (after `audit`); the database as for
+/// running, flag first, then `KODER_RELAY_DATABASE`, then the default.
 fn parse_audit(
     mut args: impl Iterator<Item = String>,
     env: impl Fn(&str) -> Option<String>,
@@ -475,23 +495,30 @@ fn parse_audit(
     if args.next().as_deref() != Some("verify") {
         return Err("usage: koder-elicitation-relay audit verify --database URL".into());
     }
-    let mut database = None;
+    let (mut database, mut checkpoint) = (None, None);
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value)),
             _ => (arg.clone(), None),
         };
-        if flag != "--database" {
-            return Err(format!(
-                "audit verify takes only --database URL, not {flag:?}"
-            ));
-        }
-        database = Some(flag_value(&flag, inline.map(str::to_string), &mut args)?);
+        let slot = match flag.as_str() {
+            "--database" => &mut database,
+            "--checkpoint" => &mut checkpoint,
+            _ => {
+                return Err(format!(
+                    "audit verify takes only --database URL and --checkpoint HASH, not {flag:?}"
+                ))
+            }
+        };
+        *slot = Some(flag_value(&flag, inline.map(str::to_string), &mut args)?);
     }
     let database = database
         .or_else(|| env("KODER_RELAY_DATABASE"))
         .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
-    Ok(Command::AuditVerify { database })
+    Ok(Command::AuditVerify {
+        database,
+        checkpoint,
+    })
 }
 
 /// A drain timeout: a duration as [`parse_duration`] reads it (`500ms`, `30s`, `2m`), at most an
@@ -572,6 +599,10 @@ const FLAGS: &[(&str, &str)] = &[
     ("--webhook-secret-file", "KODER_RELAY_WEBHOOK_SECRET_FILE"),
     ("--webhook-retry-scale", "KODER_RELAY_WEBHOOK_RETRY_SCALE"),
     ("--retention", "KODER_RELAY_RETENTION"),
+    (
+        "--audit-checkpoint-interval",
+        "KODER_RELAY_AUDIT_CHECKPOINT_INTERVAL",
+    ),
     ("--metrics-listen", "KODER_RELAY_METRICS_LISTEN"),
     ("--drain-timeout", "KODER_RELAY_DRAIN_TIMEOUT"),
     ("--log-format", "KODER_RELAY_LOG_FORMAT"),
@@ -698,6 +729,17 @@ mod tests {
         assert_eq!(defaults.metrics_listen, None);
         assert_eq!(defaults.drain_timeout, Duration::from_secs(30));
         assert_eq!(defaults.log_format, None);
+        assert_eq!(defaults.audit_checkpoint_interval, Duration::from_secs(60));
+        let mut args = vec!["--service-token", TOKEN, "--jwt-secret", SECRET];
+        args.extend(["--audit-checkpoint-interval", "250ms"]);
+        assert_eq!(
+            run(&args).audit_checkpoint_interval,
+            Duration::from_millis(250)
+        );
+        args.extend(["--audit-checkpoint-interval", "often"]);
+        assert!(parse(&args)
+            .unwrap_err()
+            .starts_with("--audit-checkpoint-interval \"often\""));
         for (timeout, seconds) in [("45s", 45), ("2m", 120), ("10s", 10)] {
             assert_eq!(
                 parse_drain_timeout(timeout),
@@ -1054,6 +1096,7 @@ mod tests {
         let verify = |database: &str| {
             Ok(Command::AuditVerify {
                 database: database.to_string(),
+                checkpoint: None,
             })
         };
         assert_eq!(
@@ -1075,6 +1118,19 @@ mod tests {
             .unwrap_err()
             .contains("--listen"));
         assert!(parse(&["audit", "verify", "--database"]).is_err());
+        assert_eq!(
+            parse(&[
+                "audit",
+                "verify",
+                "--checkpoint",
+                "ab12",
+                "--database=sqlite://a.db"
+            ]),
+            Ok(Command::AuditVerify {
+                database: "sqlite://a.db".into(),
+                checkpoint: Some("ab12".into()),
+            })
+        );
     }
 
     #[test]
