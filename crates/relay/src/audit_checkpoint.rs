@@ -99,10 +99,13 @@ pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
         .collect()
 }
 
+/// The shortest interval between checkpoints (a zero one would spin).
+const MIN_INTERVAL: Duration = Duration::from_millis(10);
+
 /// Writes a checkpoint every `interval` (the first at once) and logs it, until `shutdown` turns
 /// true. A failure is logged once per outage; the next tick tries again.
 pub async fn run(store: Arc<dyn Store>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
-    let mut ticks = tokio::time::interval(interval);
+    let mut ticks = tokio::time::interval(interval.max(MIN_INTERVAL));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
     let mut last_logged = None;

@@ -39,6 +39,9 @@ const CHAIN_PAGE: &str = concat!(
 /// Every chain's head.
 const HEADS: &str = "SELECT chain, chain_seq FROM koder_audit_heads";
 
+/// Fails on a database whose schema predates per-tenant chains (migration 0005).
+const HAS_CHAINS: &str = "SELECT count(*) AS heads FROM koder_audit_heads";
+
 /// A kept checkpoint by its hash.
 const CHECKPOINT: &str =
     "SELECT seq, at, chains, hash FROM koder_audit_checkpoints WHERE hash = $1 LIMIT 1";
@@ -180,6 +183,16 @@ pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Veri
     let database_error =
         |error: sqlx::Error| VerifyError::Database(format!("{error} ({})", redact_database(url)));
     let reader = Reader::open(url).await.map_err(database_error)?;
+    let has_chains =
+        on_pool!(&reader, pool => sqlx::query(HAS_CHAINS).fetch_one(pool).await.map(drop));
+    if has_chains.is_err() {
+        reader.close().await;
+        return Err(VerifyError::Database(format!(
+            "{} has no per-tenant audit chains yet (its schema is older than this relay): start \
+             this relay on it once to migrate it, then verify",
+            redact_database(url)
+        )));
+    }
     let verified = verify(&reader, checkpoint).await;
     reader.close().await;
     verified.map_err(|error| match error {

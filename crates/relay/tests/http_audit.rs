@@ -538,6 +538,13 @@ async fn write_single_chain(database: &str, dialect: &str, dir: &TempDir) {
         pool.close().await;
     }
     tamper(database, &single_chain_entries()).await;
+    // Not migrated yet: verify says what to do rather than failing on a missing column.
+    let (code, stdout, stderr) = verify(database);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stderr.contains("start this relay on it once to migrate it"),
+        "{stderr}"
+    );
 }
 
 /// The migrated trail: the old entries first, as they were, then the new tenant chains; all

@@ -277,9 +277,10 @@ where
     })
 }
 
-/// The checkpoint writes and reads, written once for each dialect's pool.
+/// The checkpoint writes and reads, written once for each dialect's pool (`$sequence` gives
+/// `seq` to every committed entry first).
 macro_rules! checkpoints {
-    ($write:ident, $latest:ident, $pool:ty, $before:expr) => {
+    ($write:ident, $latest:ident, $pool:ty, $sequence:ident) => {
         /// Keeps a checkpoint of every chain's head now (see [`HEADS`]); the latest checkpoint
         /// after it.
         pub(super) async fn $write(
@@ -287,7 +288,7 @@ macro_rules! checkpoints {
             writer: &$pool,
             now_ms: i64,
         ) -> Result<Option<Checkpoint>, sqlx::Error> {
-            $before(reader).await?;
+            $sequence(reader).await?;
             let rows = sqlx::query(HEADS).fetch_all(reader).await?;
             if let Some(checkpoint) = checkpoint_of(&rows, now_ms)? {
                 sqlx::query(INSERT_CHECKPOINT)
@@ -313,7 +314,7 @@ checkpoints!(
     write_checkpoint_sqlite,
     latest_checkpoint_sqlite,
     SqlitePool,
-    |_: &SqlitePool| async { Ok::<(), sqlx::Error>(()) }
+    sequenced_at_insert_sqlite
 );
 
 checkpoints!(
@@ -322,6 +323,11 @@ checkpoints!(
     PgPool,
     sequence_everything_postgres
 );
+
+/// Nothing to do: on SQLite every entry gets its `seq` as it is inserted.
+async fn sequenced_at_insert_sqlite(_: &SqlitePool) -> Result<(), sqlx::Error> {
+    Ok(())
+}
 
 /// Gives `seq` to every committed entry without one, batch after batch.
 async fn sequence_everything_postgres(pool: &PgPool) -> Result<(), sqlx::Error> {
