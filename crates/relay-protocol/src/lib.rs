@@ -2,7 +2,7 @@
 //! ([`CreateElicitation`]), what the relay answers ([`Created`], [`HostView`], [`StatusView`],
 //! [`ElicitationList`], [`StreamTicket`], [`ErrorBody`]), what people's streams carry
 //! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]) and what `GET /v1/audit` lists
-//! ([`AuditLine`]). The relay parses and renders with these types and its Rust client uses the
+//! ([`AuditLine`], [`AuditCheckpoint`]). The relay parses and renders with these types and its Rust client uses the
 //! same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
 //! drift. Field names, and which fields are left out when empty, are the JSON on the wire.
 
@@ -25,7 +25,7 @@ mod ids;
 mod views;
 mod webhook;
 
-pub use audit::AuditLine;
+pub use audit::{AuditCheckpoint, AuditLine};
 pub use create::{
     CreateElicitation, Created, InvalidBody, Scope, DEFAULT_TIMEOUT_MS, MAX_FIELD_CHARS,
     TIMEOUT_RANGE_MS,

@@ -223,6 +223,8 @@ pub enum Command {
     AuditVerify {
         /// `sqlite://PATH` or `postgres://…`.
         database: String,
+        /// `--checkpoint HASH`: a checkpoint the trail must still hold.
+        checkpoint: Option<String>,
     },
 }
 
@@ -261,13 +263,18 @@ enum Subcommands {
 
 #[derive(Debug, Subcommand)]
 enum AuditAction {
-    /// Recomputes the audit chain: exit 0 and a summary when intact, exit 1 naming the first
-    /// broken entry when one was edited or deleted.
+    /// Recomputes the audit chains: exit 0 and a summary when intact, exit 1 naming the first
+    /// broken entry when one was edited, deleted or reordered, or when the database no longer
+    /// holds checkpoint HASH or its entries no longer hash to it.
     Verify {
         /// The relay's database: sqlite://PATH or postgres://…
         #[arg(long, value_name = "URL", env = "KODER_RELAY_DATABASE", hide_env_values = true,
               default_value = DEFAULT_DATABASE)]
         database: String,
+        /// A checkpoint's hash (GET /v1/audit/checkpoint, or the "audit checkpoint" log line)
+        /// kept outside the database: the trail must still hold it
+        #[arg(long, value_name = "HASH")]
+        checkpoint: Option<String>,
     },
 }
 
@@ -449,8 +456,15 @@ where
     let cli = Cli::from_arg_matches(&matches)?;
     match cli.command {
         Some(Subcommands::Audit {
-            action: AuditAction::Verify { database },
-        }) => Ok(Command::AuditVerify { database }),
+            action:
+                AuditAction::Verify {
+                    database,
+                    checkpoint,
+                },
+        }) => Ok(Command::AuditVerify {
+            database,
+            checkpoint,
+        }),
         None => cli
             .run
             .into_config(&matches)

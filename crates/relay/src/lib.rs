@@ -19,7 +19,9 @@
 pub mod api;
 /// The tamper-evident audit trail: its entries and their hash chain.
 pub mod audit;
-/// `audit verify`: the chain of a database, recomputed.
+/// Audit checkpoints: a hash over every chain's head, kept and logged periodically.
+pub mod audit_checkpoint;
+/// `audit verify`: the chains of a database, recomputed.
 pub mod audit_verify;
 /// Who is calling: the service token or a person's JWT.
 pub mod auth;

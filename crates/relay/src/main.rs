@@ -24,7 +24,10 @@ const USAGE_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let config = match parse_command(std::env::args_os()) {
         Ok(Command::Run(config)) => *config,
-        Ok(Command::AuditVerify { database }) => return verify_audit(&database),
+        Ok(Command::AuditVerify {
+            database,
+            checkpoint,
+        }) => return verify_audit(&database, checkpoint.as_deref()),
         // `--help` (stdout, exit 0), or what is wrong with the command line (stderr, exit 2).
         Err(error) => {
             let _ = error.print();
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
 
 /// `audit verify`: one line on stdout and exit 0 when the chain is intact; one line on stderr
 /// naming the first broken entry (or why the database could not be read) and exit 1.
-fn verify_audit(database: &str) -> ExitCode {
+fn verify_audit(database: &str, checkpoint: Option<&str>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -94,13 +97,16 @@ fn verify_audit(database: &str) -> ExitCode {
         }
     };
     match runtime.block_on(koder_elicitation_relay::audit_verify::verify_database(
-        database,
+        database, checkpoint,
     )) {
-        Ok(check) => {
+        Ok(verified) => {
+            let held = verified
+                .checkpoint
+                .map(|found| format!("; checkpoint {} (seq {}) holds", found.hash, found.seq))
+                .unwrap_or_default();
             println!(
-                "audit chain intact: {} entries, head hash {}",
-                check.entries(),
-                check.head_hash()
+                "audit chain intact: {} entries in {} chains, heads hash {}{held}",
+                verified.entries, verified.chains, verified.heads.hash
             );
             ExitCode::SUCCESS
         }

@@ -200,6 +200,12 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         ))),
         _ => None,
     };
+    // Stops on its own when `stopping` turns true (or its sender is dropped with the server).
+    tokio::spawn(crate::audit_checkpoint::run(
+        Arc::clone(&store),
+        config.audit_checkpoint_interval,
+        stopping_rx.clone(),
+    ));
     let sweeper = tokio::spawn(sweep(
         Arc::clone(&store),
         announcer,

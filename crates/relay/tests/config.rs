@@ -478,10 +478,11 @@ fn retention_takes_a_duration_with_a_unit_and_defaults_to_30_days() {
 }
 
 #[test]
-fn audit_verify_needs_only_the_database() {
+fn audit_verify_takes_the_database_and_a_checkpoint() {
     let verify = |database: &str| {
         Ok(Command::AuditVerify {
             database: database.to_string(),
+            checkpoint: None,
         })
     };
     assert_eq!(
@@ -517,6 +518,36 @@ fn audit_verify_needs_only_the_database() {
         .contains("--listen"));
     assert!(parse(&["--listen", "127.0.0.1:0", "audit", "verify"]).is_err());
     assert!(parse(&["audit", "verify", "--database"]).is_err());
+    assert_eq!(
+        parse(&[
+            "audit",
+            "verify",
+            "--checkpoint",
+            "ab12",
+            "--database=sqlite://a.db"
+        ]),
+        Ok(Command::AuditVerify {
+            database: "sqlite://a.db".into(),
+            checkpoint: Some("ab12".into()),
+        })
+    );
+}
+
+#[test]
+fn audit_checkpoint_interval_takes_a_duration_and_defaults_to_a_minute() {
+    let defaults = run(&BASE);
+    assert_eq!(defaults.audit_checkpoint_interval, Duration::from_secs(60));
+    let args = [&BASE[..], &["--audit-checkpoint-interval", "250ms"]].concat();
+    assert_eq!(
+        run(&args).audit_checkpoint_interval,
+        Duration::from_millis(250)
+    );
+    let args = [&BASE[..], &["--audit-checkpoint-interval", "often"]].concat();
+    let error = parse(&args).unwrap_err();
+    assert!(
+        error.contains("'--audit-checkpoint-interval <DURATION>'"),
+        "{error}"
+    );
 }
 
 #[test]

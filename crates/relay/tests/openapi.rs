@@ -220,10 +220,10 @@ mod wire {
     use std::collections::{BTreeMap, BTreeSet};
 
     use koder_elicitation_relay_protocol::{
-        random_id, AuditLine, ContentError, CreateElicitation, Created, ElicitationList,
-        ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent, PublicStatus,
-        Scope, SettledEvent, StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation,
-        WebhookEvent,
+        random_id, AuditCheckpoint, AuditLine, ContentError, CreateElicitation, Created,
+        ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent,
+        PublicStatus, Scope, SettledEvent, StatusView, StreamEvent, StreamTicket, ViewScope,
+        WebhookElicitation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -439,6 +439,8 @@ mod wire {
     fn audit_line(action: &str, digest: &str) -> AuditLine {
         AuditLine {
             seq: 1,
+            chain: r#"["u1","w1"]"#.into(),
+            chain_seq: 1,
             at: 1_000,
             elicitation_id: id(),
             scope: view_scope(),
@@ -579,6 +581,15 @@ mod wire {
                     json_of(&audit_line("answered:accept", &"c".repeat(64))),
                     json_of(&audit_line("completed", "")),
                 ],
+            ),
+            (
+                "AuditCheckpoint",
+                vec![json_of(&AuditCheckpoint {
+                    seq: 40,
+                    at: 1_000,
+                    chains: 2,
+                    hash: "d".repeat(64),
+                })],
             ),
             (
                 "Error",

@@ -1102,6 +1102,90 @@ async fn postgres_store_upgrades_a_database_the_previous_version_wrote() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The audit trail across PostgreSQL replicas: one chain per tenant, pages in commit order.
+
+/// How many backends wait on a lock while running `statement%`.
+async fn waiting_on_a_lock(pool: &sqlx::PgPool, statement: &str) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1",
+    )
+    .bind(format!("{statement}%"))
+    .fetch_one(pool)
+    .await
+    .expect("pg_stat_activity")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_late_commit() {
+    let postgres = Postgres::start();
+    let connect = || async {
+        Arc::new(
+            PostgresStore::connect(&postgres.url)
+                .await
+                .expect("connect")
+                .with_webhook_outbox(true),
+        )
+    };
+    let (ana_replica, bob_replica) = (connect().await, connect().await);
+    let now = now_ms();
+    let mut late = new_elicitation(&tenant("ana", "acme", "c1"), now, now + 600_000);
+    late.id = format!("late-{}", unique());
+    let late_id = late.id.clone();
+    // ana's change is held open after its audit entry, before its commit: an open transaction
+    // holds the id of the webhook row it queues next.
+    let raw = sqlx::PgPool::connect(&postgres.url).await.expect("raw");
+    let mut holding = raw.begin().await.expect("begin");
+    sqlx::query(
+        "INSERT INTO koder_webhook_outbox (id, elicitation_id, event_type, payload, created_at, \
+         next_attempt_at) VALUES ($1, $2, 'elicitation.created', '{}', 0, 0)",
+    )
+    .bind(format!("msg_{late_id}_created"))
+    .bind(&late_id)
+    .execute(&mut *holding)
+    .await
+    .expect("hold the webhook id");
+    let late_create = tokio::spawn({
+        let store = Arc::clone(&ana_replica);
+        async move { store.create(late, &Actor::Host).await }
+    });
+    let started = std::time::Instant::now();
+    while waiting_on_a_lock(&raw, "INSERT INTO koder_webhook_outbox").await == 0 {
+        assert!(started.elapsed() < EVENT_WAIT, "ana's change never waited");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // bob's changes, on the other replica, do not wait for ana's.
+    tokio::time::timeout(EVENT_WAIT, async {
+        for _ in 0..2 {
+            create_new(
+                bob_replica.as_ref(),
+                new_elicitation(&tenant("bob", "acme", "c1"), now, now + 600_000),
+            )
+            .await;
+        }
+    })
+    .await
+    .expect("bob's changes do not wait for ana's");
+    let first_page = bob_replica.audit(0, 100).await.expect("audit");
+    let seqs: Vec<Option<i64>> = first_page.iter().map(|entry| entry.seq).collect();
+    assert_eq!(seqs, [Some(1), Some(2)]);
+    assert!(first_page.iter().all(|entry| entry.tenant.user_id == "bob"));
+
+    // ana's commits last: the next page has it, after what was shown.
+    holding.rollback().await.expect("release");
+    let created = late_create
+        .await
+        .expect("join")
+        .expect("ana's change commits");
+    assert!(matches!(created, Created::New(_)), "{created:?}");
+    let next_page = ana_replica.audit(2, 100).await.expect("audit");
+    assert_eq!(next_page.len(), 1, "{next_page:?}");
+    assert_eq!(next_page[0].seq, Some(3));
+    assert_eq!(next_page[0].elicitation_id, late_id);
+    assert_eq!(next_page[0].chain_seq, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The database's clock on PostgreSQL.
 
 const HOUR_MS: i64 = 3_600_000;

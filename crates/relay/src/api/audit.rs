@@ -1,11 +1,13 @@
-//! `GET /v1/audit` (service token): the audit trail as NDJSON, oldest first.
+//! `GET /v1/audit` (service token): the audit trail as NDJSON, oldest first; and
+//! `GET /v1/audit/checkpoint`: the latest checkpoint, to keep outside the database.
 
 use std::collections::HashMap;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Json, Response};
 
 use super::extract::Host;
 use super::AppState;
@@ -38,4 +40,16 @@ pub async fn list(
         body.push('\n');
     }
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
+}
+
+/// `GET /v1/audit/checkpoint`: the latest checkpoint (`seq`, `at`, `chains`, `hash`); 404 while
+/// there is none (nothing has been audited yet).
+pub async fn checkpoint(State(state): State<AppState>, _host: Host) -> Result<Response, ApiError> {
+    match state.store.latest_audit_checkpoint().await? {
+        Some(checkpoint) => Ok(Json(checkpoint.to_wire()).into_response()),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no audit checkpoint yet: nothing has been audited",
+        )),
+    }
 }

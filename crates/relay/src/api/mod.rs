@@ -46,6 +46,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/stream"),
     ("POST", "/v1/stream/ticket"),
     ("GET", "/v1/audit"),
+    ("GET", "/v1/audit/checkpoint"),
     ("GET", "/v1/openapi.json"),
 ];
 
@@ -98,6 +99,7 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/stream", get(stream::stream))
         .route("/v1/stream/ticket", post(tickets::issue))
         .route("/v1/audit", get(audit::list))
+        .route("/v1/audit/checkpoint", get(audit::checkpoint))
         .route("/v1/openapi.json", get(openapi))
         .route("/livez", get(probes::livez))
         .route("/readyz", get(probes::readyz))

@@ -1,64 +1,171 @@
-//! The one call every change makes inside its transaction
-//! ([`append_sqlite`] / [`append_postgres`]): the change's audit entry, chained to the one
-//! before it. Whatever else must be written with a change, and only with it, goes beside it.
+//! The audit trail's SQL: the one call every change makes inside its transaction
+//! ([`append_sqlite`] / [`append_postgres`]), the entry after its tenant's chain head; the pages
+//! of `GET /v1/audit`; and the checkpoints. One text per statement for both dialects, except
+//! where they truly differ: how an entry gets its `seq`.
+//!
+//! A change takes its chain's next place in `koder_audit_heads` (an upsert that, on PostgreSQL,
+//! locks that one row until the change commits), so changes of one tenant take turns and
+//! changes of different tenants never wait on each other.
+//!
+//! `seq`, the order pages follow: on SQLite, whose one writer commits changes one after the
+//! other, an entry takes the next `seq` as it is inserted. On PostgreSQL, changes commit in any
+//! order, so a `seq` taken before commit could be passed by a later one that commits first, and
+//! a reader paging with `after=` would skip the late one for good. There an entry is inserted
+//! without `seq`, and whoever reads the trail first gives `seq` to every committed entry still
+//! without one ([`sequence_postgres`], one at a time across replicas, under an advisory lock
+//! that no change takes): each batch commits before the next starts, so the entries with a
+//! `seq` are always 1..N with no gap, and a late commit gets a `seq` after every one already
+//! shown.
 
-use sqlx::{PgConnection, SqliteConnection};
+use sqlx::{PgConnection, PgPool, Row, SqliteConnection, SqlitePool};
 
-use crate::audit::{audit_columns, entry_from_row, AuditEntry};
+use crate::audit::{
+    audit_columns, chain_key, entry_from_row, place_in_chain, AuditEntry, GENESIS_HASH,
+};
+use crate::audit_checkpoint::{ChainHead, Checkpoint};
 use crate::events::Event;
 use crate::record::Actor;
 
-/// Every replica appends to one chain: this transaction-scoped advisory lock makes appends take
-/// turns, so each reads the head the previous one wrote.
-const AUDIT_LOCK_KEY: i64 = 0x6b6f_6465_725f_6175; // "koder_au"
+/// Takes the chain's next place (`$1` the chain): its new length. On PostgreSQL the row stays
+/// locked until the change commits, so the next change of this chain waits for it, and then
+/// reads the entry it wrote.
+const TAKE_PLACE: &str = "INSERT INTO koder_audit_heads (chain, chain_seq) VALUES ($1, 1) \
+     ON CONFLICT (chain) DO UPDATE SET chain_seq = koder_audit_heads.chain_seq + 1 \
+     RETURNING chain_seq";
 
-/// The insert of one entry (the same placeholders in both dialects).
-const INSERT_ENTRY: &str = concat!(
-    "INSERT INTO koder_audit (",
-    audit_columns!(),
-    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-);
+/// The hash of entry `$2` of chain `$1`.
+const ENTRY_HASH: &str = "SELECT hash FROM koder_audit WHERE chain = $1 AND chain_seq = $2";
 
-/// The chain's head: the last entry's seq and hash.
-const HEAD: &str = "SELECT seq, hash FROM koder_audit ORDER BY seq DESC LIMIT 1";
-
-/// Records `event`, made by `actor` at `at_ms`, in the SQLite transaction that made it (which
-/// holds SQLite's one write lock, so appends take turns).
-pub(super) async fn append_sqlite(
-    transaction: &mut SqliteConnection,
-    event: &Event,
-    actor: &Actor,
-    at_ms: i64,
-) -> Result<(), sqlx::Error> {
-    let head: Option<(i64, String)> = sqlx::query_as(HEAD)
-        .fetch_optional(&mut *transaction)
-        .await?;
-    let entry = AuditEntry::next(head, event, actor, at_ms);
-    bind_entry(sqlx::query(INSERT_ENTRY), &entry)
-        .execute(&mut *transaction)
-        .await?;
-    Ok(())
+/// The insert of one entry, with `$seq` the dialect's way to its `seq`.
+macro_rules! insert_entry {
+    ($seq:literal) => {
+        concat!(
+            "INSERT INTO koder_audit (chain, chain_seq, at, elicitation_id, user_id, ",
+            "workspace_id, conversation_id, actor, action, digest, prev_hash, hash, seq) ",
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ",
+            $seq,
+            ")"
+        )
+    };
 }
 
-/// Records `event`, made by `actor` at `at_ms`, in the PostgreSQL transaction that made it.
-pub(super) async fn append_postgres(
-    transaction: &mut PgConnection,
-    event: &Event,
-    actor: &Actor,
-    at_ms: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(AUDIT_LOCK_KEY)
-        .execute(&mut *transaction)
-        .await?;
-    let head: Option<(i64, String)> = sqlx::query_as(HEAD)
-        .fetch_optional(&mut *transaction)
-        .await?;
-    let entry = AuditEntry::next(head, event, actor, at_ms);
-    bind_entry(sqlx::query(INSERT_ENTRY), &entry)
-        .execute(&mut *transaction)
-        .await?;
-    Ok(())
+/// SQLite: the next `seq` as it inserts (its one writer commits in this order).
+const INSERT_SQLITE: &str = insert_entry!("(SELECT coalesce(max(seq), 0) + 1 FROM koder_audit)");
+/// PostgreSQL: no `seq` yet ([`sequence_postgres`] gives it after commit).
+const INSERT_POSTGRES: &str = insert_entry!("NULL");
+
+/// Held (transaction-scoped) by whoever gives `seq` on PostgreSQL: readers and checkpoint
+/// writers take turns; changes never take it.
+const SEQUENCER_LOCK_KEY: i64 = 0x6b6f_6465_725f_7371; // "koder_sq"
+
+/// Gives `seq` to up to `$1` committed entries without one, after the largest given: in the
+/// order of their time (the latest time so far along each chain, so a chain's entries keep
+/// their order whatever the clocks of the replicas that wrote them said), then chain, then place.
+const SEQUENCE: &str = "WITH top AS (SELECT coalesce(max(seq), 0) AS seq FROM koder_audit), \
+     pending AS (SELECT chain, chain_seq, \
+     max(at) OVER (PARTITION BY chain ORDER BY chain_seq) AS reached \
+     FROM koder_audit WHERE seq IS NULL), \
+     batch AS (SELECT chain, chain_seq, \
+     row_number() OVER (ORDER BY reached, chain, chain_seq) AS place \
+     FROM pending ORDER BY reached, chain, chain_seq LIMIT $1) \
+     UPDATE koder_audit SET seq = top.seq + batch.place FROM top, batch \
+     WHERE koder_audit.chain = batch.chain AND koder_audit.chain_seq = batch.chain_seq";
+
+/// Entries given `seq` per statement: at least a page ([`crate::audit::MAX_PAGE`]), so a page
+/// comes back short only when nothing more has committed.
+const SEQUENCE_BATCH: i64 = 10_000;
+
+/// `SELECT` of entries after a seq, in order (`$1` after, `$2` how many).
+pub(super) const PAGE: &str = concat!(
+    "SELECT ",
+    audit_columns!(),
+    " FROM koder_audit WHERE seq > $1 ORDER BY seq LIMIT $2"
+);
+
+/// Every chain's head once the trail reached its largest `seq`, in one statement (one
+/// snapshot): that `seq`, and per chain its last entry with a `seq` up to it. A chain whose
+/// entries have no `seq` yet is not covered.
+const HEADS: &str = "SELECT top.seq AS covered, a.chain, a.chain_seq, a.hash \
+     FROM (SELECT coalesce(max(seq), 0) AS seq FROM koder_audit) top \
+     JOIN koder_audit_heads h ON true \
+     JOIN koder_audit a ON a.chain = h.chain AND a.seq = (SELECT max(b.seq) FROM koder_audit b \
+     WHERE b.chain = h.chain AND b.seq <= top.seq)";
+
+/// Keeps a checkpoint; one at the same `seq` already kept (by another replica, or with nothing
+/// new since) stays.
+const INSERT_CHECKPOINT: &str = "INSERT INTO koder_audit_checkpoints (seq, at, chains, hash) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (seq) DO NOTHING";
+
+/// The latest checkpoint.
+const LATEST_CHECKPOINT: &str =
+    "SELECT seq, at, chains, hash FROM koder_audit_checkpoints ORDER BY seq DESC LIMIT 1";
+
+/// The append, written once for each dialect's connection and insert.
+macro_rules! append {
+    ($(#[$doc:meta])* $name:ident, $connection:ty, $insert:expr) => {
+        $(#[$doc])*
+        pub(super) async fn $name(
+            transaction: &mut $connection,
+            event: &Event,
+            actor: &Actor,
+            at_ms: i64,
+        ) -> Result<(), sqlx::Error> {
+            let chain = chain_key(event.tenant());
+            let chain_seq: i64 = sqlx::query_scalar(TAKE_PLACE)
+                .bind(&chain)
+                .fetch_one(&mut *transaction)
+                .await?;
+            let prev_hash = if chain_seq > 1 {
+                let previous: Option<String> = sqlx::query_scalar(ENTRY_HASH)
+                    .bind(&chain)
+                    .bind(chain_seq - 1)
+                    .fetch_optional(&mut *transaction)
+                    .await?;
+                previous.ok_or_else(|| missing_head(&chain, chain_seq - 1))?
+            } else {
+                GENESIS_HASH.to_string()
+            };
+            let entry = AuditEntry::next(chain_seq, prev_hash, event, actor, at_ms);
+            bind_entry(sqlx::query($insert), &entry)
+                .execute(&mut *transaction)
+                .await?;
+            Ok(())
+        }
+    };
+}
+
+append!(
+    /// Records `event`, made by `actor` at `at_ms`, in the SQLite transaction that made it.
+    append_sqlite,
+    SqliteConnection,
+    INSERT_SQLITE
+);
+
+append!(
+    /// Records `event`, made by `actor` at `at_ms`, in the PostgreSQL transaction that made it.
+    append_postgres,
+    PgConnection,
+    INSERT_POSTGRES
+);
+
+/// The head of a chain names an entry that is not there: its newest entries were removed.
+fn missing_head(chain: &str, chain_seq: i64) -> sqlx::Error {
+    sqlx::Error::Protocol(format!(
+        "the audit trail lacks {}, its chain's newest entry (run audit verify)",
+        place_in_chain(chain, chain_seq)
+    ))
+}
+
+/// `events` in the order a transaction recording several should lock their chains' heads: by
+/// chain, so two such transactions (two replicas expiring at once) never wait on each other in
+/// a circle.
+pub(super) fn in_lock_order(events: &[Event]) -> Vec<&Event> {
+    let mut ordered: Vec<(String, &Event)> = events
+        .iter()
+        .map(|event| (chain_key(event.tenant()), event))
+        .collect();
+    ordered.sort_by(|a, b| a.0.cmp(&b.0));
+    ordered.into_iter().map(|(_, event)| event).collect()
 }
 
 fn bind_entry<'q, DB>(
@@ -71,7 +178,8 @@ where
     String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     query
-        .bind(entry.seq)
+        .bind(entry.chain.clone())
+        .bind(entry.chain_seq)
         .bind(entry.at)
         .bind(entry.elicitation_id.clone())
         .bind(entry.tenant.user_id.clone())
@@ -84,13 +192,6 @@ where
         .bind(entry.hash.clone())
 }
 
-/// `SELECT` of entries after a seq, in order (`$1` after, `$2` how many).
-pub(super) const PAGE: &str = concat!(
-    "SELECT ",
-    audit_columns!(),
-    " FROM koder_audit WHERE seq > $1 ORDER BY seq LIMIT $2"
-);
-
 /// A page of rows as entries.
 pub(super) fn entries<'r, R>(rows: &'r [R]) -> Result<Vec<AuditEntry>, sqlx::Error>
 where
@@ -98,6 +199,138 @@ where
     &'static str: sqlx::ColumnIndex<R>,
     String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
     i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
 {
     rows.iter().map(entry_from_row).collect()
+}
+
+/// Gives `seq` to committed entries without one, up to `batch` of them (see the module's
+/// documentation); how many got one.
+pub(super) async fn sequence_postgres(pool: &PgPool, batch: i64) -> Result<u64, sqlx::Error> {
+    let mut transaction = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(SEQUENCER_LOCK_KEY)
+        .execute(&mut *transaction)
+        .await?;
+    let sequenced = sqlx::query(SEQUENCE)
+        .bind(batch)
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+    transaction.commit().await?;
+    Ok(sequenced)
+}
+
+/// The entries after `after`, at most `limit`, on PostgreSQL: committed ones get their `seq`
+/// first.
+pub(super) async fn page_postgres(
+    pool: &PgPool,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<AuditEntry>, sqlx::Error> {
+    sequence_postgres(pool, SEQUENCE_BATCH.max(limit)).await?;
+    let rows = sqlx::query(PAGE)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(pool)
+        .await?;
+    entries(&rows)
+}
+
+/// Every chain's head now as a checkpoint made at `now_ms`; `None` while no entry has a `seq`.
+fn checkpoint_of<'r, R>(rows: &'r [R], now_ms: i64) -> Result<Option<Checkpoint>, sqlx::Error>
+where
+    R: Row,
+    &'static str: sqlx::ColumnIndex<R>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let Some(first) = rows.first() else {
+        return Ok(None);
+    };
+    let covered: i64 = first.try_get("covered")?;
+    let heads = rows
+        .iter()
+        .map(|row| {
+            Ok(ChainHead {
+                chain: row.try_get("chain")?,
+                chain_seq: row.try_get("chain_seq")?,
+                hash: row.try_get("hash")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    Ok(Some(Checkpoint::over(covered, now_ms, heads)))
+}
+
+fn checkpoint_from_row<'r, R>(row: &'r R) -> Result<Checkpoint, sqlx::Error>
+where
+    R: Row,
+    &'static str: sqlx::ColumnIndex<R>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    Ok(Checkpoint {
+        seq: row.try_get("seq")?,
+        at: row.try_get("at")?,
+        chains: row.try_get("chains")?,
+        hash: row.try_get("hash")?,
+    })
+}
+
+/// The checkpoint writes and reads, written once for each dialect's pool (`$sequence` gives
+/// `seq` to every committed entry first).
+macro_rules! checkpoints {
+    ($write:ident, $latest:ident, $pool:ty, $sequence:ident) => {
+        /// Keeps a checkpoint of every chain's head now (see [`HEADS`]); the latest checkpoint
+        /// after it.
+        pub(super) async fn $write(
+            reader: &$pool,
+            writer: &$pool,
+            now_ms: i64,
+        ) -> Result<Option<Checkpoint>, sqlx::Error> {
+            $sequence(reader).await?;
+            let rows = sqlx::query(HEADS).fetch_all(reader).await?;
+            if let Some(checkpoint) = checkpoint_of(&rows, now_ms)? {
+                sqlx::query(INSERT_CHECKPOINT)
+                    .bind(checkpoint.seq)
+                    .bind(checkpoint.at)
+                    .bind(checkpoint.chains)
+                    .bind(&checkpoint.hash)
+                    .execute(writer)
+                    .await?;
+            }
+            $latest(reader).await
+        }
+
+        /// The latest checkpoint kept.
+        pub(super) async fn $latest(pool: &$pool) -> Result<Option<Checkpoint>, sqlx::Error> {
+            let row = sqlx::query(LATEST_CHECKPOINT).fetch_optional(pool).await?;
+            row.as_ref().map(checkpoint_from_row).transpose()
+        }
+    };
+}
+
+checkpoints!(
+    write_checkpoint_sqlite,
+    latest_checkpoint_sqlite,
+    SqlitePool,
+    sequenced_at_insert_sqlite
+);
+
+checkpoints!(
+    write_checkpoint_postgres,
+    latest_checkpoint_postgres,
+    PgPool,
+    sequence_everything_postgres
+);
+
+/// Nothing to do: on SQLite every entry gets its `seq` as it is inserted.
+async fn sequenced_at_insert_sqlite(_: &SqlitePool) -> Result<(), sqlx::Error> {
+    Ok(())
+}
+
+/// Gives `seq` to every committed entry without one, batch after batch.
+async fn sequence_everything_postgres(pool: &PgPool) -> Result<(), sqlx::Error> {
+    while sequence_postgres(pool, SEQUENCE_BATCH).await? >= SEQUENCE_BATCH as u64 {}
+    Ok(())
 }

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::audit::AuditEntry;
+use crate::audit_checkpoint::Checkpoint;
 use crate::events::Event;
 use crate::webhooks::outbox::{Delivery, Outcome};
 
@@ -183,4 +184,11 @@ pub trait Store: Send + Sync + Debug + 'static {
 
     /// How many elicitations are pending, every tenant's (metrics).
     async fn count_pending(&self) -> Result<i64, StoreError>;
+
+    /// Audit: keeps a checkpoint of every chain's head now, made at `now_ms` (unless one at the
+    /// same point is kept already); the latest checkpoint, `None` while the trail is empty.
+    async fn write_audit_checkpoint(&self, now_ms: i64) -> Result<Option<Checkpoint>, StoreError>;
+
+    /// Audit: the latest checkpoint kept.
+    async fn latest_audit_checkpoint(&self) -> Result<Option<Checkpoint>, StoreError>;
 }

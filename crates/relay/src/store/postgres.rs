@@ -22,6 +22,7 @@ use super::{
     Tenant, TenantFilter,
 };
 use crate::audit::AuditEntry;
+use crate::audit_checkpoint::Checkpoint;
 use crate::events::{Event, EventKind};
 use crate::record::Actor;
 use crate::webhooks::outbox::{self, Delivery, Outcome};
@@ -308,7 +309,7 @@ impl Store for PostgresStore {
             .iter()
             .map(|row| Ok(Event::new(EventKind::Expired, record_from_row(row)?)))
             .collect::<Result<Vec<_>, StoreError>>()?;
-        for event in &events {
+        for event in journal::in_lock_order(&events) {
             journal::append_postgres(&mut transaction, event, &Actor::Relay, now_ms).await?;
             self.enqueue(&mut transaction, event).await?;
         }
@@ -329,12 +330,7 @@ impl Store for PostgresStore {
     }
 
     async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
-        let rows = sqlx::query(journal::PAGE)
-            .bind(after)
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(journal::entries(&rows)?)
+        Ok(journal::page_postgres(&self.pool, after, limit).await?)
     }
 
     fn clock(&self) -> &Clock {
@@ -450,6 +446,14 @@ impl Store for PostgresStore {
         limit: i64,
     ) -> Result<u64, StoreError> {
         Ok(outbox::purge_delivered_postgres(&self.pool, before_ms, limit).await?)
+    }
+
+    async fn write_audit_checkpoint(&self, now_ms: i64) -> Result<Option<Checkpoint>, StoreError> {
+        Ok(journal::write_checkpoint_postgres(&self.pool, &self.pool, now_ms).await?)
+    }
+
+    async fn latest_audit_checkpoint(&self) -> Result<Option<Checkpoint>, StoreError> {
+        Ok(journal::latest_checkpoint_postgres(&self.pool).await?)
     }
 }
 

@@ -26,6 +26,7 @@ use super::{
     Tenant, TenantFilter,
 };
 use crate::audit::AuditEntry;
+use crate::audit_checkpoint::Checkpoint;
 use crate::events::{Event, EventKind};
 use crate::record::Actor;
 use crate::webhooks::outbox::{self, Delivery, Outcome};
@@ -414,5 +415,13 @@ impl Store for SqliteStore {
                 .fetch_one(&self.pool)
                 .await?;
         Ok(count)
+    }
+
+    async fn write_audit_checkpoint(&self, now_ms: i64) -> Result<Option<Checkpoint>, StoreError> {
+        Ok(journal::write_checkpoint_sqlite(&self.pool, &self.writer, now_ms).await?)
+    }
+
+    async fn latest_audit_checkpoint(&self) -> Result<Option<Checkpoint>, StoreError> {
+        Ok(journal::latest_checkpoint_sqlite(&self.pool).await?)
     }
 }

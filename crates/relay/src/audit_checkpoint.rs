@@ -1,0 +1,172 @@
+//! Audit checkpoints: a hash over the head of every chain once the trail reached a `seq`, kept
+//! in the database every `--audit-checkpoint-interval` and logged. A chain cut back by its
+//! newest entries is still a valid chain; a checkpoint an operator kept elsewhere (from the log
+//! or `GET /v1/audit/checkpoint`) is what `audit verify --checkpoint HASH` holds it against.
+//!
+//! The hash is SHA-256 (lowercase hex) of the UTF-8 JSON text `[seq, [[chain, chain_seq,
+//! hash], …]]`: `seq` the largest the trail had, then per chain its last entry with a `seq` up
+//! to it, ordered by chain key (bytewise), no whitespace.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use koder_elicitation_relay_protocol::AuditCheckpoint;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+
+use crate::store::Store;
+
+/// A chain's head as a checkpoint covers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainHead {
+    /// The chain's key.
+    pub chain: String,
+    /// Its entry's place in the chain.
+    pub chain_seq: i64,
+    /// That entry's hash.
+    pub hash: String,
+}
+
+/// One checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The largest `seq` of the trail it covers: every entry up to it.
+    pub seq: i64,
+    /// When it was made, ms since the Unix epoch.
+    pub at: i64,
+    /// How many chains it covers.
+    pub chains: i64,
+    /// The hash over their heads (see the module's documentation).
+    pub hash: String,
+}
+
+impl Checkpoint {
+    /// The checkpoint over `heads` (any order) once the trail reached `seq`, made at `at`.
+    pub fn over(seq: i64, at: i64, mut heads: Vec<ChainHead>) -> Checkpoint {
+        let chains = i64::try_from(heads.len()).unwrap_or(i64::MAX);
+        Checkpoint {
+            seq,
+            at,
+            chains,
+            hash: heads_hash(seq, &mut heads),
+        }
+    }
+
+    /// As `GET /v1/audit/checkpoint` shows it.
+    pub fn to_wire(&self) -> AuditCheckpoint {
+        AuditCheckpoint {
+            seq: self.seq,
+            at: self.at,
+            chains: self.chains,
+            hash: self.hash.clone(),
+        }
+    }
+}
+
+/// SHA-256 written to as JSON is: the heads of many chains are hashed without one big string.
+struct HashWriter(Sha256);
+
+impl Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The hash over `heads` (sorted here by chain key) once the trail reached `seq`.
+pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
+    heads.sort_by(|a, b| a.chain.as_bytes().cmp(b.chain.as_bytes()));
+    let mut hasher = HashWriter(Sha256::new());
+    // Writing to a hasher cannot fail, nor can serializing strings and integers.
+    let _ = write!(hasher, "[{seq},[");
+    for (index, head) in heads.iter().enumerate() {
+        if index > 0 {
+            let _ = hasher.write_all(b",");
+        }
+        let _ = serde_json::to_writer(&mut hasher, &json!([head.chain, head.chain_seq, head.hash]));
+    }
+    let _ = hasher.write_all(b"]]");
+    hasher
+        .0
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The shortest interval between checkpoints (a zero one would spin).
+const MIN_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Writes a checkpoint every `interval` (the first at once) and logs it, until `shutdown` turns
+/// true. A failure is logged once per outage; the next tick tries again.
+pub async fn run(store: Arc<dyn Store>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
+    let mut ticks = tokio::time::interval(interval.max(MIN_INTERVAL));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing = false;
+    let mut last_logged = None;
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {}
+            _ = shutdown.wait_for(|stopping| *stopping) => return,
+        }
+        match store.write_audit_checkpoint(store.now_ms()).await {
+            Ok(Some(checkpoint)) => {
+                failing = false;
+                if last_logged.as_ref() != Some(&checkpoint.hash) {
+                    tracing::info!(
+                        seq = checkpoint.seq,
+                        chains = checkpoint.chains,
+                        hash = %checkpoint.hash,
+                        "audit checkpoint"
+                    );
+                    last_logged = Some(checkpoint.hash);
+                }
+            }
+            Ok(None) => failing = false,
+            Err(error) => {
+                if !failing {
+                    tracing::error!(%error, "writing the audit checkpoint failed");
+                }
+                failing = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canonical::sha256_hex;
+
+    fn head(chain: &str, chain_seq: i64, hash: &str) -> ChainHead {
+        ChainHead {
+            chain: chain.into(),
+            chain_seq,
+            hash: hash.into(),
+        }
+    }
+
+    #[test]
+    fn the_hash_is_sha256_of_the_documented_array_in_chain_order() {
+        let heads = vec![head(r#"["bob","x"]"#, 2, "b2"), head("", 5, "s5")];
+        let checkpoint = Checkpoint::over(9, 100, heads.clone());
+        let text = r#"[9,[["",5,"s5"],["[\"bob\",\"x\"]",2,"b2"]]]"#;
+        assert_eq!(checkpoint.hash, sha256_hex(text.as_bytes()));
+        assert_eq!(checkpoint.chains, 2);
+        // Any order in, the same hash out; another head, another hash.
+        let reversed: Vec<ChainHead> = heads.iter().rev().cloned().collect();
+        assert_eq!(Checkpoint::over(9, 5, reversed).hash, checkpoint.hash);
+        let shorter = vec![head(r#"["bob","x"]"#, 1, "b1"), head("", 5, "s5")];
+        assert_ne!(Checkpoint::over(9, 100, shorter).hash, checkpoint.hash);
+        assert_eq!(
+            Checkpoint::over(0, 1, Vec::new()).hash,
+            sha256_hex(b"[0,[]]")
+        );
+    }
+}
