@@ -15,6 +15,8 @@
 )]
 #![deny(missing_docs, missing_debug_implementations)]
 
+/// Renders each change once for this replica's streams and long-polls.
+pub mod announcer;
 /// The HTTP API: routes, handlers, and the JSON views they answer with.
 pub mod api;
 /// The tamper-evident audit trail: its entries and their hash chain.
@@ -47,8 +49,10 @@ pub mod metrics;
 pub mod record;
 /// Deleting finished elicitations past `--retention`.
 pub mod retention;
-/// A running relay: store, HTTP server, expiry sweeper.
+/// A running relay: store, service, HTTP server, background jobs.
 pub mod server;
+/// The elicitation lifecycle between the routes and the stores, and the background jobs.
+pub mod service;
 /// The storage seam: one trait, SQLite and PostgreSQL behind it.
 pub mod store;
 /// Signed webhooks (Standard Webhooks) through a durable outbox.

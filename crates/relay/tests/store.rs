@@ -9,6 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use koder_elicitation_relay::events::{Event, EventKind, EventSink};
 use koder_elicitation_relay::listen::Listening;
+use koder_elicitation_relay::metrics::Metrics;
+use koder_elicitation_relay::service::Elicitations;
 use koder_elicitation_relay::store::postgres::PostgresStore;
 use koder_elicitation_relay::store::sqlite::SqliteStore;
 use koder_elicitation_relay::store::{
@@ -114,14 +116,14 @@ struct Replica {
 async fn replica(url: &str) -> Replica {
     let store = Arc::new(PostgresStore::connect(url).await.expect("connect"));
     let (sender, heard) = mpsc::unbounded_channel();
-    let listening = Listening::start(
-        url,
-        store.origin(),
+    let elicitations = Elicitations::new(
         Arc::clone(&store) as Arc<dyn Store>,
         Arc::new(Recorder(sender)),
-    )
-    .await
-    .expect("listen");
+        Metrics::new(),
+    );
+    let listening = Listening::start(url, store.origin(), elicitations)
+        .await
+        .expect("listen");
     Replica {
         store,
         heard,
