@@ -59,6 +59,4 @@ pub mod store;
 pub mod webhooks;
 
 pub use config::Config;
-pub use server::{
-    open_store, open_store_with, serve, serve_with_store, OpenStore, ServeError, Server,
-};
+pub use server::{open_store, serve, serve_with_store, ServeError, Server};

@@ -45,17 +45,9 @@ pub struct Listening {
 impl Listening {
     /// Connects to `url`, listens, and only then returns, so nothing announced after this is
     /// missed. `origin` is this replica's own id (its notifications are skipped: it announced
-    /// those itself); `elicitations` reads and announces the changed records.
+    /// those itself); `elicitations` reads and announces the changed records; with `metrics`, each
+    /// heard change's lag is recorded.
     pub async fn start(
-        url: &str,
-        origin: &str,
-        elicitations: Elicitations,
-    ) -> Result<Listening, sqlx::Error> {
-        Listening::start_measured(url, origin, elicitations, None).await
-    }
-
-    /// Like [`Listening::start`], also recording each heard change's lag in `metrics`.
-    pub async fn start_measured(
         url: &str,
         origin: &str,
         elicitations: Elicitations,

@@ -20,11 +20,9 @@ use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
 use crate::service::{sweeper, Elicitations};
-use crate::store::postgres::PostgresStore;
-use crate::store::sqlite::SqliteStore;
-use crate::store::Store;
-use crate::webhooks::deliver;
+use crate::store::{Store, WebhookRows};
 use crate::webhooks::worker::{self as webhook_worker, DeliveryCounts};
+use crate::webhooks::{self, deliver};
 
 pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
 
@@ -52,64 +50,34 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// An open store and, on PostgreSQL, the origin its notifications carry.
-#[derive(Debug)]
-pub struct OpenStore {
-    /// The store.
-    pub store: Arc<dyn Store>,
-    /// `Some(origin)` for a store that replicas share (PostgreSQL): others' changes are heard by
-    /// a LISTEN link, which skips this origin.
-    pub shared: Option<String>,
-}
-
-/// Opens the store a database URL names (`sqlite:…` or `postgres://…`).
-pub async fn open_store(url: &str) -> Result<OpenStore, ServeError> {
-    open_store_with(url, false).await
-}
-
-/// Like [`open_store`]; with `webhook_outbox` every change also queues its webhook, in the
-/// change's own transaction.
-pub async fn open_store_with(url: &str, webhook_outbox: bool) -> Result<OpenStore, ServeError> {
-    let described = |error: crate::store::StoreError| {
-        ServeError::Database(format!("{} ({})", error.0, redact_database(url)))
-    };
-    match DatabaseKind::of(url) {
-        Some(DatabaseKind::Sqlite) => Ok(OpenStore {
-            store: Arc::new(
-                SqliteStore::open(url)
-                    .await
-                    .map_err(described)?
-                    .with_webhook_outbox(webhook_outbox),
-            ),
-            shared: None,
-        }),
-        Some(DatabaseKind::Postgres) => {
-            let store = PostgresStore::connect(url)
-                .await
-                .map_err(described)?
-                .with_webhook_outbox(webhook_outbox);
-            Ok(OpenStore {
-                shared: Some(store.origin().to_string()),
-                store: Arc::new(store),
-            })
+/// Opens the store a database URL names (`sqlite:…` or `postgres://…`); with `webhook_outbox`
+/// every change also queues its webhook, in the change's own transaction.
+pub async fn open_store(url: &str, webhook_outbox: bool) -> Result<Arc<Store>, ServeError> {
+    let webhook_rows = webhook_outbox.then_some(webhooks::outbox_row as WebhookRows);
+    let opened = match DatabaseKind::of(url) {
+        Some(DatabaseKind::Sqlite) => Store::sqlite(url, webhook_rows).await,
+        Some(DatabaseKind::Postgres) => Store::postgres(url, webhook_rows).await,
+        None => {
+            return Err(ServeError::Config(format!(
+                "database URL {:?} must start with sqlite: or postgres://",
+                redact_database(url)
+            )))
         }
-        None => Err(ServeError::Config(format!(
-            "database URL {:?} must start with sqlite: or postgres://",
-            redact_database(url)
-        ))),
-    }
+    };
+    let store = opened
+        .map_err(|error| ServeError::Database(format!("{} ({})", error.0, redact_database(url))))?;
+    Ok(Arc::new(store))
 }
 
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    let opened = open_store_with(&config.database, config.webhook.is_some()).await?;
-    serve_with_store(config, opened).await
+    let store = open_store(&config.database, config.webhook.is_some()).await?;
+    serve_with_store(config, store).await
 }
 
 /// Like [`serve`], on a store already open (tests share one between servers). With webhooks
-/// configured, the store must have been opened with its outbox on ([`open_store_with`]).
-pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Server, ServeError> {
-    let OpenStore { store, shared } = opened;
+/// configured, the store must have been opened with its outbox on ([`open_store`]).
+pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Server, ServeError> {
     let hub = Hub::new(config.streams);
     let metrics = Metrics::new();
     let webhook_client = match &config.webhook {
@@ -123,8 +91,8 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
     }
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
     // Listening before serving: no other replica's change after the first request is missed.
-    let listening = match shared {
-        Some(origin) => Some(listen_to_replicas(&config, &origin, &elicitations, &metrics).await?),
+    let listening = match store.origin() {
+        Some(origin) => Some(listen_to_replicas(&config, origin, &elicitations, &metrics).await?),
         None => None,
     };
     let (draining, draining_rx) = watch::channel(false);
@@ -190,7 +158,7 @@ async fn listen_to_replicas(
     elicitations: &Elicitations,
     metrics: &Metrics,
 ) -> Result<Listening, ServeError> {
-    Listening::start_measured(
+    Listening::start(
         &config.database,
         origin,
         elicitations.clone(),
@@ -258,7 +226,7 @@ fn serve_http(
 pub struct Server {
     local_addr: SocketAddr,
     metrics_addr: Option<SocketAddr>,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     hub: Hub,
     metrics: Metrics,
     listening: Option<Listening>,
@@ -286,7 +254,7 @@ impl Server {
     }
 
     /// Its store.
-    pub fn store(&self) -> &Arc<dyn Store> {
+    pub fn store(&self) -> &Arc<Store> {
         &self.store
     }
 

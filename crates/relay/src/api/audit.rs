@@ -31,7 +31,7 @@ pub async fn list(
     };
     let after = number("after", 0, 0)?;
     let limit = number("limit", DEFAULT_PAGE, 1)?.min(MAX_PAGE);
-    let entries = state.store.audit(after, limit).await?;
+    let entries = state.store.audit.page(after, limit).await?;
     let mut body = String::new();
     for entry in &entries {
         body.push_str(&entry.to_json().to_string());

@@ -17,7 +17,7 @@ use crate::store::Store;
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// The stores (tickets, the audit trail, health); elicitations go through the service.
-    pub store: Arc<dyn Store>,
+    pub store: Arc<Store>,
     /// The elicitation lifecycle: every change, announced on this replica.
     pub elicitations: Elicitations,
     /// This replica's streams and long-polls.

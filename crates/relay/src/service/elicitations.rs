@@ -3,6 +3,7 @@
 //! another replica; the winner announces it once and counts it once. A loser reads the row
 //! again to say how it ended. Reads expire what is due, so nobody is shown one whose time is up.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -12,6 +13,16 @@ use crate::metrics::Metrics;
 use crate::store::{
     Actor, Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter,
 };
+
+/// Runs a change to its end even when its caller stops waiting (a request dropped while its
+/// change waits for the writer): a change once made must also be announced.
+async fn detached<T: Send + 'static>(
+    change: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::spawn(change)
+        .await
+        .map_err(|error| StoreError(format!("a change stopped: {error}")))?
+}
 
 /// What a change came to: made by this call, or already made (by another writer, or before).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +45,7 @@ impl Changed {
 /// The lifecycle over a store, announcing to this replica's sink and counting in its metrics.
 #[derive(Debug, Clone)]
 pub struct Elicitations {
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     sink: Arc<dyn EventSink>,
     metrics: Metrics,
 }
@@ -55,7 +66,7 @@ pub fn is_well_formed_id(id: &str) -> bool {
 
 impl Elicitations {
     /// The lifecycle over `store`, telling `sink` of every change and counting into `metrics`.
-    pub fn new(store: Arc<dyn Store>, sink: Arc<dyn EventSink>, metrics: Metrics) -> Elicitations {
+    pub fn new(store: Arc<Store>, sink: Arc<dyn EventSink>, metrics: Metrics) -> Elicitations {
         Elicitations {
             store,
             sink,
@@ -68,14 +79,19 @@ impl Elicitations {
         self.store.now_ms()
     }
 
-    /// Stores a new pending elicitation (idempotent by its key, see [`Store::create`]) and
-    /// announces it when it is new.
+    /// Stores a new pending elicitation (idempotent by its key, see
+    /// [`ElicitationStore::create`](crate::store::ElicitationStore::create)) and announces it
+    /// when it is new.
     pub async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
-        let created = self.store.create(new, &Actor::Host).await?;
-        if let Created::New(event) = &created {
-            self.announce(event);
-        }
-        Ok(created)
+        let this = self.clone();
+        detached(async move {
+            let created = this.store.elicitations.create(new, &Actor::Host).await?;
+            if let Created::New(event) = &created {
+                this.announce(event);
+            }
+            Ok(created)
+        })
+        .await
     }
 
     /// The elicitation with this id, expired first if its time is up; `None` when unknown.
@@ -83,7 +99,7 @@ impl Elicitations {
         if !is_well_formed_id(id) {
             return Ok(None);
         }
-        let Some(record) = self.store.get(id).await? else {
+        let Some(record) = self.store.elicitations.get(id).await? else {
             return Ok(None);
         };
         let now = self.now_ms();
@@ -100,7 +116,7 @@ impl Elicitations {
     /// (the sweeper expires them).
     pub async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
         let now = self.now_ms();
-        let mut pending = self.store.pending(filter).await?;
+        let mut pending = self.store.elicitations.pending(filter).await?;
         pending.retain(|record| record.expires_at > now);
         Ok(pending)
     }
@@ -129,13 +145,18 @@ impl Elicitations {
         if record.completed {
             return Ok(Changed::Already(record));
         }
-        let event = self.store.complete(&record.id, &Actor::Host).await?;
+        let (this, id) = (self.clone(), record.id.clone());
+        let event = detached(async move {
+            let event = this.store.elicitations.complete(&id, &Actor::Host).await?;
+            Ok(this.announced(event))
+        })
+        .await?;
         self.settle(record, event).await
     }
 
     /// Expires every pending one that is due; returns how many.
     pub async fn expire_due(&self) -> Result<usize, StoreError> {
-        let expired = self.store.expire_due(self.now_ms()).await?;
+        let expired = self.store.elicitations.expire_due(self.now_ms()).await?;
         for event in &expired {
             self.announce(event);
         }
@@ -146,7 +167,7 @@ impl Elicitations {
     /// sink (not the metrics: the replica that made the change counted it). The event, or
     /// `None` when it is gone already (purged).
     pub async fn heard(&self, kind: EventKind, id: &str) -> Result<Option<Event>, StoreError> {
-        let Some(record) = self.store.get(id).await? else {
+        let Some(record) = self.store.elicitations.get(id).await? else {
             return Ok(None);
         };
         let event = Event::new(kind, record);
@@ -170,25 +191,45 @@ impl Elicitations {
         if record.status != Status::Pending {
             return Ok(Changed::Already(record));
         }
-        let event = self
-            .store
-            .finish(&record.id, status, result, self.now_ms(), actor)
-            .await?;
+        let (this, id, result, actor) = (
+            self.clone(),
+            record.id.clone(),
+            result.clone(),
+            actor.clone(),
+        );
+        let event = detached(async move {
+            let now = this.now_ms();
+            let elicitations = &this.store.elicitations;
+            let event = elicitations
+                .finish(&id, status, &result, now, &actor)
+                .await?;
+            Ok(this.announced(event))
+        })
+        .await?;
         self.settle(record, event).await
     }
 
-    /// What a conditional change came to: announced when this call won; else the row as it is
-    /// now (another writer won).
+    /// What a conditional change came to: the change when this call won; else the row as it
+    /// is now (another writer won).
     async fn settle(&self, record: Record, event: Option<Event>) -> Result<Changed, StoreError> {
         match event {
-            Some(event) => {
-                self.announce(&event);
-                Ok(Changed::ByThisCall((*event.record).clone()))
-            }
+            Some(event) => Ok(Changed::ByThisCall((*event.record).clone())),
             None => Ok(Changed::Already(
-                self.store.get(&record.id).await?.unwrap_or(record),
+                self.store
+                    .elicitations
+                    .get(&record.id)
+                    .await?
+                    .unwrap_or(record),
             )),
         }
+    }
+
+    /// Announces the change this call won, if it did.
+    fn announced(&self, event: Option<Event>) -> Option<Event> {
+        if let Some(event) = &event {
+            self.announce(event);
+        }
+        event
     }
 
     /// One announce and one metrics update per change this replica made.

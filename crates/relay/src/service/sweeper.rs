@@ -24,7 +24,7 @@ const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
 /// Runs every job until `shutdown` turns true.
 pub async fn sweep(
     elicitations: Elicitations,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     retention: Duration,
     shutdown: watch::Receiver<bool>,
 ) {
@@ -37,13 +37,13 @@ pub async fn sweep(
             CLOCK_SYNC_INTERVAL,
             "measuring the database's clock failed",
             &shutdown,
-            || store.sync_clock()
+            || store.health.sync_clock()
         ),
         every(
             TICKET_PURGE_INTERVAL,
             "purging stream tickets failed",
             &shutdown,
-            || async { store.purge_tickets(store.now_ms()).await.map(drop) }
+            || async { store.tickets.purge(store.now_ms()).await.map(drop) }
         ),
         every(
             retention::PURGE_INTERVAL,
