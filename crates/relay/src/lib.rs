@@ -53,7 +53,7 @@ pub mod retention;
 pub mod server;
 /// The elicitation lifecycle between the routes and the stores, and the background jobs.
 pub mod service;
-/// The storage seam: one trait, SQLite and PostgreSQL behind it.
+/// Small stores by job over SQLite or PostgreSQL, each statement written once.
 pub mod store;
 /// Signed webhooks (Standard Webhooks) through a durable outbox.
 pub mod webhooks;

@@ -80,13 +80,17 @@ pub async fn serve(config: Config) -> Result<Server, ServeError> {
 pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Server, ServeError> {
     let hub = Hub::new(config.streams);
     let metrics = Metrics::new();
-    let webhook_client = match &config.webhook {
-        Some(_) => Some(deliver::client().map_err(ServeError::Config)?),
+    // The webhook client is built before anything listens: a failure stops the start.
+    let webhooks = match &config.webhook {
+        Some(webhook) => Some((
+            webhook.clone(),
+            deliver::client().map_err(ServeError::Config)?,
+        )),
         None => None,
     };
     let webhook_wake = Arc::new(Notify::new());
     let mut announcer = Announcer::new(hub.clone(), store.clock().clone());
-    if config.webhook.is_some() {
+    if webhooks.is_some() {
         announcer = announcer.waking(Arc::clone(&webhook_wake));
     }
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
@@ -112,17 +116,16 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         link: listening.as_ref().map(Listening::link),
     };
     let (http, local_addr, metrics_addr) = bind_http(&config, state, &stopping_rx).await?;
-    let webhooks = match (config.webhook.clone(), webhook_client) {
-        (Some(webhook), Some(client)) => Some(tokio::spawn(webhook_worker::run(
+    let webhooks = webhooks.map(|(webhook, client)| {
+        tokio::spawn(webhook_worker::run(
             Arc::clone(&store),
             webhook,
             client,
             webhook_wake,
             DeliveryCounts::exported(metrics.webhooks().clone()),
             stopping_rx.clone(),
-        ))),
-        _ => None,
-    };
+        ))
+    });
     let sweeper = tokio::spawn(sweeper::sweep(
         elicitations,
         Arc::clone(&store),

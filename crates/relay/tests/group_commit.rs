@@ -9,9 +9,12 @@ use std::sync::Arc;
 
 use futures_util::future::join_all;
 use http_support::TempDir;
-use koder_elicitation_relay::events::EventKind;
+use koder_elicitation_relay::events::{Event, EventKind, EventSink};
+use koder_elicitation_relay::metrics::Metrics;
+use koder_elicitation_relay::service::Elicitations;
 use koder_elicitation_relay::store::{Actor, Created, NewElicitation, Status, Store, Tenant};
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 
 const ELICITATIONS: usize = 100;
 
@@ -152,4 +155,45 @@ async fn raced_changes_each_get_their_own_result_and_one_settle_each() {
     settled_ids.sort();
     settled_ids.dedup();
     assert_eq!(settled_ids.len(), ELICITATIONS, "one settle each");
+}
+
+/// A sink that passes on what it hears, as this replica's announcer would get it.
+#[derive(Debug)]
+struct Recorder(mpsc::UnboundedSender<Event>);
+
+impl EventSink for Recorder {
+    fn deliver(&self, event: &Event) {
+        let _ = self.0.send(event.clone());
+    }
+
+    fn resync(&self) {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_whose_caller_stops_waiting_is_still_made_and_announced() {
+    let dir = TempDir::new("group-commit-dropped");
+    let url = format!("sqlite://{}", dir.0.join("relay.db").display());
+    let store = Arc::new(Store::sqlite(&url, None).await.expect("open"));
+    let (sender, mut heard) = mpsc::unbounded_channel();
+    let service = Elicitations::new(
+        Arc::clone(&store),
+        Arc::new(Recorder(sender)),
+        Metrics::new(),
+    );
+
+    // The caller (a request, say) is dropped after its first poll, while its change waits for
+    // the writer.
+    let new = new_elicitation(&store, 7);
+    let id = new.id.clone();
+    let gave_up = tokio::time::timeout(std::time::Duration::ZERO, service.create(new)).await;
+    assert!(gave_up.is_err(), "the caller stopped waiting");
+
+    let event = tokio::time::timeout(std::time::Duration::from_secs(5), heard.recv())
+        .await
+        .expect("announced within 5 s")
+        .expect("an event");
+    assert_eq!(event.kind, EventKind::Created);
+    assert_eq!(event.id(), id);
+    let stored = store.elicitations.get(&id).await.expect("get");
+    assert_eq!(stored.map(|record| record.status), Some(Status::Pending));
 }

@@ -27,7 +27,6 @@ pub mod stream;
 pub mod tickets;
 pub mod views;
 
-pub use crate::service::elicitations::is_well_formed_id;
 pub use state::{now_ms, AppState};
 
 /// The largest request body accepted (413 past it).
