@@ -1,4 +1,4 @@
-//! The announcer: renders each change once and hands it to this replica's [`Hub`], for this
+//! The announcer: renders each change once and hands it to this replica's hub, for this
 //! replica's own changes and for those the LISTEN link hears from the others. It sits between
 //! the events and the hub; the service is what calls it.
 

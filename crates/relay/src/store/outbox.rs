@@ -1,5 +1,5 @@
 //! The webhook outbox (`koder_webhook_outbox`, see the `0004_webhook_outbox` migrations): the
-//! row a change queues inside its own transaction ([`ENQUEUE`], by the change's committer), the
+//! row a change queues inside its own transaction (`ENQUEUE`, run by the change's committer), the
 //! claim that leases due rows to one worker (on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so one
 //! replica sends each), what an attempt came to, and retention. One text for both dialects
 //! except the claim's lock.
