@@ -105,7 +105,7 @@ const MIN_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Writes a checkpoint every `interval` (the first at once) and logs it, until `shutdown` turns
 /// true. A failure is logged once per outage; the next tick tries again.
-pub async fn run(store: Arc<dyn Store>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(store: Arc<Store>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
     let mut ticks = tokio::time::interval(interval.max(MIN_INTERVAL));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
@@ -115,7 +115,7 @@ pub async fn run(store: Arc<dyn Store>, interval: Duration, mut shutdown: watch:
             _ = ticks.tick() => {}
             _ = shutdown.wait_for(|stopping| *stopping) => return,
         }
-        match store.write_audit_checkpoint(store.now_ms()).await {
+        match store.audit.write_checkpoint(store.now_ms()).await {
             Ok(Some(checkpoint)) => {
                 failing = false;
                 if last_logged.as_ref() != Some(&checkpoint.hash) {

@@ -15,6 +15,8 @@
 )]
 #![deny(missing_docs, missing_debug_implementations)]
 
+/// Renders each change once for this replica's streams and long-polls.
+pub mod announcer;
 /// The HTTP API: routes, handlers, and the JSON views they answer with.
 pub mod api;
 /// The tamper-evident audit trail: its entries and their hash chain.
@@ -49,14 +51,14 @@ pub mod metrics;
 pub mod record;
 /// Deleting finished elicitations past `--retention`.
 pub mod retention;
-/// A running relay: store, HTTP server, expiry sweeper.
+/// A running relay: store, service, HTTP server, background jobs.
 pub mod server;
-/// The storage seam: one trait, SQLite and PostgreSQL behind it.
+/// The elicitation lifecycle between the routes and the stores, and the background jobs.
+pub mod service;
+/// Small stores by job over SQLite or PostgreSQL, each statement written once.
 pub mod store;
 /// Signed webhooks (Standard Webhooks) through a durable outbox.
 pub mod webhooks;
 
 pub use config::Config;
-pub use server::{
-    open_store, open_store_with, serve, serve_with_store, OpenStore, ServeError, Server,
-};
+pub use server::{open_store, serve, serve_with_store, ServeError, Server};

@@ -1,6 +1,6 @@
 //! The PostgreSQL LISTEN link, its own component: it hears the other replicas' changes on
-//! [`EVENTS_CHANNEL`], reads each changed record once, and hands the event to this replica's
-//! [`EventSink`]. A store knows nothing of it, and it knows nothing of streams.
+//! [`EVENTS_CHANNEL`] and hands each to the service, which reads the changed record once and
+//! announces it on this replica. A store knows nothing of it, and it knows nothing of streams.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -10,10 +10,10 @@ use serde::Deserialize;
 use sqlx::postgres::PgListener;
 use tokio::task::JoinHandle;
 
-use crate::events::{Event, EventKind, EventSink};
+use crate::events::{Event, EventKind};
 use crate::metrics::Metrics;
+use crate::service::Elicitations;
 use crate::store::postgres::EVENTS_CHANNEL;
-use crate::store::Store;
 
 /// The wait before rebuilding a lost listener, doubling up to the maximum.
 const RELISTEN_FIRST_DELAY: Duration = Duration::from_millis(100);
@@ -45,22 +45,12 @@ pub struct Listening {
 impl Listening {
     /// Connects to `url`, listens, and only then returns, so nothing announced after this is
     /// missed. `origin` is this replica's own id (its notifications are skipped: it announced
-    /// those itself); `store` reads the changed records.
+    /// those itself); `elicitations` reads and announces the changed records; with `metrics`, each
+    /// heard change's lag is recorded.
     pub async fn start(
         url: &str,
         origin: &str,
-        store: Arc<dyn Store>,
-        sink: Arc<dyn EventSink>,
-    ) -> Result<Listening, sqlx::Error> {
-        Listening::start_measured(url, origin, store, sink, None).await
-    }
-
-    /// Like [`Listening::start`], also recording each heard change's lag in `metrics`.
-    pub async fn start_measured(
-        url: &str,
-        origin: &str,
-        store: Arc<dyn Store>,
-        sink: Arc<dyn EventSink>,
+        elicitations: Elicitations,
         metrics: Option<Metrics>,
     ) -> Result<Listening, sqlx::Error> {
         let listener = new_listener(url).await?;
@@ -74,8 +64,7 @@ impl Listening {
                 state: link.clone(),
                 metrics,
             },
-            store,
-            sink,
+            elicitations,
         ));
         Ok(Listening { task, link })
     }
@@ -102,7 +91,7 @@ impl Drop for Listening {
     }
 }
 
-/// What the LISTEN task needs besides the store and the sink.
+/// What the LISTEN task needs besides the service.
 struct Link {
     url: String,
     origin: String,
@@ -119,17 +108,12 @@ async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
     Ok(listener)
 }
 
-/// Hands the other replicas' changes to `sink` until aborted. When the connection is lost, the
-/// link is marked down and the sink told to resync (this replica's streams end, and new ones are
+/// Hands the other replicas' changes to the service until aborted. When the connection is lost,
+/// the link is marked down and the service told to resync (this replica's streams end, and new ones are
 /// refused until the link is back: changes made meanwhile are not heard); a fresh listener is
 /// then built with a doubling delay, and the link marked up once it listens. Long-polls re-read
 /// the row every second, so they never depend on the link.
-async fn relay_notifications(
-    mut listener: PgListener,
-    link: Link,
-    store: Arc<dyn Store>,
-    sink: Arc<dyn EventSink>,
-) {
+async fn relay_notifications(mut listener: PgListener, link: Link, elicitations: Elicitations) {
     loop {
         match listener.try_recv().await {
             Ok(Some(notification)) => {
@@ -138,21 +122,20 @@ async fn relay_notifications(
                 else {
                     continue;
                 };
-                match store.get(&id).await {
-                    Ok(Some(record)) => {
-                        let event = Event::new(kind, record);
-                        sink.deliver(&event);
+                match elicitations.heard(kind, &id).await {
+                    Ok(Some(event)) => {
                         if let (Some(metrics), Some(changed_at)) =
                             (&link.metrics, changed_at(&event))
                         {
-                            metrics.observe_notify_lag(store.now_ms().saturating_sub(changed_at));
+                            let now = elicitations.now_ms();
+                            metrics.observe_notify_lag(now.saturating_sub(changed_at));
                         }
                     }
                     // Gone already (purged): nobody needs to hear of it.
                     Ok(None) => {}
                     Err(error) => {
                         tracing::error!(%error, "reading a changed record failed");
-                        sink.resync();
+                        elicitations.resync();
                     }
                 }
             }
@@ -163,7 +146,7 @@ async fn relay_notifications(
                 tracing::warn!(
                     "the LISTEN link to PostgreSQL is down; ending streams until it is back"
                 );
-                sink.resync();
+                elicitations.resync();
                 listener = relisten(&link.url).await;
                 link.state.set(true);
                 tracing::info!("the LISTEN link to PostgreSQL is back");

@@ -16,12 +16,15 @@ pub const PURGE_BATCH: i64 = 500;
 const MAX_BATCHES_PER_SWEEP: usize = 20;
 
 /// Deletes what finished more than `retention` ago by the store's clock; returns how many.
-pub async fn purge(store: &dyn Store, retention: Duration) -> Result<u64, StoreError> {
+pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError> {
     let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
     let finished_by = store.now_ms().saturating_sub(retention_ms);
     let mut purged = 0;
     for _ in 0..MAX_BATCHES_PER_SWEEP {
-        let batch = store.purge_finished(finished_by, PURGE_BATCH).await?;
+        let batch = store
+            .elicitations
+            .purge_finished(finished_by, PURGE_BATCH)
+            .await?;
         purged += batch;
         if batch < PURGE_BATCH.unsigned_abs() {
             break;
@@ -32,7 +35,8 @@ pub async fn purge(store: &dyn Store, retention: Duration) -> Result<u64, StoreE
     // on stay for an operator to see. They are not counted in what this returns.
     for _ in 0..MAX_BATCHES_PER_SWEEP {
         let batch = store
-            .purge_delivered_webhooks(finished_by, PURGE_BATCH)
+            .outbox
+            .purge_delivered(finished_by, PURGE_BATCH)
             .await?;
         if batch < PURGE_BATCH.unsigned_abs() {
             break;

@@ -12,28 +12,19 @@ use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::api::state::Announcer;
+use crate::announcer::Announcer;
 use crate::api::{self, AppState};
 use crate::auth::Auth;
 use crate::config::{redact_database, Config, DatabaseKind};
-use crate::events::EventSink;
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
-use crate::retention;
-use crate::store::postgres::PostgresStore;
-use crate::store::sqlite::SqliteStore;
-use crate::store::Store;
-use crate::webhooks::deliver;
+use crate::service::{sweeper, Elicitations};
+use crate::store::{Store, WebhookRows};
 use crate::webhooks::worker::{self as webhook_worker, DeliveryCounts};
+use crate::webhooks::{self, deliver};
 
-/// How often due elicitations are expired.
-pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
-/// How often the sweeper measures the store's clock again (PostgreSQL: against the database's),
-/// so a process clock that drifts or steps is corrected within this long.
-pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
-/// How often expired stream tickets are deleted (a redeem ignores them anyway).
-const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
+pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
 
 /// Why the relay could not start.
 #[derive(Debug)]
@@ -59,102 +50,61 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// An open store and, on PostgreSQL, the origin its notifications carry.
-#[derive(Debug)]
-pub struct OpenStore {
-    /// The store.
-    pub store: Arc<dyn Store>,
-    /// `Some(origin)` for a store that replicas share (PostgreSQL): others' changes are heard by
-    /// a LISTEN link, which skips this origin.
-    pub shared: Option<String>,
-}
-
-/// Opens the store a database URL names (`sqlite:…` or `postgres://…`).
-pub async fn open_store(url: &str) -> Result<OpenStore, ServeError> {
-    open_store_with(url, false).await
-}
-
-/// Like [`open_store`]; with `webhook_outbox` every change also queues its webhook, in the
-/// change's own transaction.
-pub async fn open_store_with(url: &str, webhook_outbox: bool) -> Result<OpenStore, ServeError> {
-    let described = |error: crate::store::StoreError| {
-        ServeError::Database(format!("{} ({})", error.0, redact_database(url)))
-    };
-    match DatabaseKind::of(url) {
-        Some(DatabaseKind::Sqlite) => Ok(OpenStore {
-            store: Arc::new(
-                SqliteStore::open(url)
-                    .await
-                    .map_err(described)?
-                    .with_webhook_outbox(webhook_outbox),
-            ),
-            shared: None,
-        }),
-        Some(DatabaseKind::Postgres) => {
-            let store = PostgresStore::connect(url)
-                .await
-                .map_err(described)?
-                .with_webhook_outbox(webhook_outbox);
-            Ok(OpenStore {
-                shared: Some(store.origin().to_string()),
-                store: Arc::new(store),
-            })
+/// Opens the store a database URL names (`sqlite:…` or `postgres://…`); with `webhook_outbox`
+/// every change also queues its webhook, in the change's own transaction.
+pub async fn open_store(url: &str, webhook_outbox: bool) -> Result<Arc<Store>, ServeError> {
+    let webhook_rows = webhook_outbox.then_some(webhooks::outbox_row as WebhookRows);
+    let opened = match DatabaseKind::of(url) {
+        Some(DatabaseKind::Sqlite) => Store::sqlite(url, webhook_rows).await,
+        Some(DatabaseKind::Postgres) => Store::postgres(url, webhook_rows).await,
+        None => {
+            return Err(ServeError::Config(format!(
+                "database URL {:?} must start with sqlite: or postgres://",
+                redact_database(url)
+            )))
         }
-        None => Err(ServeError::Config(format!(
-            "database URL {:?} must start with sqlite: or postgres://",
-            redact_database(url)
-        ))),
-    }
+    };
+    let store = opened
+        .map_err(|error| ServeError::Database(format!("{} ({})", error.0, redact_database(url))))?;
+    Ok(Arc::new(store))
 }
 
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    let opened = open_store_with(&config.database, config.webhook.is_some()).await?;
-    serve_with_store(config, opened).await
+    let store = open_store(&config.database, config.webhook.is_some()).await?;
+    serve_with_store(config, store).await
 }
 
 /// Like [`serve`], on a store already open (tests share one between servers). With webhooks
-/// configured, the store must have been opened with its outbox on ([`open_store_with`]).
-pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Server, ServeError> {
-    let OpenStore { store, shared } = opened;
+/// configured, the store must have been opened with its outbox on ([`open_store`]).
+pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Server, ServeError> {
     let hub = Hub::new(config.streams);
-    let webhook_wake = Arc::new(Notify::new());
-    let webhook_client = match &config.webhook {
-        Some(_) => Some(deliver::client().map_err(ServeError::Config)?),
+    let metrics = Metrics::new();
+    // The webhook client is built before anything listens: a failure stops the start.
+    let webhooks = match &config.webhook {
+        Some(webhook) => Some((
+            webhook.clone(),
+            deliver::client().map_err(ServeError::Config)?,
+        )),
         None => None,
     };
-    let mut own_announcer = Announcer::new(hub.clone(), store.clock().clone());
-    if config.webhook.is_some() {
-        own_announcer = own_announcer.waking(Arc::clone(&webhook_wake));
+    let webhook_wake = Arc::new(Notify::new());
+    let mut announcer = Announcer::new(hub.clone(), store.clock().clone());
+    if webhooks.is_some() {
+        announcer = announcer.waking(Arc::clone(&webhook_wake));
     }
-    let announcer: Arc<dyn EventSink> = Arc::new(own_announcer.clone());
-    let metrics = Metrics::new();
+    let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
     // Listening before serving: no other replica's change after the first request is missed.
-    let listening = match shared {
-        Some(origin) => Some(
-            Listening::start_measured(
-                &config.database,
-                &origin,
-                Arc::clone(&store),
-                Arc::clone(&announcer),
-                Some(metrics.clone()),
-            )
-            .await
-            .map_err(|error| {
-                ServeError::Database(format!(
-                    "cannot listen for other replicas' changes: {error} ({})",
-                    redact_database(&config.database)
-                ))
-            })?,
-        ),
+    let listening = match store.origin() {
+        Some(origin) => Some(listen_to_replicas(&config, origin, &elicitations, &metrics).await?),
         None => None,
     };
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let state = AppState {
         store: Arc::clone(&store),
+        elicitations: elicitations.clone(),
         hub: hub.clone(),
-        announcer: own_announcer,
         auth: Arc::new(
             Auth::from_config(&config)
                 .await
@@ -165,54 +115,34 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
         metrics: metrics.clone(),
         link: listening.as_ref().map(Listening::link),
     };
-    let operations = api::operations_router(state.clone());
-    let app =
-        api::router(state, &config.allow_origins).map_err(|error| ServeError::Config(error.0))?;
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(ServeError::Bind)?;
-    let local_addr = listener.local_addr().map_err(ServeError::Bind)?;
-    let metrics_listener = match config.metrics_listen {
-        Some(address) => Some(
-            tokio::net::TcpListener::bind(address)
-                .await
-                .map_err(ServeError::Bind)?,
-        ),
-        None => None,
-    };
-    let metrics_addr = match &metrics_listener {
-        Some(listener) => Some(listener.local_addr().map_err(ServeError::Bind)?),
-        None => None,
-    };
-    let mut http = vec![serve_http(listener, app, stopping_rx.clone())];
-    if let Some(listener) = metrics_listener {
-        http.push(serve_http(listener, operations, stopping_rx.clone()));
-    }
-
-    let webhooks = match (config.webhook.clone(), webhook_client) {
-        (Some(webhook), Some(client)) => Some(tokio::spawn(webhook_worker::run(
+    let (http, local_addr, metrics_addr) = bind_http(&config, state, &stopping_rx).await?;
+    let webhooks = webhooks.map(|(webhook, client)| {
+        tokio::spawn(webhook_worker::run(
             Arc::clone(&store),
             webhook,
             client,
             webhook_wake,
             DeliveryCounts::exported(metrics.webhooks().clone()),
             stopping_rx.clone(),
-        ))),
-        _ => None,
-    };
-    // Stops on its own when `stopping` turns true (or its sender is dropped with the server).
-    tokio::spawn(crate::audit_checkpoint::run(
-        Arc::clone(&store),
-        config.audit_checkpoint_interval,
-        stopping_rx.clone(),
-    ));
-    let sweeper = tokio::spawn(sweep(
-        Arc::clone(&store),
-        announcer,
-        metrics.clone(),
-        config.retention,
-        stopping_rx,
-    ));
+        ))
+    });
+    // The background jobs, and the audit checkpoints beside them, stop when `stopping` turns true.
+    let sweeper = tokio::spawn({
+        let jobs = sweeper::sweep(
+            elicitations,
+            Arc::clone(&store),
+            config.retention,
+            stopping_rx.clone(),
+        );
+        let checkpoints = crate::audit_checkpoint::run(
+            Arc::clone(&store),
+            config.audit_checkpoint_interval,
+            stopping_rx,
+        );
+        async move {
+            tokio::join!(jobs, checkpoints);
+        }
+    });
     tracing::info!(
         address = %local_addr,
         metrics_address = metrics_addr.map(|address| address.to_string()),
@@ -235,6 +165,64 @@ pub async fn serve_with_store(config: Config, opened: OpenStore) -> Result<Serve
     })
 }
 
+/// The LISTEN link to the other replicas sharing the database, measured into `metrics`.
+async fn listen_to_replicas(
+    config: &Config,
+    origin: &str,
+    elicitations: &Elicitations,
+    metrics: &Metrics,
+) -> Result<Listening, ServeError> {
+    Listening::start(
+        &config.database,
+        origin,
+        elicitations.clone(),
+        Some(metrics.clone()),
+    )
+    .await
+    .map_err(|error| {
+        ServeError::Database(format!(
+            "cannot listen for other replicas' changes: {error} ({})",
+            redact_database(&config.database)
+        ))
+    })
+}
+
+/// The HTTP servers: the API on `--listen`, and the operators' routes on `--metrics-listen`
+/// when set; each serves until `stopping` turns true. Their tasks, then both bound addresses.
+async fn bind_http(
+    config: &Config,
+    state: AppState,
+    stopping: &watch::Receiver<bool>,
+) -> Result<
+    (
+        Vec<JoinHandle<std::io::Result<()>>>,
+        SocketAddr,
+        Option<SocketAddr>,
+    ),
+    ServeError,
+> {
+    let operations = api::operations_router(state.clone());
+    let app =
+        api::router(state, &config.allow_origins).map_err(|error| ServeError::Config(error.0))?;
+    let (main, local_addr) = bind(config.listen).await?;
+    let mut http = vec![serve_http(main, app, stopping.clone())];
+    let mut metrics_addr = None;
+    if let Some(address) = config.metrics_listen {
+        let (listener, bound) = bind(address).await?;
+        metrics_addr = Some(bound);
+        http.push(serve_http(listener, operations, stopping.clone()));
+    }
+    Ok((http, local_addr, metrics_addr))
+}
+
+async fn bind(address: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), ServeError> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(ServeError::Bind)?;
+    let bound = listener.local_addr().map_err(ServeError::Bind)?;
+    Ok((listener, bound))
+}
+
 /// Serves `app` on `listener` until `stopping` turns true, then finishes open requests.
 fn serve_http(
     listener: tokio::net::TcpListener,
@@ -247,76 +235,12 @@ fn serve_http(
     })
 }
 
-/// Expires due elicitations every [`SWEEP_INTERVAL`], judged by the store's clock (measured
-/// again every [`CLOCK_SYNC_INTERVAL`]), and deletes finished ones past `retention` every
-/// [`retention::PURGE_INTERVAL`], until shutdown.
-async fn sweep(
-    store: Arc<dyn Store>,
-    announcer: Arc<dyn EventSink>,
-    metrics: Metrics,
-    retention: Duration,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let mut ticks = tokio::time::interval(SWEEP_INTERVAL);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut clock_synced = tokio::time::Instant::now();
-    let mut failing = false;
-    let mut last_purge = tokio::time::Instant::now();
-    let mut last_retention = tokio::time::Instant::now();
-    let mut retention_failing = false;
-    loop {
-        tokio::select! {
-            _ = ticks.tick() => {}
-            _ = shutdown.wait_for(|stopping| *stopping) => return,
-        }
-        if clock_synced.elapsed() >= CLOCK_SYNC_INTERVAL {
-            clock_synced = tokio::time::Instant::now();
-            // A failed measurement keeps the last offset; the sweep below reports the outage.
-            let _ = store.sync_clock().await;
-        }
-        if last_purge.elapsed() >= TICKET_PURGE_INTERVAL {
-            last_purge = tokio::time::Instant::now();
-            if let Err(error) = store.purge_tickets(store.now_ms()).await {
-                tracing::error!(%error, "purging stream tickets failed");
-            }
-        }
-        if last_retention.elapsed() >= retention::PURGE_INTERVAL {
-            last_retention = tokio::time::Instant::now();
-            match retention::purge(store.as_ref(), retention).await {
-                Ok(_) => retention_failing = false,
-                // Said once per outage, like the expiry sweep's.
-                Err(error) if !retention_failing => {
-                    retention_failing = true;
-                    tracing::error!(%error, "deleting finished elicitations failed");
-                }
-                Err(_) => {}
-            }
-        }
-        match store.expire_due(store.now_ms()).await {
-            Ok(expired) => {
-                failing = false;
-                for event in &expired {
-                    metrics.count_change(event);
-                    announcer.deliver(event);
-                }
-            }
-            Err(error) => {
-                // Said once per outage, not five times a second.
-                if !failing {
-                    tracing::error!(%error, "expiry sweep failed");
-                }
-                failing = true;
-            }
-        }
-    }
-}
-
 /// A running relay.
 #[derive(Debug)]
 pub struct Server {
     local_addr: SocketAddr,
     metrics_addr: Option<SocketAddr>,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     hub: Hub,
     metrics: Metrics,
     listening: Option<Listening>,
@@ -344,7 +268,7 @@ impl Server {
     }
 
     /// Its store.
-    pub fn store(&self) -> &Arc<dyn Store> {
+    pub fn store(&self) -> &Arc<Store> {
         &self.store
     }
 

@@ -9,13 +9,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use futures_util::future::join_all;
 use koder_elicitation_relay::events::{Event, EventKind, EventSink};
 use koder_elicitation_relay::listen::Listening;
-use koder_elicitation_relay::store::postgres::PostgresStore;
-use koder_elicitation_relay::store::sqlite::SqliteStore;
+use koder_elicitation_relay::metrics::Metrics;
+use koder_elicitation_relay::service::Elicitations;
 use koder_elicitation_relay::store::{
     Actor, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant,
     TenantFilter,
 };
-use koder_elicitation_relay::{serve_with_store, Config, OpenStore};
+use koder_elicitation_relay::webhooks::outbox_row;
+use koder_elicitation_relay::{serve_with_store, Config};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -106,22 +107,22 @@ impl EventSink for Recorder {
 
 /// A PostgreSQL replica as the server runs one: the store and its LISTEN link into a recorder.
 struct Replica {
-    store: Arc<PostgresStore>,
+    store: Arc<Store>,
     heard: mpsc::UnboundedReceiver<Heard>,
     listening: Listening,
 }
 
 async fn replica(url: &str) -> Replica {
-    let store = Arc::new(PostgresStore::connect(url).await.expect("connect"));
+    let store = Arc::new(Store::postgres(url, None).await.expect("connect"));
     let (sender, heard) = mpsc::unbounded_channel();
-    let listening = Listening::start(
-        url,
-        store.origin(),
-        Arc::clone(&store) as Arc<dyn Store>,
+    let elicitations = Elicitations::new(
+        Arc::clone(&store),
         Arc::new(Recorder(sender)),
-    )
-    .await
-    .expect("listen");
+        Metrics::new(),
+    );
+    let listening = Listening::start(url, store.origin().expect("shared"), elicitations, None)
+        .await
+        .expect("listen");
     Replica {
         store,
         heard,
@@ -153,8 +154,13 @@ async fn assert_quiet(heard: &mut mpsc::UnboundedReceiver<Heard>) {
 }
 
 /// Creates a new elicitation, which must be new, and returns its record.
-async fn create_new(store: &dyn Store, new: NewElicitation) -> Record {
-    match store.create(new, &Actor::Host).await.expect("create") {
+async fn create_new(store: &Store, new: NewElicitation) -> Record {
+    match store
+        .elicitations
+        .create(new, &Actor::Host)
+        .await
+        .expect("create")
+    {
         Created::New(event) => {
             assert_eq!(event.kind, EventKind::Created);
             (*event.record).clone()
@@ -167,7 +173,7 @@ async fn create_new(store: &dyn Store, new: NewElicitation) -> Record {
 // ---------------------------------------------------------------------------------------------
 // The one set of checks both stores must pass. `space` keeps the tenants of one run apart.
 
-async fn check_store_promises(store: Arc<dyn Store>) {
+async fn check_store_promises(store: Arc<Store>) {
     let space = unique();
     let user = format!("user-{space}");
     let other_user = format!("other-{space}");
@@ -202,33 +208,41 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     assert_eq!(first.result, None);
     assert!(!first.completed);
     assert_eq!(
-        store.get(&first.id).await.expect("get"),
+        store.elicitations.get(&first.id).await.expect("get"),
         Some(first.clone())
     );
-    assert_eq!(store.get("no-such-id").await.expect("get"), None);
+    assert_eq!(
+        store.elicitations.get("no-such-id").await.expect("get"),
+        None
+    );
 
     let everything = store
+        .elicitations
         .pending(&filter(&user, "w1", None))
         .await
         .expect("pending");
     assert_eq!(ids(&everything), [first.id.as_str(), second.id.as_str()]);
     assert_eq!(everything, [first.clone(), second.clone()]);
     let one_conversation = store
+        .elicitations
         .pending(&filter(&user, "w1", Some("c2")))
         .await
         .expect("pending");
     assert_eq!(ids(&one_conversation), [second.id.as_str()]);
     let other_workspace = store
+        .elicitations
         .pending(&filter(&user, "w2", None))
         .await
         .expect("pending");
     assert_eq!(ids(&other_workspace), [elsewhere.id.as_str()]);
     let other_person = store
+        .elicitations
         .pending(&filter(&other_user, "w1", Some("c1")))
         .await
         .expect("pending");
     assert_eq!(ids(&other_person), [someone_else.id.as_str()]);
     assert!(store
+        .elicitations
         .pending(&filter(&user, "w1", Some("c3")))
         .await
         .expect("pending")
@@ -252,22 +266,28 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     let repeat = keyed(&tenant(&user, "w1", "c1"), t0 + 4, "digest-a");
     let repeat_id = repeat.id.clone();
     let answered = store
+        .elicitations
         .create(repeat, &Actor::Host)
         .await
         .expect("repeat create");
     assert_eq!(answered, Created::Existing(Box::new(original.clone())));
-    assert_eq!(store.get(&repeat_id).await.expect("get"), None);
+    assert_eq!(store.elicitations.get(&repeat_id).await.expect("get"), None);
     let changed = keyed(&tenant(&user, "w1", "c1"), t0 + 5, "digest-b");
     let changed_id = changed.id.clone();
     let refused = store
+        .elicitations
         .create(changed, &Actor::Host)
         .await
         .expect("changed create");
     assert_eq!(refused, Created::KeyReused);
     assert_eq!(refused.record(), None, "nothing of the first is handed out");
-    assert_eq!(store.get(&changed_id).await.expect("get"), None);
+    assert_eq!(
+        store.elicitations.get(&changed_id).await.expect("get"),
+        None
+    );
     assert_eq!(
         store
+            .elicitations
             .pending(&filter(&user, "w1", None))
             .await
             .expect("pending")
@@ -290,6 +310,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     let same_person_other_conversation = own_records.pop().expect("three records");
     assert_eq!(
         ids(&store
+            .elicitations
             .pending(&filter(&other_user, "w1", Some("c1")))
             .await
             .expect("pending")),
@@ -304,6 +325,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         new.request_digest = Some("digest-race".into());
         tokio::spawn(async move {
             let created = store
+                .elicitations
                 .create(new, &Actor::Host)
                 .await
                 .expect("racing create");
@@ -326,6 +348,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     );
     assert_eq!(
         store
+            .elicitations
             .pending(&filter(&user, "w9", None))
             .await
             .expect("pending")
@@ -341,6 +364,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         tokio::spawn(async move {
             let result = json!({"action": "accept", "content": {"name": format!("n{index}")}});
             let won = store
+                .elicitations
                 .finish(&id, Status::Settled, &result, t0 + 10, &Actor::Relay)
                 .await
                 .expect("finish");
@@ -359,13 +383,19 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     assert_eq!(winners.len(), 1, "exactly one of 50 finishes wins");
     let (winning_event, winning_result) = winners[0];
     assert!(same_change(winning_event, EventKind::Settled, &first));
-    let settled = store.get(&first.id).await.expect("get").expect("present");
+    let settled = store
+        .elicitations
+        .get(&first.id)
+        .await
+        .expect("get")
+        .expect("present");
     assert_eq!(settled.status, Status::Settled);
     assert_eq!(settled.result.as_ref(), Some(winning_result));
     assert_eq!(settled.finished_at, Some(t0 + 10));
     assert_eq!(*winning_event.record, settled, "the event carries the row");
     let withdraw = json!({"action": "cancel"});
     assert!(store
+        .elicitations
         .finish(
             &first.id,
             Status::Withdrawn,
@@ -376,12 +406,17 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         .await
         .expect("finish")
         .is_none());
-    assert_eq!(store.get(&first.id).await.expect("get"), Some(settled));
+    assert_eq!(
+        store.elicitations.get(&first.id).await.expect("get"),
+        Some(settled)
+    );
     assert!(store
+        .elicitations
         .finish(&second.id, Status::Pending, &withdraw, t0, &Actor::Relay)
         .await
         .is_err());
     let withdrawn = store
+        .elicitations
         .finish(
             &second.id,
             Status::Withdrawn,
@@ -395,12 +430,14 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     assert!(same_change(&withdrawn, EventKind::Withdrawn, &second));
     assert_eq!(withdrawn.record.status, Status::Withdrawn);
     assert!(store
+        .elicitations
         .finish("no-such-id", Status::Settled, &withdraw, t0, &Actor::Relay)
         .await
         .expect("finish unknown")
         .is_none());
     assert_eq!(
         ids(&store
+            .elicitations
             .pending(&filter(&user, "w1", None))
             .await
             .expect("pending")),
@@ -412,6 +449,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
 
     // complete: marks once, also after settling; unknown ids are not marked.
     let completed = store
+        .elicitations
         .complete(&first.id, &Actor::Host)
         .await
         .expect("complete")
@@ -419,16 +457,23 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     assert!(same_change(&completed, EventKind::Complete, &first));
     assert!(completed.record.completed);
     assert!(store
+        .elicitations
         .complete(&first.id, &Actor::Host)
         .await
         .expect("complete again")
         .is_none());
     assert!(store
+        .elicitations
         .complete("no-such-id", &Actor::Host)
         .await
         .expect("complete unknown")
         .is_none());
-    let completed = store.get(&first.id).await.expect("get").expect("present");
+    let completed = store
+        .elicitations
+        .get(&first.id)
+        .await
+        .expect("get")
+        .expect("present");
     assert!(completed.completed);
     assert_eq!(completed.status, Status::Settled);
 
@@ -449,7 +494,11 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         new_elicitation(&tenant(&due_space, "w1", ""), t0, t0 + 5_000),
     )
     .await;
-    let expired = store.expire_due(t0 + 1_000).await.expect("expire");
+    let expired = store
+        .elicitations
+        .expire_due(t0 + 1_000)
+        .await
+        .expect("expire");
     let expired_here: Vec<&Event> = expired
         .iter()
         .filter(|event| event.tenant().user_id == due_space)
@@ -468,11 +517,17 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         assert_eq!(record.result, Some(json!({"action": "cancel"})));
         assert_eq!(record.finished_at, Some(t0 + 1_000));
         assert_eq!(
-            store.get(&record.id).await.expect("get").as_ref(),
+            store
+                .elicitations
+                .get(&record.id)
+                .await
+                .expect("get")
+                .as_ref(),
             Some(record.as_ref())
         );
     }
     assert!(store
+        .elicitations
         .finish(
             &soon.id,
             Status::Settled,
@@ -486,7 +541,13 @@ async fn check_store_promises(store: Arc<dyn Store>) {
     // Ten sweepers at once: the remaining due one expires exactly once.
     let sweeps = (0..10).map(|_| {
         let store = Arc::clone(&store);
-        tokio::spawn(async move { store.expire_due(t0 + 5_000).await.expect("expire") })
+        tokio::spawn(async move {
+            store
+                .elicitations
+                .expire_due(t0 + 5_000)
+                .await
+                .expect("expire")
+        })
     });
     let swept: Vec<String> = join_all(sweeps)
         .await
@@ -497,6 +558,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
         .collect();
     assert_eq!(swept, [not_yet.id.as_str()]);
     assert!(store
+        .elicitations
         .pending(&filter(&due_space, "w1", None))
         .await
         .expect("pending")
@@ -505,7 +567,7 @@ async fn check_store_promises(store: Arc<dyn Store>) {
 
 /// Retention: finished ones that finished by the cutoff go, a batch at a time; later ones and
 /// pending ones stay; the audit trail keeps every entry.
-async fn check_retention(store: &dyn Store) {
+async fn check_retention(store: &Store) {
     let t0 = now_ms();
     let space = format!("retention-{}", unique());
     let mut finished = Vec::new();
@@ -525,6 +587,7 @@ async fn check_retention(store: &dyn Store) {
         )
         .await;
         store
+            .elicitations
             .finish(
                 &record.id,
                 status,
@@ -543,6 +606,7 @@ async fn check_retention(store: &dyn Store) {
     )
     .await;
     store
+        .elicitations
         .finish(
             &later.id,
             Status::Settled,
@@ -558,30 +622,66 @@ async fn check_retention(store: &dyn Store) {
         new_elicitation(&tenant(&space, "w1", ""), t0, t0 + 600_000),
     )
     .await;
-    let audited = store.audit(0, 1_000).await.expect("audit").len();
+    let audited = store.audit.page(0, 1_000).await.expect("audit").len();
 
     // Cutoff t0 + 10: the five finished by then go, two by two.
     let batches = [
-        store.purge_finished(t0 + 10, 2).await.expect("purge"),
-        store.purge_finished(t0 + 10, 2).await.expect("purge"),
-        store.purge_finished(t0 + 10, 2).await.expect("purge"),
-        store.purge_finished(t0 + 10, 2).await.expect("purge"),
+        store
+            .elicitations
+            .purge_finished(t0 + 10, 2)
+            .await
+            .expect("purge"),
+        store
+            .elicitations
+            .purge_finished(t0 + 10, 2)
+            .await
+            .expect("purge"),
+        store
+            .elicitations
+            .purge_finished(t0 + 10, 2)
+            .await
+            .expect("purge"),
+        store
+            .elicitations
+            .purge_finished(t0 + 10, 2)
+            .await
+            .expect("purge"),
     ];
     assert_eq!(batches, [2, 2, 1, 0]);
     for id in &finished {
-        assert_eq!(store.get(id).await.expect("get"), None, "{id} purged");
+        assert_eq!(
+            store.elicitations.get(id).await.expect("get"),
+            None,
+            "{id} purged"
+        );
     }
-    assert!(store.get(&later.id).await.expect("get").is_some());
+    assert!(store
+        .elicitations
+        .get(&later.id)
+        .await
+        .expect("get")
+        .is_some());
     // Pending ones are never purged, whatever the cutoff.
-    assert_eq!(store.purge_finished(i64::MAX, 100).await.expect("purge"), 1);
+    assert_eq!(
+        store
+            .elicitations
+            .purge_finished(i64::MAX, 100)
+            .await
+            .expect("purge"),
+        1
+    );
     assert_eq!(
         ids(&store
+            .elicitations
             .pending(&filter(&space, "w1", None))
             .await
             .expect("pending")),
         [pending.id.as_str()]
     );
-    assert_eq!(store.audit(0, 1_000).await.expect("audit").len(), audited);
+    assert_eq!(
+        store.audit.page(0, 1_000).await.expect("audit").len(),
+        audited
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -590,13 +690,17 @@ async fn check_retention(store: &dyn Store) {
 async fn sqlite_store_keeps_the_store_promises() {
     let dir = TempDir::new("sqlite");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = SqliteStore::open(&url).await.expect("open");
+    let store = Store::sqlite(&url, None).await.expect("open");
     check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 
     // Reopening the file keeps everything (and the schema statements are idempotent).
-    let reopened = SqliteStore::open(&url).await.expect("reopen");
-    let count: Vec<Event> = reopened.expire_due(i64::MAX).await.expect("expire");
+    let reopened = Store::sqlite(&url, None).await.expect("reopen");
+    let count: Vec<Event> = reopened
+        .elicitations
+        .expire_due(i64::MAX)
+        .await
+        .expect("expire");
     assert!(
         !count.is_empty(),
         "the reopened file still holds the pending ones"
@@ -606,16 +710,14 @@ async fn sqlite_store_keeps_the_store_promises() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sqlite_in_memory_store_keeps_the_store_promises() {
     // One connection serves every caller: a second one would see a different, empty database.
-    let store = SqliteStore::open("sqlite::memory:").await.expect("open");
+    let store = Store::sqlite("sqlite::memory:", None).await.expect("open");
     check_store_promises(Arc::new(store)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_store_keeps_the_store_promises() {
     let postgres = Postgres::start();
-    let store = PostgresStore::connect(&postgres.url)
-        .await
-        .expect("connect");
+    let store = Store::postgres(&postgres.url, None).await.expect("connect");
     check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 }
@@ -651,6 +753,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
     assert_quiet(&mut heard_by_a).await;
     assert_eq!(
         ids(&replica_b
+            .elicitations
             .pending(&filter("ana", "acme", None))
             .await
             .expect("pending")),
@@ -667,6 +770,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         let id = record.id.clone();
         tokio::spawn(async move {
             let won = replica
+                .elicitations
                 .finish(
                     &id,
                     Status::Settled,
@@ -715,7 +819,13 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         } else {
             Arc::clone(&replica_b)
         };
-        tokio::spawn(async move { replica.expire_due(t0 + 1_000).await.expect("expire") })
+        tokio::spawn(async move {
+            replica
+                .elicitations
+                .expire_due(t0 + 1_000)
+                .await
+                .expect("expire")
+        })
     });
     let mut swept: Vec<String> = join_all(sweeps)
         .await
@@ -765,17 +875,27 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let replica_a = PostgresStore::connect(&postgres.url)
+    let replica_a = Store::postgres(&postgres.url, None)
         .await
         .expect("reconnect A");
-    let reread = replica_a.get(&record.id).await.expect("get").expect("kept");
+    let reread = replica_a
+        .elicitations
+        .get(&record.id)
+        .await
+        .expect("get")
+        .expect("kept");
     assert_eq!(reread.status, Status::Settled);
     assert_eq!(
         Some(reread),
-        replica_b.get(&record.id).await.expect("get on B")
+        replica_b
+            .elicitations
+            .get(&record.id)
+            .await
+            .expect("get on B")
     );
     for expired in &due {
         let kept = replica_a
+            .elicitations
             .get(&expired.id)
             .await
             .expect("get")
@@ -783,6 +903,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         assert_eq!(kept.status, Status::Expired);
     }
     assert!(replica_a
+        .elicitations
         .complete(&record.id, &Actor::Host)
         .await
         .expect("complete")
@@ -805,7 +926,7 @@ async fn listening_connections(pool: &sqlx::PgPool) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let postgres = Postgres::start();
-    let replica_a = PostgresStore::connect(&postgres.url)
+    let replica_a = Store::postgres(&postgres.url, None)
         .await
         .expect("connect A");
     let Replica {
@@ -835,6 +956,7 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let mut resynced = false;
     while !heard_again && tokio::time::Instant::now() < deadline {
         let Ok(after) = replica_a
+            .elicitations
             .create(
                 new_elicitation(&tenant("cy", "acme", ""), now_ms(), t0 + 600_000),
                 &Actor::Host,
@@ -871,6 +993,7 @@ async fn postgres_listen_task_comes_back_after_a_server_restart() {
     assert!(listening_b.is_running());
     assert_eq!(
         replica_b
+            .elicitations
             .get(&before.id)
             .await
             .expect("get")
@@ -957,8 +1080,9 @@ fn previous_rows(now: i64) -> [String; 2] {
 /// What the upgraded store must show: the old rows as they were, the old key still its
 /// tenant's (unchanged: an old row kept no digest to differ from) and free in other tenants,
 /// and the old pending one finishes.
-async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
+async fn check_previous_rows_upgraded(store: &Store, now: i64) {
     let pending = store
+        .elicitations
         .pending(&filter("ana", "acme", None))
         .await
         .expect("pending");
@@ -977,6 +1101,7 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     };
     assert_eq!(
         store
+            .elicitations
             .create(
                 keyed(&tenant("ana", "acme", "c1"), "digest-a"),
                 &Actor::Host
@@ -991,6 +1116,7 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     // The per-tenant index took its place.
     assert_eq!(
         store
+            .elicitations
             .create(
                 keyed(&tenant("bob", "acme", "c1"), "digest-b"),
                 &Actor::Host
@@ -1001,6 +1127,7 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
     );
 
     let settled = store
+        .elicitations
         .finish(
             PREVIOUS_PENDING,
             Status::Settled,
@@ -1013,6 +1140,7 @@ async fn check_previous_rows_upgraded(store: &dyn Store, now: i64) {
         .expect("the previous pending one finishes");
     assert_eq!(settled.record.status, Status::Settled);
     let kept = store
+        .elicitations
         .get(PREVIOUS_SETTLED)
         .await
         .expect("get")
@@ -1041,12 +1169,13 @@ async fn sqlite_store_upgrades_a_database_the_previous_version_wrote() {
     }
     previous.close().await;
 
-    let store = SqliteStore::open(&url).await.expect("open upgrades");
+    let store = Store::sqlite(&url, None).await.expect("open upgrades");
     check_previous_rows_upgraded(&store, now).await;
     drop(store);
     // Opening again finds the current shape and changes nothing.
-    let reopened = SqliteStore::open(&url).await.expect("reopen");
+    let reopened = Store::sqlite(&url, None).await.expect("reopen");
     let previous = reopened
+        .elicitations
         .get(PREVIOUS_PENDING)
         .await
         .expect("get")
@@ -1054,6 +1183,7 @@ async fn sqlite_store_upgrades_a_database_the_previous_version_wrote() {
     assert_eq!(previous.status, Status::Settled);
     assert_eq!(
         reopened
+            .elicitations
             .pending(&filter("bob", "acme", None))
             .await
             .expect("pending")
@@ -1082,17 +1212,18 @@ async fn postgres_store_upgrades_a_database_the_previous_version_wrote() {
 
     // Two replicas start at once on the old table: one upgrades it, under the schema lock.
     let (store, other) = tokio::join!(
-        PostgresStore::connect(&postgres.url),
-        PostgresStore::connect(&postgres.url)
+        Store::postgres(&postgres.url, None),
+        Store::postgres(&postgres.url, None)
     );
     let store = store.expect("connect upgrades");
     other.expect("the other replica connects too");
     check_previous_rows_upgraded(&store, now).await;
-    let reconnected = PostgresStore::connect(&postgres.url)
+    let reconnected = Store::postgres(&postgres.url, None)
         .await
         .expect("reconnect");
     assert_eq!(
         reconnected
+            .elicitations
             .get(PREVIOUS_PENDING)
             .await
             .expect("get")
@@ -1120,10 +1251,9 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
     let postgres = Postgres::start();
     let connect = || async {
         Arc::new(
-            PostgresStore::connect(&postgres.url)
+            Store::postgres(&postgres.url, Some(outbox_row))
                 .await
-                .expect("connect")
-                .with_webhook_outbox(true),
+                .expect("connect"),
         )
     };
     let (ana_replica, bob_replica) = (connect().await, connect().await);
@@ -1146,7 +1276,7 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
     .expect("hold the webhook id");
     let late_create = tokio::spawn({
         let store = Arc::clone(&ana_replica);
-        async move { store.create(late, &Actor::Host).await }
+        async move { store.elicitations.create(late, &Actor::Host).await }
     });
     let started = std::time::Instant::now();
     while waiting_on_a_lock(&raw, "INSERT INTO koder_webhook_outbox").await == 0 {
@@ -1166,7 +1296,7 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
     })
     .await
     .expect("bob's changes do not wait for ana's");
-    let first_page = bob_replica.audit(0, 100).await.expect("audit");
+    let first_page = bob_replica.audit.page(0, 100).await.expect("audit");
     let seqs: Vec<Option<i64>> = first_page.iter().map(|entry| entry.seq).collect();
     assert_eq!(seqs, [Some(1), Some(2)]);
     assert!(first_page.iter().all(|entry| entry.tenant.user_id == "bob"));
@@ -1178,7 +1308,7 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
         .expect("join")
         .expect("ana's change commits");
     assert!(matches!(created, Created::New(_)), "{created:?}");
-    let next_page = ana_replica.audit(2, 100).await.expect("audit");
+    let next_page = ana_replica.audit.page(2, 100).await.expect("audit");
     assert_eq!(next_page.len(), 1, "{next_page:?}");
     assert_eq!(next_page[0].seq, Some(3));
     assert_eq!(next_page[0].elicitation_id, late_id);
@@ -1194,15 +1324,13 @@ const HOUR_MS: i64 = 3_600_000;
 async fn postgres_time_is_told_by_the_databases_clock() {
     let postgres = Postgres::start();
     // On one machine the two clocks agree: the measured offset is small, also when measured again.
-    let store = PostgresStore::connect(&postgres.url)
-        .await
-        .expect("connect");
+    let store = Store::postgres(&postgres.url, None).await.expect("connect");
     assert!(
         store.clock().offset_ms().abs() < 1_000,
         "offset {} ms",
         store.clock().offset_ms()
     );
-    store.sync_clock().await.expect("measure again");
+    store.health.sync_clock().await.expect("measure again");
     assert!(store.clock().offset_ms().abs() < 1_000);
     drop(store);
 
@@ -1230,7 +1358,7 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     .await
     .expect("a clock an hour ahead");
 
-    let store = PostgresStore::connect(&ahead_url).await.expect("connect");
+    let store = Store::postgres(&ahead_url, None).await.expect("connect");
     let offset = store.clock().offset_ms();
     assert!(
         (HOUR_MS - 1_000..HOUR_MS + 1_000).contains(&offset),
@@ -1242,7 +1370,6 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     // A relay on that store judges by the database's clock: its sweeper expires one that is due
     // by the database's clock though this process's clock gives it ten more minutes, and keeps
     // one due in ten minutes by the database's clock.
-    let origin = store.origin().to_string();
     let server = serve_with_store(
         {
             let mut config = Config::new(SERVICE_TOKEN, "store-test-jwt-secret-0123456789abcdef");
@@ -1250,10 +1377,7 @@ async fn postgres_time_is_told_by_the_databases_clock() {
             config.database = ahead_url.clone();
             config
         },
-        OpenStore {
-            store: Arc::new(store),
-            shared: Some(origin),
-        },
+        Arc::new(store),
     )
     .await
     .expect("serve");
@@ -1276,7 +1400,12 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     .await;
     let deadline = tokio::time::Instant::now() + EVENT_WAIT;
     let expired = loop {
-        let record = store.get(&due.id).await.expect("get").expect("present");
+        let record = store
+            .elicitations
+            .get(&due.id)
+            .await
+            .expect("get")
+            .expect("present");
         if record.status != Status::Pending {
             break record;
         }
@@ -1295,6 +1424,7 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     );
     assert_eq!(
         store
+            .elicitations
             .get(&not_due.id)
             .await
             .expect("get")
@@ -1342,17 +1472,18 @@ fn new_ticket(digest: &str, user: &str, now: i64) -> NewTicket {
     }
 }
 
-async fn check_ticket_promises(store: &dyn Store) {
+async fn check_ticket_promises(store: &Store) {
     let now = now_ms();
     let prefix = unique();
     let digest = |n: usize| format!("{prefix}-{n}");
     assert!(store
-        .issue_ticket(&new_ticket(&digest(0), "ana", now), 3, now)
+        .tickets
+        .issue(&new_ticket(&digest(0), "ana", now), 3, now)
         .await
         .expect("issue"));
     // Redeemed once, with the scope and the token's end it was issued with; then gone.
     assert_eq!(
-        store.redeem_ticket(&digest(0), now).await.expect("redeem"),
+        store.tickets.redeem(&digest(0), now).await.expect("redeem"),
         Some(RedeemedTicket {
             user_id: "ana".into(),
             workspace_id: "acme".into(),
@@ -1361,12 +1492,13 @@ async fn check_ticket_promises(store: &dyn Store) {
         })
     );
     assert_eq!(
-        store.redeem_ticket(&digest(0), now).await.expect("again"),
+        store.tickets.redeem(&digest(0), now).await.expect("again"),
         None
     );
     assert_eq!(
         store
-            .redeem_ticket("never-issued", now)
+            .tickets
+            .redeem("never-issued", now)
             .await
             .expect("unknown"),
         None
@@ -1375,19 +1507,21 @@ async fn check_ticket_promises(store: &dyn Store) {
     // An expired ticket is not redeemed, and the purge deletes it.
     let user = format!("expiring-{prefix}");
     assert!(store
-        .issue_ticket(&new_ticket(&digest(1), &user, now), 3, now)
+        .tickets
+        .issue(&new_ticket(&digest(1), &user, now), 3, now)
         .await
         .expect("issue"));
     assert_eq!(
         store
-            .redeem_ticket(&digest(1), now + 30_000)
+            .tickets
+            .redeem(&digest(1), now + 30_000)
             .await
             .expect("late"),
         None
     );
-    assert!(store.purge_tickets(now + 30_000).await.expect("purge") >= 1);
+    assert!(store.tickets.purge(now + 30_000).await.expect("purge") >= 1);
     assert_eq!(
-        store.redeem_ticket(&digest(1), now).await.expect("purged"),
+        store.tickets.redeem(&digest(1), now).await.expect("purged"),
         None
     );
 
@@ -1395,16 +1529,19 @@ async fn check_ticket_promises(store: &dyn Store) {
     let capped = format!("capped-{prefix}");
     for n in 10..13 {
         assert!(store
-            .issue_ticket(&new_ticket(&digest(n), &capped, now), 3, now)
+            .tickets
+            .issue(&new_ticket(&digest(n), &capped, now), 3, now)
             .await
             .expect("issue"));
     }
     assert!(!store
-        .issue_ticket(&new_ticket(&digest(13), &capped, now), 3, now)
+        .tickets
+        .issue(&new_ticket(&digest(13), &capped, now), 3, now)
         .await
         .expect("over the cap"));
     assert!(store
-        .issue_ticket(
+        .tickets
+        .issue(
             &new_ticket(&digest(14), &format!("other-{prefix}"), now),
             3,
             now
@@ -1412,7 +1549,8 @@ async fn check_ticket_promises(store: &dyn Store) {
         .await
         .expect("someone else"));
     assert!(store
-        .issue_ticket(
+        .tickets
+        .issue(
             &new_ticket(&digest(15), &capped, now + 30_000),
             3,
             now + 30_000
@@ -1425,19 +1563,19 @@ async fn check_ticket_promises(store: &dyn Store) {
 async fn sqlite_stream_tickets_work_once_and_are_capped() {
     let dir = TempDir::new("tickets");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = SqliteStore::open(&url).await.expect("open");
+    let store = Store::sqlite(&url, None).await.expect("open");
     check_ticket_promises(&store).await;
-    let memory = SqliteStore::open("sqlite::memory:").await.expect("open");
+    let memory = Store::sqlite("sqlite::memory:", None).await.expect("open");
     check_ticket_promises(&memory).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_stream_tickets_work_once_on_any_replica() {
     let postgres = Postgres::start();
-    let replica_a = PostgresStore::connect(&postgres.url)
+    let replica_a = Store::postgres(&postgres.url, None)
         .await
         .expect("connect A");
-    let replica_b = PostgresStore::connect(&postgres.url)
+    let replica_b = Store::postgres(&postgres.url, None)
         .await
         .expect("connect B");
     check_ticket_promises(&replica_a).await;
@@ -1447,12 +1585,13 @@ async fn postgres_stream_tickets_work_once_on_any_replica() {
     for round in 0..20 {
         let digest = format!("race-{round}");
         assert!(replica_a
-            .issue_ticket(&new_ticket(&digest, "ana", now), 32, now)
+            .tickets
+            .issue(&new_ticket(&digest, "ana", now), 32, now)
             .await
             .expect("issue on A"));
         let (on_a, on_b) = tokio::join!(
-            replica_a.redeem_ticket(&digest, now),
-            replica_b.redeem_ticket(&digest, now)
+            replica_a.tickets.redeem(&digest, now),
+            replica_b.tickets.redeem(&digest, now)
         );
         let winners = [on_a.expect("redeem on A"), on_b.expect("redeem on B")]
             .into_iter()

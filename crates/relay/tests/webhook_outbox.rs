@@ -11,15 +11,14 @@ use std::time::Duration;
 
 use http_support::postgres::Postgres;
 use http_support::TempDir;
-use koder_elicitation_relay::store::postgres::PostgresStore;
-use koder_elicitation_relay::store::sqlite::SqliteStore;
+use koder_elicitation_relay::store::outbox::Outcome;
 use koder_elicitation_relay::store::{Actor, Created, NewElicitation, Status, Store, Tenant};
-use koder_elicitation_relay::webhooks::outbox::Outcome;
+use koder_elicitation_relay::webhooks::outbox_row;
 use serde_json::json;
 
 const LEASE_MS: i64 = 60_000;
 
-fn new_elicitation(store: &dyn Store, index: usize, key: Option<&str>) -> NewElicitation {
+fn new_elicitation(store: &Store, index: usize, key: Option<&str>) -> NewElicitation {
     let now = store.now_ms();
     NewElicitation {
         id: format!("{index:032x}"),
@@ -38,9 +37,10 @@ fn new_elicitation(store: &dyn Store, index: usize, key: Option<&str>) -> NewEli
 }
 
 /// The checks both stores must pass, on a store with its outbox on.
-async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
+async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
     assert!(matches!(
         store
+            .elicitations
             .create(new_elicitation(store, 1, Some("key")), &Actor::Host)
             .await
             .unwrap(),
@@ -49,12 +49,14 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
     // The same key again creates nothing, so queues nothing.
     assert!(matches!(
         store
+            .elicitations
             .create(new_elicitation(store, 1, Some("key")), &Actor::Host)
             .await
             .unwrap(),
         Created::KeyReused | Created::Existing(_)
     ));
     store
+        .elicitations
         .finish(
             &format!("{:032x}", 1),
             Status::Settled,
@@ -67,6 +69,7 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
         .expect("settled");
     // Finishing again changes nothing and queues nothing.
     assert!(store
+        .elicitations
         .finish(
             &format!("{:032x}", 1),
             Status::Withdrawn,
@@ -79,7 +82,7 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
         .is_none());
 
     let now = store.now_ms();
-    let claimed = store.claim_webhooks(now, LEASE_MS, 10).await.unwrap();
+    let claimed = store.outbox.claim(now, LEASE_MS, 10).await.unwrap();
     let mut ids: Vec<_> = claimed.iter().map(|delivery| delivery.id.clone()).collect();
     ids.sort();
     let id = format!("{:032x}", 1);
@@ -98,12 +101,14 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
 
     // Leased: nobody claims them again until the lease runs out.
     assert!(store
-        .claim_webhooks(now + 1, LEASE_MS, 10)
+        .outbox
+        .claim(now + 1, LEASE_MS, 10)
         .await
         .unwrap()
         .is_empty());
     let again = store
-        .claim_webhooks(now + LEASE_MS, LEASE_MS, 10)
+        .outbox
+        .claim(now + LEASE_MS, LEASE_MS, 10)
         .await
         .unwrap();
     assert_eq!(again.len(), 2);
@@ -113,7 +118,8 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
     // one only.
     let later = now + 2 * LEASE_MS;
     store
-        .record_webhook_attempts(
+        .outbox
+        .record(
             &[
                 (format!("msg_{id}_created"), Outcome::Delivered),
                 (
@@ -128,22 +134,17 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
         .await
         .unwrap();
     assert!(store
-        .claim_webhooks(later + 10 * LEASE_MS, LEASE_MS, 10)
+        .outbox
+        .claim(later + 10 * LEASE_MS, LEASE_MS, 10)
         .await
         .unwrap()
         .is_empty());
     assert_eq!(
-        store
-            .purge_delivered_webhooks(later + 1, 100)
-            .await
-            .unwrap(),
+        store.outbox.purge_delivered(later + 1, 100).await.unwrap(),
         1
     );
     assert_eq!(
-        store
-            .purge_delivered_webhooks(later + 1, 100)
-            .await
-            .unwrap(),
+        store.outbox.purge_delivered(later + 1, 100).await.unwrap(),
         0
     );
 }
@@ -152,43 +153,40 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &dyn Store) {
 async fn sqlite_queues_in_the_change_and_leases_what_it_claims() {
     let dir = TempDir::new("outbox");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = SqliteStore::open(&url)
-        .await
-        .unwrap()
-        .with_webhook_outbox(true);
+    let store = Store::sqlite(&url, Some(outbox_row)).await.unwrap();
     queues_in_the_change_and_leases_what_it_claims(&store).await;
 }
 
 #[tokio::test]
 async fn postgres_queues_in_the_change_and_two_replicas_claim_each_row_once() {
     let postgres = Postgres::start();
-    let a: Arc<dyn Store> = Arc::new(
-        PostgresStore::connect(&postgres.url)
+    let a: Arc<Store> = Arc::new(
+        Store::postgres(&postgres.url, Some(outbox_row))
             .await
-            .unwrap()
-            .with_webhook_outbox(true),
+            .unwrap(),
     );
-    let b: Arc<dyn Store> = Arc::new(
-        PostgresStore::connect(&postgres.url)
+    let b: Arc<Store> = Arc::new(
+        Store::postgres(&postgres.url, Some(outbox_row))
             .await
-            .unwrap()
-            .with_webhook_outbox(true),
+            .unwrap(),
     );
-    queues_in_the_change_and_leases_what_it_claims(&*a).await;
+    queues_in_the_change_and_leases_what_it_claims(&a).await;
 
     for index in 100..140 {
         let store = if index % 2 == 0 { &a } else { &b };
         store
-            .create(new_elicitation(&**store, index, None), &Actor::Host)
+            .elicitations
+            .create(new_elicitation(store, index, None), &Actor::Host)
             .await
             .unwrap();
     }
     // Both replicas claim small batches at once until nothing is due.
-    let claim_all = |store: Arc<dyn Store>| async move {
+    let claim_all = |store: Arc<Store>| async move {
         let mut mine = Vec::new();
         loop {
             let batch = store
-                .claim_webhooks(store.now_ms(), LEASE_MS, 3)
+                .outbox
+                .claim(store.now_ms(), LEASE_MS, 3)
                 .await
                 .unwrap();
             if batch.is_empty() {

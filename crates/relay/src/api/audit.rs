@@ -33,7 +33,7 @@ pub async fn list(
     };
     let after = number("after", 0, 0)?;
     let limit = number("limit", DEFAULT_PAGE, 1)?.min(MAX_PAGE);
-    let entries = state.store.audit(after, limit).await?;
+    let entries = state.store.audit.page(after, limit).await?;
     let mut body = String::new();
     for entry in &entries {
         body.push_str(&entry.to_line().to_string());
@@ -45,7 +45,7 @@ pub async fn list(
 /// `GET /v1/audit/checkpoint`: the latest checkpoint (`seq`, `at`, `chains`, `hash`); 404 while
 /// there is none (nothing has been audited yet).
 pub async fn checkpoint(State(state): State<AppState>, _host: Host) -> Result<Response, ApiError> {
-    match state.store.latest_audit_checkpoint().await? {
+    match state.store.audit.latest_checkpoint().await? {
         Some(checkpoint) => Ok(Json(checkpoint.to_wire()).into_response()),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,

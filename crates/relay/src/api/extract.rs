@@ -124,7 +124,8 @@ impl FromRequestParts<AppState> for StreamPerson {
         let now = state.store.now_ms();
         match state
             .store
-            .redeem_ticket(&ticket_digest(ticket), now)
+            .tickets
+            .redeem(&ticket_digest(ticket), now)
             .await?
         {
             Some(redeemed) if redeemed.token_expires_at > now => {

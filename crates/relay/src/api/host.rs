@@ -13,16 +13,16 @@ use axum::Json;
 use koder_elicitation_relay_protocol::{
     CreateElicitation, Created as CreatedView, HostView, StatusView,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
 use super::views::{host_view, status_view};
-use super::{json_body, load, new_id, AppState};
+use super::{json_body, new_id, AppState};
 use crate::canonical::{sha256_hex, write_canonical};
 use crate::error::ApiError;
-use crate::store::{Actor, Created, NewElicitation, Record, Status, Tenant};
+use crate::store::{NewElicitation, Record, Status, Tenant};
 
 /// Without `timeoutMs`, an elicitation waits this long; others are clamped to this range.
 pub use koder_elicitation_relay_protocol::{DEFAULT_TIMEOUT_MS, TIMEOUT_RANGE_MS};
@@ -48,31 +48,23 @@ pub async fn create(
     let timeout_ms = body.timeout_or_default_ms();
     let id = new_id()?;
     let checked = check_request(&body.request, &id).map_err(ApiError::invalid_params)?;
-    let created_at = state.store.now_ms();
+    let created_at = state.elicitations.now_ms();
     let created = state
-        .store
-        .create(
-            NewElicitation {
-                id,
-                tenant: Tenant::from(body.scope),
-                request: checked.stored,
-                server_name: body.server_name,
-                created_at,
-                expires_at: created_at.saturating_add(timeout_ms),
-                idempotency_key,
-                request_digest,
-            },
-            &Actor::Host,
-        )
+        .elicitations
+        .create(NewElicitation {
+            id,
+            tenant: Tenant::from(body.scope),
+            request: checked.stored,
+            server_name: body.server_name,
+            created_at,
+            expires_at: created_at.saturating_add(timeout_ms),
+            idempotency_key,
+            request_digest,
+        })
         .await?;
-    let record: &Record = match &created {
-        Created::New(event) => {
-            state.announce(event);
-            &event.record
-        }
-        Created::Existing(record) => record,
-        Created::KeyReused => return Err(ApiError::idempotency_key_reused()),
-    };
+    let record = created
+        .record()
+        .ok_or_else(ApiError::idempotency_key_reused)?;
     Ok((
         StatusCode::CREATED,
         Json(CreatedView {
@@ -139,7 +131,9 @@ pub async fn result(
         let notified = waiter.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let record = load(&state, &id)
+        let record = state
+            .elicitations
+            .get(&id)
             .await?
             .ok_or_else(ApiError::no_such_elicitation)?;
         if record.status != Status::Pending || Instant::now() >= deadline {
@@ -164,28 +158,8 @@ pub async fn withdraw(
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<HostView>, ApiError> {
     let record = found(&state, id).await?;
-    if record.status != Status::Pending {
-        return Ok(Json(host_view(&record)));
-    }
-    let withdrawn = state
-        .store
-        .finish(
-            &record.id,
-            Status::Withdrawn,
-            &json!({"action": "cancel"}),
-            state.store.now_ms(),
-            &Actor::Host,
-        )
-        .await?;
-    let record = match withdrawn {
-        Some(event) => {
-            state.announce(&event);
-            (*event.record).clone()
-        }
-        // Another writer won: answer with how it ended.
-        None => state.store.get(&record.id).await?.unwrap_or(record),
-    };
-    Ok(Json(host_view(&record)))
+    let withdrawn = state.elicitations.withdraw(record).await?;
+    Ok(Json(host_view(withdrawn.record())))
 }
 
 /// `POST /v1/elicitations/{id}/complete`: URL-mode completion (2025-11-25).
@@ -200,19 +174,8 @@ pub async fn complete(
             "only a URL-mode elicitation can complete",
         ));
     }
-    let record = if record.completed {
-        record
-    } else {
-        match state.store.complete(&record.id, &Actor::Host).await? {
-            Some(event) => {
-                state.announce(&event);
-                (*event.record).clone()
-            }
-            // Another call marked it first: the same outcome.
-            None => state.store.get(&record.id).await?.unwrap_or(record),
-        }
-    };
-    Ok(Json(status_view(&record)))
+    let completed = state.elicitations.complete(record).await?;
+    Ok(Json(status_view(completed.record())))
 }
 
 /// The elicitation a host names in the path; a malformed id reads as unknown (404).
@@ -223,7 +186,9 @@ async fn found(
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
-    load(state, &id)
+    state
+        .elicitations
+        .get(&id)
         .await?
         .ok_or_else(ApiError::no_such_elicitation)
 }

@@ -1,5 +1,5 @@
-//! The HTTP API: the routes, and the pieces both APIs use (body parsing that always answers JSON,
-//! expiry on read). The state handlers share is in `state`, the JSON views in `views`.
+//! The HTTP API: the routes, and the pieces both APIs use (body parsing that always answers
+//! JSON). Handlers parse, call the service (`crate::service`) and render a view. The state handlers share is in `state`, the JSON views in `views`.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -9,12 +9,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Router;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::error::ApiError;
-use crate::store::{Actor, Record, Status};
 
 pub mod audit;
 pub mod checks;
@@ -215,14 +214,6 @@ pub fn new_id() -> Result<String, ApiError> {
     koder_elicitation_relay_protocol::random_id().map_err(ApiError::no_randomness)
 }
 
-/// Whether a path id could be one of ours; anything else is unknown without a database read.
-pub fn is_well_formed_id(id: &str) -> bool {
-    id.len() == 32
-        && id
-            .bytes()
-            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
-}
-
 /// A JSON body, or the JSON error that says why not (413 past the limit, 400 otherwise).
 pub fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
     let bytes = body.map_err(|rejection| {
@@ -234,37 +225,4 @@ pub fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError>
     })?;
     serde_json::from_slice(&bytes)
         .map_err(|error| ApiError::bad_request(format!("body is not valid JSON: {error}")))
-}
-
-/// The elicitation with this id after expiring it if its time is up (conditional: only one
-/// writer wins, here or in the sweeper or on another replica).
-pub async fn load(state: &AppState, id: &str) -> Result<Option<Record>, ApiError> {
-    if !is_well_formed_id(id) {
-        return Ok(None);
-    }
-    let Some(record) = state.store.get(id).await? else {
-        return Ok(None);
-    };
-    let now = state.store.now_ms();
-    if record.status != Status::Pending || record.expires_at > now {
-        return Ok(Some(record));
-    }
-    match state
-        .store
-        .finish(
-            id,
-            Status::Expired,
-            &json!({"action": "cancel"}),
-            now,
-            &Actor::Relay,
-        )
-        .await?
-    {
-        Some(event) => {
-            state.announce(&event);
-            Ok(Some((*event.record).clone()))
-        }
-        // Another writer won: the row now says how it ended.
-        None => Ok(state.store.get(id).await?.or(Some(record))),
-    }
 }

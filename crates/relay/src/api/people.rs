@@ -14,9 +14,10 @@ use serde_json::Value;
 use super::checks::{check_answer, AnswerError};
 use super::extract::Person;
 use super::views::{elicitation_view, status_view};
-use super::{json_body, load, AppState};
+use super::{json_body, AppState};
 use crate::error::ApiError;
-use crate::store::{Actor, Record, Status, TenantFilter};
+use crate::service::Changed;
+use crate::store::{Record, Status, TenantFilter};
 
 /// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
 pub async fn list_pending(
@@ -33,14 +34,10 @@ pub async fn list_pending(
             ))
         }
     }
-    let now = state.store.now_ms();
-    let elicitations = state
-        .store
-        .pending(&filter)
-        .await?
+    let pending = state.elicitations.pending(&filter).await?;
+    let now = state.elicitations.now_ms();
+    let elicitations = pending
         .iter()
-        // Due but not yet swept: already over for the person.
-        .filter(|record| record.expires_at > now)
         .map(|record| elicitation_view(record, now))
         .collect();
     Ok(Json(ElicitationList { elicitations }))
@@ -55,7 +52,7 @@ async fn scoped(
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
-    match load(state, &id).await? {
+    match state.elicitations.get(&id).await? {
         Some(record) if filter.admits(&record.tenant) => Ok(record),
         _ => Err(ApiError::no_such_elicitation()),
     }
@@ -83,28 +80,16 @@ pub async fn answer(
             return Err(ApiError::invalid_content(errors));
         }
     };
-    if record.status == Status::Pending {
-        if let Some(event) = state
-            .store
-            .finish(
-                &record.id,
-                Status::Settled,
-                &result,
-                state.store.now_ms(),
-                // The scope's user is the verified token's `sub`.
-                &Actor::Person {
-                    sub: filter.user_id.clone(),
-                },
-            )
-            .await?
-        {
-            state.announce(&event);
-            return Ok(Json(settled(result)));
-        }
+    // The scope's user is the verified token's `sub`.
+    match state
+        .elicitations
+        .answer(record, &result, &filter.user_id)
+        .await?
+    {
+        Changed::ByThisCall(_) => Ok(Json(settled(result))),
+        // Another writer won (or it was over already): answer from the row as it is now.
+        Changed::Already(record) => settled_answer(&record, &result),
     }
-    // Another writer won (or it was over already): answer from the row as it is now.
-    let record = state.store.get(&record.id).await?.unwrap_or(record);
-    settled_answer(&record, &result)
 }
 
 /// The answer for one no longer pending: the same result again is fine, another one conflicts.

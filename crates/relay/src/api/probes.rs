@@ -26,7 +26,7 @@ pub async fn unready_reason(state: &AppState) -> Option<&'static str> {
     if state.link_is_down() {
         return Some("the LISTEN link to PostgreSQL is down");
     }
-    match tokio::time::timeout(DATABASE_PROBE_TIMEOUT, state.store.ping()).await {
+    match tokio::time::timeout(DATABASE_PROBE_TIMEOUT, state.store.health.ping()).await {
         Ok(Ok(())) => None,
         Ok(Err(error)) => {
             tracing::warn!(%error, "readiness: the database did not answer");
@@ -60,15 +60,19 @@ pub async fn metrics_with_token(State(state): State<AppState>, _host: Host) -> R
 
 /// `GET /metrics` on `--metrics-listen`: no auth (a private address).
 pub async fn metrics(State(state): State<AppState>) -> Response {
-    let pending =
-        match tokio::time::timeout(DATABASE_PROBE_TIMEOUT, state.store.count_pending()).await {
-            Ok(Ok(count)) => Some(count),
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "metrics: counting the pending elicitations failed");
-                None
-            }
-            Err(_) => None,
-        };
+    let pending = match tokio::time::timeout(
+        DATABASE_PROBE_TIMEOUT,
+        state.store.elicitations.count_pending(),
+    )
+    .await
+    {
+        Ok(Ok(count)) => Some(count),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "metrics: counting the pending elicitations failed");
+            None
+        }
+        Err(_) => None,
+    };
     let text = state.metrics.render(state.hub.open_streams(), pending);
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response()
 }

@@ -1,29 +1,27 @@
-//! What every handler reaches, and how a change is announced on this replica.
+//! What every handler reaches.
 
 use std::sync::Arc;
 
 use axum::extract::FromRef;
 use koder_mcp_elicitation_core::i18n::Catalog;
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
 
-use super::views::rendered;
 use crate::auth::Auth;
-use crate::events::{Event, EventSink};
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
-use crate::store::{Clock, Store};
+use crate::service::Elicitations;
+use crate::store::Store;
 
 /// What every handler reaches.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    /// Where elicitations live.
-    pub store: Arc<dyn Store>,
+    /// The stores (tickets, the audit trail, health); elicitations go through the service.
+    pub store: Arc<Store>,
+    /// The elicitation lifecycle: every change, announced on this replica.
+    pub elicitations: Elicitations,
     /// This replica's streams and long-polls.
     pub hub: Hub,
-    /// Renders this replica's own changes for `hub` (the same sink the LISTEN link and the
-    /// sweeper deliver to).
-    pub announcer: Announcer,
     /// Token checks.
     pub auth: Arc<Auth>,
     /// The relay's own messages (the shipped languages), owned here rather than shared with
@@ -39,12 +37,6 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Tells this replica's streams and long-polls of a change this replica made.
-    pub fn announce(&self, event: &Event) {
-        self.metrics.count_change(event);
-        self.announcer.deliver(event);
-    }
-
     /// Whether the server is draining.
     pub fn is_draining(&self) -> bool {
         *self.shutdown.borrow()
@@ -60,48 +52,6 @@ impl AppState {
 impl FromRef<AppState> for Arc<Auth> {
     fn from_ref(state: &AppState) -> Self {
         Arc::clone(&state.auth)
-    }
-}
-
-/// Renders each change once and hands it to the hub: the sink for this replica's own changes
-/// and for those the LISTEN link hears from the others.
-#[derive(Debug, Clone)]
-pub struct Announcer {
-    hub: Hub,
-    /// The store's clock, which a new one's time left is told by.
-    clock: Clock,
-    /// Wakes the webhook worker (when webhooks are on): a change's webhook is in the outbox.
-    webhooks: Option<Arc<Notify>>,
-}
-
-impl Announcer {
-    /// An announcer for `hub`, rendering by `clock`.
-    pub fn new(hub: Hub, clock: Clock) -> Announcer {
-        Announcer {
-            hub,
-            clock,
-            webhooks: None,
-        }
-    }
-
-    /// The same, also waking the webhook worker on every change.
-    pub fn waking(mut self, webhooks: Arc<Notify>) -> Announcer {
-        self.webhooks = Some(webhooks);
-        self
-    }
-}
-
-impl EventSink for Announcer {
-    fn deliver(&self, event: &Event) {
-        self.hub
-            .publish(event.id(), rendered(event, self.clock.now_ms()));
-        if let Some(webhooks) = &self.webhooks {
-            webhooks.notify_one();
-        }
-    }
-
-    fn resync(&self) {
-        self.hub.end_streams();
     }
 }
 

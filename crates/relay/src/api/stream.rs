@@ -20,7 +20,8 @@ use super::state::{now_ms, AppState};
 use super::views::elicitation_view;
 use crate::error::ApiError;
 use crate::hub::{Refusal, Subscription};
-use crate::store::{Store, StoreError, TenantFilter};
+use crate::service::Elicitations;
+use crate::store::{StoreError, TenantFilter};
 
 /// How often an idle stream sends a comment, so proxies keep it open.
 pub const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(15);
@@ -58,12 +59,12 @@ pub async fn stream(
             STREAM_RETRY_AFTER_SECONDS,
         ));
     }
-    let queue = pending_events(state.store.as_ref(), &filter).await?;
+    let queue = pending_events(&state.elicitations, &filter).await?;
     let person = PersonStream {
         queue,
         subscription,
         filter,
-        token_ends: Some(token_deadline(state.store.now_ms(), expires_at_ms)),
+        token_ends: Some(token_deadline(state.elicitations.now_ms(), expires_at_ms)),
         shutdown: state.shutdown.clone(),
         ended: false,
     };
@@ -160,15 +161,13 @@ fn token_deadline(now_ms: i64, expires_at_ms: i64) -> tokio::time::Instant {
 }
 
 async fn pending_events(
-    store: &dyn Store,
+    elicitations: &Elicitations,
     filter: &TenantFilter,
 ) -> Result<VecDeque<SseEvent>, StoreError> {
-    let now = store.now_ms();
-    Ok(store
-        .pending(filter)
-        .await?
+    let pending = elicitations.pending(filter).await?;
+    let now = elicitations.now_ms();
+    Ok(pending
         .iter()
-        .filter(|record| record.expires_at > now)
         .map(|record| {
             let event = StreamEvent::Elicitation(elicitation_view(record, now));
             SseEvent::default().event(event.name()).data(event.data())

@@ -39,7 +39,8 @@ pub async fn issue(
     };
     if !state
         .store
-        .issue_ticket(&kept, MAX_LIVE_TICKETS, now)
+        .tickets
+        .issue(&kept, MAX_LIVE_TICKETS, now)
         .await?
     {
         let mut response = ApiError::new(

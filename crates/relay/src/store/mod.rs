@@ -1,28 +1,39 @@
-//! Where elicitations live: one trait, two implementations (SQLite in one process, PostgreSQL
-//! shared by replicas). Every state change is conditional on the row still being `pending`, so
-//! exactly one writer wins, and the winner gets the change back as an [`Event`] to announce.
-//! Stores know nothing of who listens.
+//! Where elicitations live: small stores by job (elicitations, tickets, the audit trail, the
+//! webhook outbox, health) over one database, SQLite in one process or PostgreSQL shared by
+//! replicas. Each statement is written once for both dialects wherever they agree; only NOTIFY,
+//! `SKIP LOCKED` and how changes are committed differ. Stores know nothing of who listens.
 
-use std::fmt::Debug;
+/// The database of either dialect, and running one text on both.
+mod db;
 
-use async_trait::async_trait;
-use serde_json::Value;
+/// Every change to an elicitation, with its audit entry and webhook row, written once.
+mod changes;
 
-use crate::audit::AuditEntry;
-use crate::audit_checkpoint::Checkpoint;
-use crate::events::Event;
-use crate::webhooks::outbox::{Delivery, Outcome};
+/// The elicitations.
+pub mod elicitations;
 
-/// The single-process store on one SQLite file.
-pub mod sqlite;
+/// One-use stream tickets (for `EventSource`), kept by digest.
+pub mod tickets;
 
-/// Row reading and create results both stores share.
+/// The audit trail's pages.
+pub mod audit;
+
+/// The webhook outbox.
+pub mod outbox;
+
+/// Readiness and the clock measured against the database.
+pub mod health;
+
+/// Row reading both dialects share.
 mod rows;
 
 /// The one clock of a deployment (the database's, on PostgreSQL).
 pub mod clock;
 
-/// The store several replicas share, on PostgreSQL (LISTEN/NOTIFY between them).
+/// SQLite: opening the file, and the group committer of its one writer.
+pub mod sqlite;
+
+/// PostgreSQL: connecting, and the channel replicas hear each other's changes on.
 pub mod postgres;
 
 /// The schema, versioned: sqlx migrations per backend, and adopting an unversioned database.
@@ -31,16 +42,22 @@ mod migrations;
 /// Who made a change, and what every change writes in its own transaction.
 pub mod journal;
 
-/// One-use stream tickets (for `EventSource`), kept by digest.
-pub mod tickets;
-
 pub use crate::record::Actor;
 pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
+pub use audit::AuditStore;
 pub use clock::Clock;
-pub use tickets::{NewTicket, RedeemedTicket, MAX_LIVE_TICKETS};
+pub use elicitations::ElicitationStore;
+pub use health::Health;
+pub use outbox::{OutboxStore, WebhookRows};
+pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
+
+use crate::events::Event;
+use changes::ChangeContext;
+use db::Database;
+use elicitations::Committer;
 
 /// A storage failure. Handlers answer 500 "storage unavailable" and log the detail.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct StoreError(pub String);
 
 impl std::fmt::Display for StoreError {
@@ -81,114 +98,94 @@ impl Created {
     }
 }
 
-/// The one seam between the relay and its database.
-#[async_trait]
-pub trait Store: Send + Sync + Debug + 'static {
-    /// Stores a new pending elicitation. With an idempotency key already used in the same tenant
-    /// (user, workspace, conversation), stores nothing and returns the first record when the
-    /// request digests match, [`Created::KeyReused`] when they differ. Other tenants' keys are
-    /// never looked at. A new one is stored and journalled (made by `actor`) in one transaction.
-    async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError>;
+/// Every store of one database.
+#[derive(Debug, Clone)]
+pub struct Store {
+    /// The elicitations and their changes.
+    pub elicitations: ElicitationStore,
+    /// Stream tickets.
+    pub tickets: TicketStore,
+    /// The audit trail.
+    pub audit: AuditStore,
+    /// The webhook outbox.
+    pub outbox: OutboxStore,
+    /// Readiness and the clock.
+    pub health: Health,
+    /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
+    /// skips its own.
+    origin: Option<String>,
+}
 
-    /// The elicitation with this id, whoever it belongs to (callers check scope).
-    async fn get(&self, id: &str) -> Result<Option<Record>, StoreError>;
-
-    /// The pending elicitations this filter admits, oldest first.
-    async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError>;
-
-    /// Moves a pending elicitation to `status` with `result`, journalled as made by `actor`, in
-    /// one transaction. The change when this call won; `None` when it was no longer pending
-    /// (another writer won).
-    async fn finish(
-        &self,
-        id: &str,
-        status: Status,
-        result: &Value,
-        now_ms: i64,
-        actor: &Actor,
-    ) -> Result<Option<Event>, StoreError>;
-
-    /// Marks URL-mode completion, journalled as made by `actor`, in one transaction: the change,
-    /// or `None` when unknown or already marked.
-    async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError>;
-
-    /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
-    /// first, journalled as made by [`Actor::Relay`], in one transaction.
-    async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError>;
-
-    /// Deletes up to `batch` finished elicitations (settled, expired, withdrawn) that finished
-    /// at or before `finished_by_ms`; returns how many. Pending ones are never deleted, nor
-    /// audit entries. A deleted one is unknown from then on, and its idempotency key free.
-    async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError>;
-
-    /// The audit entries after `after`, oldest first, at most `limit`.
-    async fn audit(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
-
-    /// The deployment's clock: every stored time and every "is it due?" is read from it.
-    fn clock(&self) -> &Clock;
-
-    /// Milliseconds since the Unix epoch by [`Self::clock`].
-    fn now_ms(&self) -> i64 {
-        self.clock().now_ms()
+impl Store {
+    /// Opens (creating when missing) the SQLite database at `url` (`sqlite://PATH` or
+    /// `sqlite::memory:`). With `webhook_rows`, every change also queues its webhook.
+    pub async fn sqlite(url: &str, webhook_rows: Option<WebhookRows>) -> Result<Store, StoreError> {
+        Ok(Store::of(sqlite::open(url).await?, webhook_rows, None))
     }
 
-    /// Measures the clock again against the database (PostgreSQL); nothing to do when the
-    /// process clock is the deployment's (SQLite).
-    async fn sync_clock(&self) -> Result<(), StoreError> {
-        Ok(())
+    /// Connects to the PostgreSQL database at `url` (`postgres://…`), which other replicas may
+    /// share, and measures the clock against it. With `webhook_rows`, every change also queues
+    /// its webhook.
+    pub async fn postgres(
+        url: &str,
+        webhook_rows: Option<WebhookRows>,
+    ) -> Result<Store, StoreError> {
+        let database = postgres::connect(url).await?;
+        let origin = koder_elicitation_relay_protocol::random_id()
+            .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
+        let store = Store::of(database, webhook_rows, Some(origin));
+        store.health.sync_clock().await?;
+        Ok(store)
     }
 
-    /// Keeps a stream ticket unless its person already holds `max_live` live ones (`false`
-    /// then). Replicas racing may pass the cap by a few; it bounds abuse, not exact counts.
-    async fn issue_ticket(
-        &self,
-        ticket: &NewTicket,
-        max_live: i64,
-        now_ms: i64,
-    ) -> Result<bool, StoreError>;
+    fn of(database: Database, webhook_rows: Option<WebhookRows>, origin: Option<String>) -> Store {
+        let clock = Clock::default();
+        let context = ChangeContext {
+            origin: origin.clone().unwrap_or_default(),
+            clock: clock.clone(),
+            webhook_rows,
+        };
+        let committer = match &database {
+            Database::Sqlite { writer, .. } => {
+                Committer::Sqlite(sqlite::GroupCommit::start(writer.clone(), context))
+            }
+            Database::Postgres(pool) => Committer::Postgres {
+                pool: pool.clone(),
+                context,
+            },
+        };
+        Store {
+            elicitations: ElicitationStore {
+                database: database.clone(),
+                committer,
+            },
+            tickets: TicketStore {
+                database: database.clone(),
+            },
+            audit: AuditStore {
+                database: database.clone(),
+            },
+            outbox: OutboxStore {
+                database: database.clone(),
+            },
+            health: Health { database, clock },
+            origin,
+        }
+    }
 
-    /// Deletes the live ticket with this digest and returns what it grants, in one statement,
-    /// so a ticket works exactly once; `None` for an unknown, expired or used one.
-    async fn redeem_ticket(
-        &self,
-        digest: &str,
-        now_ms: i64,
-    ) -> Result<Option<RedeemedTicket>, StoreError>;
+    /// This replica's id in the notifications it sends, on a database replicas share
+    /// (PostgreSQL); `None` on SQLite.
+    pub fn origin(&self) -> Option<&str> {
+        self.origin.as_deref()
+    }
 
-    /// Deletes the tickets expired at `now_ms`; returns how many.
-    async fn purge_tickets(&self, now_ms: i64) -> Result<u64, StoreError>;
+    /// The deployment's clock.
+    pub fn clock(&self) -> &Clock {
+        self.health.clock()
+    }
 
-    /// Webhook outbox: leases up to `limit` due deliveries for `lease_ms` and counts their
-    /// attempt. Each row goes to one caller, across replicas too.
-    async fn claim_webhooks(
-        &self,
-        now_ms: i64,
-        lease_ms: i64,
-        limit: i64,
-    ) -> Result<Vec<Delivery>, StoreError>;
-
-    /// Webhook outbox: keeps what each attempt of a batch came to (delivery id, outcome), in
-    /// one transaction.
-    async fn record_webhook_attempts(
-        &self,
-        attempts: &[(String, Outcome)],
-        now_ms: i64,
-    ) -> Result<(), StoreError>;
-
-    /// Webhook outbox: deletes up to `limit` rows delivered before `before_ms` (retention);
-    /// returns how many. Rows given up on are kept.
-    async fn purge_delivered_webhooks(&self, before_ms: i64, limit: i64)
-        -> Result<u64, StoreError>;
-    /// Runs the cheapest query there is (`SELECT 1`): whether the database answers (readiness).
-    async fn ping(&self) -> Result<(), StoreError>;
-
-    /// How many elicitations are pending, every tenant's (metrics).
-    async fn count_pending(&self) -> Result<i64, StoreError>;
-
-    /// Audit: keeps a checkpoint of every chain's head now, made at `now_ms` (unless one at the
-    /// same point is kept already); the latest checkpoint, `None` while the trail is empty.
-    async fn write_audit_checkpoint(&self, now_ms: i64) -> Result<Option<Checkpoint>, StoreError>;
-
-    /// Audit: the latest checkpoint kept.
-    async fn latest_audit_checkpoint(&self) -> Result<Option<Checkpoint>, StoreError>;
+    /// Milliseconds since the Unix epoch by the deployment's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.health.clock().now_ms()
+    }
 }

@@ -3,6 +3,9 @@
 //! scope and the end of the token that asked for it; redeeming deletes the row, so a ticket works
 //! once, on whichever replica it is presented to.
 
+use super::db::{either, Database};
+use super::StoreError;
+
 /// The most live tickets one person (user in a workspace) may hold; past it, 429.
 pub const MAX_LIVE_TICKETS: i64 = 32;
 
@@ -24,7 +27,7 @@ pub struct NewTicket {
 }
 
 /// What a redeemed ticket grants: the scope and the end of the token that asked for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct RedeemedTicket {
     /// The person.
     pub user_id: String,
@@ -36,19 +39,73 @@ pub struct RedeemedTicket {
     pub token_expires_at: i64,
 }
 
-/// A redeemed ticket's row (`user_id, workspace_id, conversation_id, token_expires_at`).
-pub(super) fn redeemed_from_row<'r, R>(row: &'r R) -> Result<RedeemedTicket, super::StoreError>
-where
-    R: sqlx::Row,
-    &'static str: sqlx::ColumnIndex<R>,
-    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-{
-    Ok(RedeemedTicket {
-        user_id: row.try_get("user_id")?,
-        workspace_id: row.try_get("workspace_id")?,
-        conversation_id: row.try_get("conversation_id")?,
-        token_expires_at: row.try_get("token_expires_at")?,
-    })
+/// The tickets.
+#[derive(Debug, Clone)]
+pub struct TicketStore {
+    pub(super) database: Database,
+}
+
+impl TicketStore {
+    /// Keeps a stream ticket unless its person already holds `max_live` live ones (`false`
+    /// then), in one statement. Replicas racing may pass the cap by a few; it bounds abuse, not
+    /// exact counts (SQLite's one writer makes the count and the insert one step).
+    pub async fn issue(
+        &self,
+        ticket: &NewTicket,
+        max_live: i64,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        either!(self.database.writer(), |pool| {
+            let inserted = sqlx::query(
+                "INSERT INTO koder_stream_tickets \
+                 (digest, user_id, workspace_id, conversation_id, token_expires_at, expires_at) \
+                 SELECT $1, $2, $3, $4, $5, $6 WHERE (SELECT COUNT(*) FROM koder_stream_tickets \
+                 WHERE user_id = $2 AND workspace_id = $3 AND expires_at > $7) < $8",
+            )
+            .bind(&ticket.digest)
+            .bind(&ticket.user_id)
+            .bind(&ticket.workspace_id)
+            .bind(&ticket.conversation_id)
+            .bind(ticket.token_expires_at)
+            .bind(ticket.expires_at)
+            .bind(now_ms)
+            .bind(max_live)
+            .execute(pool)
+            .await?;
+            Ok(inserted.rows_affected() == 1)
+        })
+    }
+
+    /// Deletes the live ticket with this digest and returns what it grants, in one statement,
+    /// so a ticket works exactly once (two replicas redeeming at once: the second DELETE waits
+    /// for the first's commit, then finds no row); `None` for an unknown, expired or used one.
+    pub async fn redeem(
+        &self,
+        digest: &str,
+        now_ms: i64,
+    ) -> Result<Option<RedeemedTicket>, StoreError> {
+        either!(self.database.writer(), |pool| {
+            let rows = sqlx::query_as::<_, RedeemedTicket>(
+                "DELETE FROM koder_stream_tickets WHERE digest = $1 AND expires_at > $2 \
+                 RETURNING user_id, workspace_id, conversation_id, token_expires_at",
+            )
+            .bind(digest)
+            .bind(now_ms)
+            // Run to completion, so the ticket is gone before the stream it opens starts.
+            .fetch_all(pool)
+            .await?;
+            Ok(rows.into_iter().next())
+        })
+    }
+
+    /// Deletes the tickets expired at `now_ms`; returns how many.
+    pub async fn purge(&self, now_ms: i64) -> Result<u64, StoreError> {
+        either!(self.database.writer(), |pool| {
+            let purged = sqlx::query("DELETE FROM koder_stream_tickets WHERE expires_at <= $1")
+                .bind(now_ms)
+                .execute(pool)
+                .await?;
+            Ok(purged.rows_affected())
+        })
+    }
 }

@@ -7,15 +7,13 @@ use koder_elicitation_relay_protocol::{ViewScope, WebhookElicitation, WebhookEve
 
 use crate::events::{Event, EventKind};
 use crate::record::Status;
+use crate::store::outbox::OutboxRow;
 
 /// The `webhook-signature` of a body, and the `whsec_…` key it is made with.
 pub mod sign;
 
 /// One attempt: the signed POST to the configured URL.
 pub mod deliver;
-
-/// The outbox rows: the enqueue inside a change's transaction, the claim, the outcome.
-pub mod outbox;
 
 /// The delivery worker and its retry schedule.
 pub mod worker;
@@ -86,6 +84,18 @@ pub fn event_type(kind: EventKind) -> Option<&'static str> {
         EventKind::Withdrawn => Some("elicitation.withdrawn"),
         EventKind::Complete => None,
     }
+}
+
+/// The outbox row of an event (`None` for a change that sends none), which the store queues in
+/// the change's own transaction.
+pub fn outbox_row(event: &Event) -> Option<OutboxRow> {
+    let event_type = event_type(event.kind)?;
+    Some(OutboxRow {
+        id: webhook_id(event, event_type),
+        elicitation_id: event.id().to_string(),
+        event_type,
+        payload: payload(event, event_type).to_string(),
+    })
 }
 
 /// The `webhook-id` of an event: one per elicitation and event type, so the same change always

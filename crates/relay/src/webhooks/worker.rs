@@ -10,9 +10,10 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{watch, Notify};
 
 use super::deliver::{self, ATTEMPT_TIMEOUT};
-use super::outbox::{Delivery, Outcome};
+
 use super::WebhookConfig;
 use crate::metrics::WebhookMetrics;
+use crate::store::outbox::{Delivery, Outcome};
 use crate::store::Store;
 
 /// How often the worker looks for due rows when nothing wakes it.
@@ -100,7 +101,7 @@ impl DeliveryCounts {
 /// Runs the worker until `shutdown` turns true (checked between batches: a batch in flight ends
 /// within [`ATTEMPT_TIMEOUT`]).
 pub async fn run(
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     config: WebhookConfig,
     client: reqwest::Client,
     wake: Arc<Notify>,
@@ -114,16 +115,16 @@ pub async fn run(
             return;
         }
         let mut next_wait = POLL_INTERVAL;
-        match store.claim_webhooks(store.now_ms(), lease_ms, BATCH).await {
+        match store.outbox.claim(store.now_ms(), lease_ms, BATCH).await {
             Ok(batch) => {
                 failing = false;
                 if !batch.is_empty() {
                     let full = i64::try_from(batch.len()).unwrap_or(0) >= BATCH;
                     let sends = batch
                         .iter()
-                        .map(|delivery| send(&*store, &config, &client, delivery));
+                        .map(|delivery| send(&store, &config, &client, delivery));
                     let attempts = futures_util::future::join_all(sends).await;
-                    record(&*store, &counts, &attempts).await;
+                    record(&store, &counts, &attempts).await;
                     let retries = attempts.into_iter().map(|(_, _, retry_in)| retry_in);
                     if full {
                         // More may be due: claim again at once.
@@ -152,7 +153,7 @@ pub async fn run(
 
 /// Keeps what a batch's attempts came to, in one write, and counts them.
 async fn record(
-    store: &dyn Store,
+    store: &Store,
     counts: &DeliveryCounts,
     attempts: &[(String, Outcome, Option<Duration>)],
 ) {
@@ -163,10 +164,7 @@ async fn record(
     for (_, outcome) in &outcomes {
         counts.count(outcome);
     }
-    if let Err(error) = store
-        .record_webhook_attempts(&outcomes, store.now_ms())
-        .await
-    {
+    if let Err(error) = store.outbox.record(&outcomes, store.now_ms()).await {
         // The leases run out and the rows are claimed again: sent twice at worst, same
         // webhook-id.
         tracing::error!(deliveries = outcomes.len(), %error, "cannot record webhook attempts");
@@ -176,7 +174,7 @@ async fn record(
 /// Sends one claimed row: its id, what the attempt came to, and the wait until its retry, if
 /// one was scheduled.
 async fn send(
-    store: &dyn Store,
+    store: &Store,
     config: &WebhookConfig,
     client: &reqwest::Client,
     delivery: &Delivery,

@@ -1,0 +1,53 @@
+//! The announcer: renders each change once and hands it to this replica's hub, for this
+//! replica's own changes and for those the LISTEN link hears from the others. It sits between
+//! the events and the hub; the service is what calls it.
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+use crate::api::views::rendered;
+use crate::events::{Event, EventSink};
+use crate::hub::Hub;
+use crate::store::Clock;
+
+/// Renders each change once and hands it to the hub.
+#[derive(Debug, Clone)]
+pub struct Announcer {
+    hub: Hub,
+    /// The store's clock, which a new one's time left is told by.
+    clock: Clock,
+    /// Wakes the webhook worker (when webhooks are on): a change's webhook is in the outbox.
+    webhooks: Option<Arc<Notify>>,
+}
+
+impl Announcer {
+    /// An announcer for `hub`, rendering by `clock`.
+    pub fn new(hub: Hub, clock: Clock) -> Announcer {
+        Announcer {
+            hub,
+            clock,
+            webhooks: None,
+        }
+    }
+
+    /// The same, also waking the webhook worker on every change.
+    pub fn waking(mut self, webhooks: Arc<Notify>) -> Announcer {
+        self.webhooks = Some(webhooks);
+        self
+    }
+}
+
+impl EventSink for Announcer {
+    fn deliver(&self, event: &Event) {
+        self.hub
+            .publish(event.id(), rendered(event, self.clock.now_ms()));
+        if let Some(webhooks) = &self.webhooks {
+            webhooks.notify_one();
+        }
+    }
+
+    fn resync(&self) {
+        self.hub.end_streams();
+    }
+}

@@ -1,0 +1,240 @@
+//! The elicitation lifecycle. Every change is one conditional store call (one transaction with
+//! its audit entry and its webhook row), so exactly one writer wins, here, in the sweeper or on
+//! another replica; the winner announces it once and counts it once. A loser reads the row
+//! again to say how it ended. Reads expire what is due, so nobody is shown one whose time is up.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::events::{Event, EventKind, EventSink};
+use crate::metrics::Metrics;
+use crate::store::{
+    Actor, Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter,
+};
+
+/// Runs a change to its end even when its caller stops waiting (a request dropped while its
+/// change waits for the writer): a change once made must also be announced.
+async fn detached<T: Send + 'static>(
+    change: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::spawn(change)
+        .await
+        .map_err(|error| StoreError(format!("a change stopped: {error}")))?
+}
+
+/// What a change came to: made by this call, or already made (by another writer, or before).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Changed {
+    /// This call changed it: the record as it left it.
+    ByThisCall(Record),
+    /// It was not this call's to change: the record as it is now.
+    Already(Record),
+}
+
+impl Changed {
+    /// The record either way.
+    pub fn record(&self) -> &Record {
+        match self {
+            Changed::ByThisCall(record) | Changed::Already(record) => record,
+        }
+    }
+}
+
+/// The lifecycle over a store, announcing to this replica's sink and counting in its metrics.
+#[derive(Debug, Clone)]
+pub struct Elicitations {
+    store: Arc<Store>,
+    sink: Arc<dyn EventSink>,
+    metrics: Metrics,
+}
+
+/// The result an elicitation ends with when nobody answered it.
+fn cancel() -> Value {
+    json!({"action": "cancel"})
+}
+
+/// Whether an id could be one of ours (32 lowercase hex characters); anything else is unknown
+/// without a database read.
+pub fn is_well_formed_id(id: &str) -> bool {
+    id.len() == 32
+        && id
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+}
+
+impl Elicitations {
+    /// The lifecycle over `store`, telling `sink` of every change and counting into `metrics`.
+    pub fn new(store: Arc<Store>, sink: Arc<dyn EventSink>, metrics: Metrics) -> Elicitations {
+        Elicitations {
+            store,
+            sink,
+            metrics,
+        }
+    }
+
+    /// Milliseconds since the Unix epoch by the deployment's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.store.now_ms()
+    }
+
+    /// Stores a new pending elicitation (idempotent by its key, see
+    /// [`ElicitationStore::create`](crate::store::ElicitationStore::create)) and announces it
+    /// when it is new.
+    pub async fn create(&self, new: NewElicitation) -> Result<Created, StoreError> {
+        let this = self.clone();
+        detached(async move {
+            let created = this.store.elicitations.create(new, &Actor::Host).await?;
+            if let Created::New(event) = &created {
+                this.announce(event);
+            }
+            Ok(created)
+        })
+        .await
+    }
+
+    /// The elicitation with this id, expired first if its time is up; `None` when unknown.
+    pub async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
+        if !is_well_formed_id(id) {
+            return Ok(None);
+        }
+        let Some(record) = self.store.elicitations.get(id).await? else {
+            return Ok(None);
+        };
+        let now = self.now_ms();
+        if record.status != Status::Pending || record.expires_at > now {
+            return Ok(Some(record));
+        }
+        let expired = self
+            .finish(record, Status::Expired, &cancel(), &Actor::Relay)
+            .await?;
+        Ok(Some(expired.record().clone()))
+    }
+
+    /// The pending elicitations `filter` admits, oldest first, without those whose time is up
+    /// (the sweeper expires them).
+    pub async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
+        let now = self.now_ms();
+        let mut pending = self.store.elicitations.pending(filter).await?;
+        pending.retain(|record| record.expires_at > now);
+        Ok(pending)
+    }
+
+    /// Settles `record` with the person's `result`, made by the person `sub`.
+    pub async fn answer(
+        &self,
+        record: Record,
+        result: &Value,
+        sub: &str,
+    ) -> Result<Changed, StoreError> {
+        let person = Actor::Person {
+            sub: sub.to_string(),
+        };
+        self.finish(record, Status::Settled, result, &person).await
+    }
+
+    /// Withdraws `record` for its host.
+    pub async fn withdraw(&self, record: Record) -> Result<Changed, StoreError> {
+        self.finish(record, Status::Withdrawn, &cancel(), &Actor::Host)
+            .await
+    }
+
+    /// Marks URL-mode completion of `record` for its host.
+    pub async fn complete(&self, record: Record) -> Result<Changed, StoreError> {
+        if record.completed {
+            return Ok(Changed::Already(record));
+        }
+        let (this, id) = (self.clone(), record.id.clone());
+        let event = detached(async move {
+            let event = this.store.elicitations.complete(&id, &Actor::Host).await?;
+            Ok(this.announced(event))
+        })
+        .await?;
+        self.settle(record, event).await
+    }
+
+    /// Expires every pending one that is due; returns how many.
+    pub async fn expire_due(&self) -> Result<usize, StoreError> {
+        let expired = self.store.elicitations.expire_due(self.now_ms()).await?;
+        for event in &expired {
+            self.announce(event);
+        }
+        Ok(expired.len())
+    }
+
+    /// Another replica changed the elicitation `id`: reads it once and tells this replica's
+    /// sink (not the metrics: the replica that made the change counted it). The event, or
+    /// `None` when it is gone already (purged).
+    pub async fn heard(&self, kind: EventKind, id: &str) -> Result<Option<Event>, StoreError> {
+        let Some(record) = self.store.elicitations.get(id).await? else {
+            return Ok(None);
+        };
+        let event = Event::new(kind, record);
+        self.sink.deliver(&event);
+        Ok(Some(event))
+    }
+
+    /// Changes may have been missed: everyone listening on this replica starts over.
+    pub fn resync(&self) {
+        self.sink.resync();
+    }
+
+    /// Moves a pending `record` to `status`, unless it is over already.
+    async fn finish(
+        &self,
+        record: Record,
+        status: Status,
+        result: &Value,
+        actor: &Actor,
+    ) -> Result<Changed, StoreError> {
+        if record.status != Status::Pending {
+            return Ok(Changed::Already(record));
+        }
+        let (this, id, result, actor) = (
+            self.clone(),
+            record.id.clone(),
+            result.clone(),
+            actor.clone(),
+        );
+        let event = detached(async move {
+            let now = this.now_ms();
+            let elicitations = &this.store.elicitations;
+            let event = elicitations
+                .finish(&id, status, &result, now, &actor)
+                .await?;
+            Ok(this.announced(event))
+        })
+        .await?;
+        self.settle(record, event).await
+    }
+
+    /// What a conditional change came to: the change when this call won; else the row as it
+    /// is now (another writer won).
+    async fn settle(&self, record: Record, event: Option<Event>) -> Result<Changed, StoreError> {
+        match event {
+            Some(event) => Ok(Changed::ByThisCall((*event.record).clone())),
+            None => Ok(Changed::Already(
+                self.store
+                    .elicitations
+                    .get(&record.id)
+                    .await?
+                    .unwrap_or(record),
+            )),
+        }
+    }
+
+    /// Announces the change this call won, if it did.
+    fn announced(&self, event: Option<Event>) -> Option<Event> {
+        if let Some(event) = &event {
+            self.announce(event);
+        }
+        event
+    }
+
+    /// One announce and one metrics update per change this replica made.
+    fn announce(&self, event: &Event) {
+        self.metrics.count_change(event);
+        self.sink.deliver(event);
+    }
+}

@@ -1,0 +1,87 @@
+//! The jobs that run beside the requests, each on its own timer: expiring what is due, measuring
+//! the deployment's clock again, deleting used-up stream tickets, and deleting finished
+//! elicitations past `--retention`. A failing job is said once per outage, not on every tick.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::{interval_at, Instant, MissedTickBehavior};
+
+use super::Elicitations;
+use crate::retention;
+use crate::store::{Store, StoreError};
+
+/// How often due elicitations are expired.
+pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
+/// How often the store's clock is measured again (PostgreSQL: against the database's), so a
+/// process clock that drifts or steps is corrected within this long.
+pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
+/// How often expired stream tickets are deleted (a redeem ignores them anyway).
+const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Runs every job until `shutdown` turns true.
+pub async fn sweep(
+    elicitations: Elicitations,
+    store: Arc<Store>,
+    retention: Duration,
+    shutdown: watch::Receiver<bool>,
+) {
+    let store = store.as_ref();
+    tokio::join!(
+        every(SWEEP_INTERVAL, "expiry sweep failed", &shutdown, || async {
+            elicitations.expire_due().await.map(drop)
+        }),
+        every(
+            CLOCK_SYNC_INTERVAL,
+            "measuring the database's clock failed",
+            &shutdown,
+            || store.health.sync_clock()
+        ),
+        every(
+            TICKET_PURGE_INTERVAL,
+            "purging stream tickets failed",
+            &shutdown,
+            || async { store.tickets.purge(store.now_ms()).await.map(drop) }
+        ),
+        every(
+            retention::PURGE_INTERVAL,
+            "deleting finished elicitations failed",
+            &shutdown,
+            || async { retention::purge(store, retention).await.map(drop) }
+        ),
+    );
+}
+
+/// Runs `job` every `period` until `shutdown` turns true; a failure is logged as `failure`,
+/// once until the job succeeds again.
+async fn every<Job, Run>(
+    period: Duration,
+    failure: &'static str,
+    shutdown: &watch::Receiver<bool>,
+    mut job: Job,
+) where
+    Job: FnMut() -> Run,
+    Run: Future<Output = Result<(), StoreError>>,
+{
+    let mut shutdown = shutdown.clone();
+    let mut ticks = interval_at(Instant::now() + period, period);
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut failing = false;
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {}
+            _ = shutdown.wait_for(|stopping| *stopping) => return,
+        }
+        match job().await {
+            Ok(()) => failing = false,
+            Err(error) => {
+                if !failing {
+                    tracing::error!(%error, "{failure}");
+                }
+                failing = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The elicitations: reads, and every change through the committer (`changes`). Every change is
+//! conditional on the row still being `pending` (or not yet completed), so exactly one writer
+//! wins, even across replicas, and the winner gets the change back as an [`Event`] to announce.
+
+use serde_json::Value;
+use sqlx::PgPool;
+
+use super::changes::{apply, record_columns, Applied, Change, ChangeContext};
+use super::db::{either, Database, Either};
+use super::rows::record_from_row;
+use super::sqlite::GroupCommit;
+use super::{Created, NewElicitation, Record, Status, StoreError, TenantFilter};
+use crate::events::Event;
+use crate::record::Actor;
+
+/// The elicitations.
+#[derive(Debug, Clone)]
+pub struct ElicitationStore {
+    pub(super) database: Database,
+    pub(super) committer: Committer,
+}
+
+impl ElicitationStore {
+    /// Stores a new pending elicitation, journalled as made by `actor`. With an idempotency key
+    /// already used in the same tenant (user, workspace, conversation), stores nothing and
+    /// returns the first record when the request digests match, [`Created::KeyReused`] when
+    /// they differ. Other tenants' keys are never looked at.
+    pub async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError> {
+        let actor = actor.clone();
+        match self.committer.commit(Change::Create { new, actor }).await? {
+            Applied::Created(created) => Ok(created),
+            Applied::Changed(_) => Err(StoreError("a create changed no row".into())),
+        }
+    }
+
+    /// The elicitation with this id, whoever it belongs to (callers check scope).
+    pub async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
+        either!(self.database.reader(), |pool| {
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                record_columns!(),
+                " FROM koder_elicitations WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+            row.as_ref().map(record_from_row).transpose()
+        })
+    }
+
+    /// The pending elicitations this filter admits, oldest first.
+    pub async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
+        either!(self.database.reader(), |pool| {
+            let rows = sqlx::query(concat!(
+                "SELECT ",
+                record_columns!(),
+                " FROM koder_elicitations WHERE user_id = $1 AND workspace_id = $2 AND status = 'pending' \
+                 AND (CAST($3 AS TEXT) IS NULL OR conversation_id = CAST($3 AS TEXT)) \
+                 ORDER BY created_at, id"
+            ))
+            .bind(&filter.user_id)
+            .bind(&filter.workspace_id)
+            .bind(&filter.conversation_id)
+            .fetch_all(pool)
+            .await?;
+            rows.iter().map(record_from_row).collect()
+        })
+    }
+
+    /// Moves a pending elicitation to `status` with `result` at `now_ms`, journalled as made by
+    /// `actor`: the change when this call won; `None` when it was no longer pending.
+    pub async fn finish(
+        &self,
+        id: &str,
+        status: Status,
+        result: &Value,
+        now_ms: i64,
+        actor: &Actor,
+    ) -> Result<Option<Event>, StoreError> {
+        let change = Change::Finish {
+            id: id.to_string(),
+            status,
+            result: result.clone(),
+            at: now_ms,
+            actor: actor.clone(),
+        };
+        self.one_event(change).await
+    }
+
+    /// Marks URL-mode completion, journalled as made by `actor`: the change, or `None` when
+    /// unknown or already marked.
+    pub async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
+        let change = Change::Complete {
+            id: id.to_string(),
+            actor: actor.clone(),
+        };
+        self.one_event(change).await
+    }
+
+    /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
+    /// first, journalled as made by [`Actor::Relay`]. Replicas sweep at once: a row another is
+    /// expiring is re-checked after its commit and skipped, so each row expires once.
+    pub async fn expire_due(&self, now_ms: i64) -> Result<Vec<Event>, StoreError> {
+        // Asked five times a second: a reader answers "nothing is due" without a write.
+        let due = either!(self.database.reader(), |pool| {
+            sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM koder_elicitations \
+                 WHERE status = 'pending' AND expires_at <= $1)",
+            )
+            .bind(now_ms)
+            .fetch_one(pool)
+            .await?
+        });
+        if !due {
+            return Ok(Vec::new());
+        }
+        match self
+            .committer
+            .commit(Change::ExpireDue { at: now_ms })
+            .await?
+        {
+            Applied::Changed(events) => Ok(events),
+            Applied::Created(_) => Err(StoreError("an expiry created a row".into())),
+        }
+    }
+
+    /// Deletes up to `batch` finished elicitations (settled, expired, withdrawn) that finished
+    /// at or before `finished_by_ms`; returns how many. Pending ones are never deleted, nor
+    /// audit entries. A deleted one is unknown from then on, and its idempotency key free.
+    pub async fn purge_finished(&self, finished_by_ms: i64, batch: i64) -> Result<u64, StoreError> {
+        either!(self.database.writer(), |pool| {
+            let purged = sqlx::query(
+                "DELETE FROM koder_elicitations WHERE id IN (SELECT id FROM koder_elicitations \
+                 WHERE finished_at <= $1 AND status <> 'pending' LIMIT $2)",
+            )
+            .bind(finished_by_ms)
+            .bind(batch)
+            .execute(pool)
+            .await?;
+            Ok(purged.rows_affected())
+        })
+    }
+
+    /// How many elicitations are pending, every tenant's (metrics).
+    pub async fn count_pending(&self) -> Result<i64, StoreError> {
+        either!(self.database.reader(), |pool| {
+            Ok(sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM koder_elicitations WHERE status = 'pending'",
+            )
+            .fetch_one(pool)
+            .await?)
+        })
+    }
+
+    /// Commits a change of one row: its event when this call won.
+    async fn one_event(&self, change: Change) -> Result<Option<Event>, StoreError> {
+        match self.committer.commit(change).await? {
+            Applied::Changed(events) => Ok(events.into_iter().next()),
+            Applied::Created(_) => Err(StoreError("a change created a row".into())),
+        }
+    }
+}
+
+/// Commits each change: on PostgreSQL in a transaction of its own, on SQLite in the group
+/// committer's batch.
+#[derive(Debug, Clone)]
+pub(super) enum Committer {
+    /// SQLite's one writer.
+    Sqlite(GroupCommit),
+    /// PostgreSQL.
+    Postgres {
+        pool: PgPool,
+        context: ChangeContext,
+    },
+}
+
+impl Committer {
+    /// Makes `change` and commits it.
+    pub(super) async fn commit(&self, change: Change) -> Result<Applied, StoreError> {
+        match self {
+            Committer::Sqlite(group) => group.commit(change).await,
+            Committer::Postgres { pool, context } => {
+                let mut transaction = pool.begin().await?;
+                let applied = apply(Either::Postgres(&mut *transaction), &change, context).await?;
+                transaction.commit().await?;
+                Ok(applied)
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The webhook outbox (`koder_webhook_outbox`, see the `0004_webhook_outbox` migrations): the
+//! row a change queues inside its own transaction (`ENQUEUE`, run by the change's committer), the
+//! claim that leases due rows to one worker (on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so one
+//! replica sends each), what an attempt came to, and retention. One text for both dialects
+//! except the claim's lock.
+
+use super::db::{either, Database, Dialects};
+use super::StoreError;
+use crate::events::Event;
+
+/// One row to queue: what the webhook module makes of an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxRow {
+    /// The `webhook-id`, the same on every attempt.
+    pub id: String,
+    /// The elicitation it tells of.
+    pub elicitation_id: String,
+    /// The Standard Webhooks event type.
+    pub event_type: &'static str,
+    /// The JSON body, byte for byte as it will be signed.
+    pub payload: String,
+}
+
+/// The webhook row of an event (`None` for a change that sends none): given to the store when
+/// webhooks are on, so every change queues its row in its own transaction.
+pub type WebhookRows = fn(&Event) -> Option<OutboxRow>;
+
+/// One claimed row: what to send, and how many attempts it has had, this one included.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Delivery {
+    /// The `webhook-id`, the same on every attempt.
+    pub id: String,
+    /// The JSON body, byte for byte as signed.
+    pub payload: String,
+    /// Attempts so far, counting the one this claim is for.
+    pub attempts: i64,
+}
+
+/// What an attempt came to, as the outbox keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// 2xx: done.
+    Delivered,
+    /// Failed; try again at `next_attempt_at` (ms since the Unix epoch).
+    Retry {
+        /// When.
+        next_attempt_at: i64,
+        /// Why this one failed (short, no secrets).
+        error: String,
+    },
+    /// Failed and the schedule is spent: the row stays, marked failed, for an operator to see.
+    GaveUp {
+        /// Why the last one failed.
+        error: String,
+    },
+}
+
+/// The insert of one row (`$5` its time); a repeat is a no-op.
+pub(super) const ENQUEUE: &str = "INSERT INTO koder_webhook_outbox \
+     (id, elicitation_id, event_type, payload, created_at, attempts, next_attempt_at) \
+     VALUES ($1, $2, $3, $4, $5, 0, $5) ON CONFLICT (id) DO NOTHING";
+
+/// Leases due rows and counts the attempt; on PostgreSQL rows another replica is claiming are
+/// skipped, not waited for, and a claimed row is no longer due, so each goes to one replica.
+macro_rules! claim {
+    ($lock:literal) => {
+        concat!(
+            "UPDATE koder_webhook_outbox SET attempts = attempts + 1, next_attempt_at = $1 + $2 ",
+            "WHERE id IN (SELECT id FROM koder_webhook_outbox ",
+            "WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $1 ",
+            "ORDER BY next_attempt_at LIMIT $3",
+            $lock,
+            ") RETURNING id, payload, attempts"
+        )
+    };
+}
+
+const CLAIM: Dialects = Dialects {
+    sqlite: claim!(""),
+    postgres: claim!(" FOR UPDATE SKIP LOCKED"),
+};
+
+/// The outbox.
+#[derive(Debug, Clone)]
+pub struct OutboxStore {
+    pub(super) database: Database,
+}
+
+impl OutboxStore {
+    /// Leases up to `limit` due deliveries for `lease_ms` (pushing their next attempt past it)
+    /// and counts their attempt. Each row goes to one caller, across replicas too.
+    pub async fn claim(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        either!(self.database.writer(), |pool, dialect| {
+            Ok(sqlx::query_as::<_, Delivery>(dialect(CLAIM))
+                .bind(now_ms)
+                .bind(lease_ms)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?)
+        })
+    }
+
+    /// Keeps what each attempt of a batch came to (delivery id, outcome), in one transaction
+    /// (one commit for the batch, not one per delivery).
+    pub async fn record(
+        &self,
+        attempts: &[(String, Outcome)],
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        either!(self.database.writer(), |pool| {
+            let mut transaction = pool.begin().await?;
+            for (id, outcome) in attempts {
+                let (statement, at, error) = record_statement(outcome, now_ms);
+                sqlx::query(statement)
+                    .bind(id)
+                    .bind(at)
+                    .bind(error)
+                    .execute(&mut *transaction)
+                    .await?;
+            }
+            Ok(transaction.commit().await?)
+        })
+    }
+
+    /// Deletes up to `limit` rows delivered before `before_ms` (retention); returns how many.
+    /// Rows given up on stay until an operator looks.
+    pub async fn purge_delivered(&self, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
+        either!(self.database.writer(), |pool| {
+            let purged = sqlx::query(
+                "DELETE FROM koder_webhook_outbox WHERE id IN (SELECT id FROM \
+                 koder_webhook_outbox WHERE delivered_at IS NOT NULL AND delivered_at < $1 \
+                 LIMIT $2)",
+            )
+            .bind(before_ms)
+            .bind(limit)
+            .execute(pool)
+            .await?;
+            Ok(purged.rows_affected())
+        })
+    }
+}
+
+/// The update that keeps what an attempt came to, as one statement with the same three
+/// parameters (`$1` id, `$2` a time, `$3` the error or NULL).
+fn record_statement(outcome: &Outcome, now_ms: i64) -> (&'static str, i64, Option<String>) {
+    match outcome {
+        Outcome::Delivered => (
+            "UPDATE koder_webhook_outbox SET delivered_at = $2, last_error = $3 WHERE id = $1",
+            now_ms,
+            None,
+        ),
+        Outcome::Retry {
+            next_attempt_at,
+            error,
+        } => (
+            "UPDATE koder_webhook_outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1",
+            *next_attempt_at,
+            Some(error.clone()),
+        ),
+        Outcome::GaveUp { error } => (
+            "UPDATE koder_webhook_outbox SET failed_at = $2, last_error = $3 WHERE id = $1",
+            now_ms,
+            Some(error.clone()),
+        ),
+    }
+}
