@@ -8,15 +8,10 @@
 //! to it, ordered by chain key (bytewise), no whitespace.
 
 use std::io::Write;
-use std::sync::Arc;
-use std::time::Duration;
 
 use koder_elicitation_relay_protocol::AuditCheckpoint;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use tokio::sync::watch;
-
-use crate::store::Store;
 
 /// A chain's head as a checkpoint covers it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,45 +93,6 @@ pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
-}
-
-/// The shortest interval between checkpoints (a zero one would spin).
-const MIN_INTERVAL: Duration = Duration::from_millis(10);
-
-/// Writes a checkpoint every `interval` (the first at once) and logs it, until `shutdown` turns
-/// true. A failure is logged once per outage; the next tick tries again.
-pub async fn run(store: Arc<Store>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
-    let mut ticks = tokio::time::interval(interval.max(MIN_INTERVAL));
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut failing = false;
-    let mut last_logged = None;
-    loop {
-        tokio::select! {
-            _ = ticks.tick() => {}
-            _ = shutdown.wait_for(|stopping| *stopping) => return,
-        }
-        match store.audit.write_checkpoint(store.now_ms()).await {
-            Ok(Some(checkpoint)) => {
-                failing = false;
-                if last_logged.as_ref() != Some(&checkpoint.hash) {
-                    tracing::info!(
-                        seq = checkpoint.seq,
-                        chains = checkpoint.chains,
-                        hash = %checkpoint.hash,
-                        "audit checkpoint"
-                    );
-                    last_logged = Some(checkpoint.hash);
-                }
-            }
-            Ok(None) => failing = false,
-            Err(error) => {
-                if !failing {
-                    tracing::error!(%error, "writing the audit checkpoint failed");
-                }
-                failing = true;
-            }
-        }
-    }
 }
 
 #[cfg(test)]

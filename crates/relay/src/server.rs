@@ -134,7 +134,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             config.retention,
             stopping_rx.clone(),
         );
-        let checkpoints = crate::audit_checkpoint::run(
+        let checkpoints = crate::service::checkpoints::run(
             Arc::clone(&store),
             config.audit_checkpoint_interval,
             stopping_rx,
