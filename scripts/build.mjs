@@ -16,6 +16,7 @@
 //   js/api.js                    the exports both entries share (src/js/api.js), unbundled for the server entry
 //   react.d.ts, vue.d.ts, ...    framework typings (src/frameworks/*.d.ts, package.json's `./react`, ...)
 //   relay.js, relay.d.ts         the relay's host helper (src/relay/host.js, package.json's `./relay`)
+//   push-worker.js, .d.ts        the service-worker helpers (src/push/worker.js, `./push-worker`)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, cpSync, copyFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -142,6 +143,10 @@ for (const name of readdirSync(FRAMEWORK_DTS_DIR).filter((n) => n.endsWith('.d.t
 // The relay's host helper (src/relay/host.js, package.json's `./relay`): Node only, no wasm.
 copyModule(join(ROOT, 'src', 'relay', 'host.js'), 'relay.js');
 copyFileSync(join(ROOT, 'src', 'relay', 'host.d.ts'), join(DIST, 'relay.d.ts'));
+// The service-worker helpers (src/push/worker.js, package.json's `./push-worker`): plain JS for an
+// app's own worker; the element never loads them.
+copyModule(join(ROOT, 'src', 'push', 'worker.js'), 'push-worker.js');
+copyFileSync(join(ROOT, 'src', 'push', 'worker.d.ts'), join(DIST, 'push-worker.d.ts'));
 
 let esbuild;
 try {

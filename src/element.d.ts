@@ -371,6 +371,11 @@ export interface KoderMcpElicitationAttributes {
   settled?: KoderMcpElicitationSettled;
   /** Inline: focus the first field when a question arrives (otherwise focus stays where it is). */
   autofocus?: boolean;
+  /**
+   * A request that arrives while the document is hidden shows a system notification (the server's
+   * name and the message), if notification permission is granted (`requestNotificationPermission`).
+   */
+  notify?: boolean;
 }
 
 /** `presentation`: a modal dialog, or a card in the page's flow (a chat transcript, a panel). */
@@ -465,6 +470,13 @@ export interface KoderMcpElicitation extends HTMLElement {
   /** `settled` (inline only): `"summary"` (absent) or `"remove"` */
   settled: KoderMcpElicitationSettled | string | null;
   /**
+   * `notify` (boolean attribute): a request that arrives while the document is hidden shows a
+   * system notification (server name and message, tagged by the elicitation id) when permission is
+   * granted; clicking it focuses the window and the first field; it closes when the request
+   * settles. The element never asks for permission (`requestNotificationPermission()` does).
+   */
+  notify: boolean;
+  /**
    * Inline: moves focus into the card (its first field), or onto the last summary once settled.
    * Modal: the ordinary `HTMLElement.focus()`.
    */
@@ -549,6 +561,13 @@ export declare function registerTranslation(
   messages: string | Readonly<Record<string, string>>,
   options?: { direction?: "ltr" | "rtl" },
 ): void;
+
+/**
+ * Asks the browser for permission to show notifications (for the `notify` attribute). Call it from
+ * the person's click: the element never asks by itself. Resolves `"denied"` where there are no
+ * notifications (a server, a worker).
+ */
+export declare function requestNotificationPermission(): Promise<NotificationPermission>;
 
 /** The normalized request, or throws `ElicitationError` (code -32602) naming the offending path. */
 export declare function parseRequest(request: ElicitRequestInput | object): Record<string, unknown>;

@@ -5,11 +5,11 @@
 // worker) it defines nothing and fetches nothing; Node takes the package's `node` export instead
 // (element.node.js), which can load the wasm from disk.
 import init, { defineElement as defineWithCore } from "./elicitation_core.js";
-import { ElicitationError, coreFunctions } from "./js/api.js";
+import { ElicitationError, coreFunctions, requestNotificationPermission } from "./js/api.js";
 // The same module instance as the glue's own snippet: the build bundles both as one.
 import { coreUnavailable, defineElement } from "./js/define.js";
 
-export { ElicitationError };
+export { ElicitationError, requestNotificationPermission };
 
 const TAG = "koder-mcp-elicitation";
 const hasCustomElements = typeof customElements !== "undefined";

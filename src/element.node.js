@@ -4,9 +4,9 @@
 // server checks answers with the very rules the dialog applied.
 import { readFileSync } from "node:fs";
 import { initSync } from "./elicitation_core.js";
-import { ElicitationError, coreFunctions } from "./js/api.js";
+import { ElicitationError, coreFunctions, requestNotificationPermission } from "./js/api.js";
 
-export { ElicitationError };
+export { ElicitationError, requestNotificationPermission };
 
 /** Nothing to define on a server: resolved at once. The core loads on the first check. */
 export const ready = Promise.resolve();

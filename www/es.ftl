@@ -96,3 +96,6 @@ mcp-elicitation-summary-yes = sí
 mcp-elicitation-summary-no = no
 mcp-elicitation-summary-hidden = (oculto)
 mcp-elicitation-summary-number = { $value }
+
+## The system notification for a request that arrives while the page is hidden (`notify`)
+mcp-elicitation-notification-title = { $server } necesita tu respuesta

@@ -147,3 +147,6 @@ mcp-elicitation-terminal-error-answers_round = --answers for a round must be a J
 mcp-elicitation-terminal-error-unknown_key = { $key } matches no elicitation of this round
 mcp-elicitation-terminal-connect-calling = Calling { $tool }…
 mcp-elicitation-terminal-connect-from = Request from { $server }
+
+## The system notification for a request that arrives while the page is hidden (`notify`)
+mcp-elicitation-notification-title = { $server } needs your input

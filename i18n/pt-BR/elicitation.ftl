@@ -147,3 +147,6 @@ mcp-elicitation-terminal-error-answers_round = Para uma rodada, --answers deve s
 mcp-elicitation-terminal-error-unknown_key = { $key } não corresponde a nenhuma elicitação desta rodada
 mcp-elicitation-terminal-connect-calling = Chamando { $tool }…
 mcp-elicitation-terminal-connect-from = Pedido de { $server }
+
+## The system notification for a request that arrives while the page is hidden (`notify`)
+mcp-elicitation-notification-title = { $server } precisa da sua resposta

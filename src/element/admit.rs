@@ -128,8 +128,17 @@ impl Inner {
             poll: None,
             backoff: PollBackoff::new(self.number_attr("poll-interval-ms")),
             flow,
+            notification: None,
         };
         let session: &mut ElementSession = &mut self.session;
-        session.admit_in_batch(now(), admit, options.batch, answer, held)
+        let (ticket, change) = session.admit_in_batch(now(), admit, options.batch, answer, held);
+        // Only a request that stays pending is worth telling the person about.
+        if change.is_none() {
+            let notification = self.notify_arrival(ticket);
+            if let Some(entry) = self.session.get_mut(ticket) {
+                entry.data.notification = notification;
+            }
+        }
+        (ticket, change)
     }
 }

@@ -19,6 +19,7 @@ mod events;
 mod focus;
 mod inline;
 mod intake;
+mod notify;
 mod platform;
 mod polling;
 mod required;
@@ -158,6 +159,8 @@ struct Held {
     backoff: PollBackoff,
     /// The -32042 flow this elicitation is part of.
     flow: Option<admit::FlowId>,
+    /// `notify`: the system notification shown when it arrived unseen, closed once it settles.
+    notification: Option<notify::SystemNotification>,
 }
 
 type ElementSession = Session<Answer, Held>;

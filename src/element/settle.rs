@@ -134,6 +134,10 @@ impl Inner {
             }
         }
         if data.is_none() {
+            // Answered: what stays is the wait for completion, nothing to notify about.
+            if let Some(entry) = self.session.get_mut(ticket) {
+                entry.data.notification = None;
+            }
             self.start_poll(ticket);
         }
     }

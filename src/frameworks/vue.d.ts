@@ -32,6 +32,8 @@ export interface KoderMcpElicitationVueProps {
   presentation?: "modal" | "inline";
   /** Inline only: `summary` (default) keeps a read-only summary once settled; `remove` leaves none. */
   settled?: "summary" | "remove";
+  /** A request arriving while the page is hidden shows a system notification (permission granted). */
+  notify?: boolean;
   onAccept?: (event: CustomEvent<ElicitationAcceptDetail>) => void;
   /** Open again (MCP 2026-07-28): cancelable; `preventDefault()` and open `detail.url` yourself. */
   onOpen?: (event: CustomEvent<ElicitationOpenDetail>) => void;

@@ -57,3 +57,13 @@ export function coreFunctions(loadCore) {
     },
   };
 }
+
+/**
+ * Asks the browser for permission to show notifications (`notify`), for the host to call from the
+ * person's click: the element never asks by itself. Resolves `"granted"`, `"denied"` or
+ * `"default"` (not decided); `"denied"` where there are no notifications (a server, a worker).
+ */
+export async function requestNotificationPermission() {
+  if (typeof Notification !== "function") return "denied";
+  return Notification.requestPermission();
+}

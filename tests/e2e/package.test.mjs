@@ -320,7 +320,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
   const element = mod.declarations.find((d) => d.customElement);
   assert.equal(element.tagName, 'koder-mcp-elicitation');
   assert.ok(mod.exports.some((e) => e.kind === 'custom-element-definition' && e.name === 'koder-mcp-elicitation'));
-  for (const name of ['ready', 'validateContent', 'parseRequest', 'registerTranslation', 'ElicitationError']) {
+  for (const name of ['ready', 'validateContent', 'parseRequest', 'registerTranslation', 'requestNotificationPermission', 'ElicitationError']) {
     assert.ok(mod.exports.some((e) => e.kind === 'js' && e.name === name), `export ${name}`);
   }
   assert.deepEqual(element.events.map((e) => e.name).sort(), ['accept', 'cancel', 'complete', 'invalid', 'open', 'reject', 'timeout']);
@@ -333,7 +333,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     const proto = Class.prototype;
     const members = {};
     for (const name of ['elicit', 'elicitRequired', 'elicitInputs', 'connectRelay', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
-      'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict', 'presentation', 'settled']) {
+      'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict', 'presentation', 'settled', 'notify']) {
       members[name] = name in proto ? typeof (Object.getOwnPropertyDescriptor(proto, name)?.value ?? 'accessor') : 'missing';
     }
     const parts = new Set();

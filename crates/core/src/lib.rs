@@ -51,6 +51,8 @@ pub mod input_required;
 pub mod json;
 /// Every hostile-input limit, named in one place.
 pub mod limits;
+/// The words of the system notification for a request nobody is looking at.
+pub mod notification;
 /// A linear-time ECMA-262 regular-expression engine for `pattern`.
 pub mod pattern;
 /// The lifecycle rules: timeout precedence, draft retention, announcements, timers, poll backoff.
