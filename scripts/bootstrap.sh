@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# Installs everything `npm run build` and `npm test` need on a bare Debian machine that has
-# Rust (rustup), Node 20 + npm and Python. Idempotent: every step checks first and skips when
-# the tool is already there, so a warm machine finishes in a second or two.
-# Works non-interactively (CI=true, no stdin). Only registries are used: crates.io, npm, PyPI, Debian.
+# Installs what the project needs on a bare Debian machine that has Rust (rustup) and Node 20 + npm.
+#
+#   bash scripts/bootstrap.sh          everything `npm test` and `.ci/run` need: the demo's part below,
+#                                      then rustfmt and clippy, the browsers, tmux, the example apps'
+#                                      npm packages, a Python venv and PostgreSQL
+#   bash scripts/bootstrap.sh --demo   only what `npm start` needs to build and serve the demo: the wasm
+#                                      target, wasm-pack and the wasm-bindgen CLI, and the root's npm
+#                                      packages (the relay binary is built by scripts/relay-binary.sh)
+#
+# Idempotent: every step checks first and skips when the tool is already there, so a warm machine
+# finishes in a second or two. Works non-interactively (CI=true, no stdin). Only registries are used:
+# crates.io, npm, PyPI, Debian.
 set -euo pipefail
+
+MODE=all
+case "${1:-}" in
+  "") ;;
+  --demo) MODE=demo ;;
+  *) printf 'bootstrap: unknown argument %s (only --demo is accepted)\n' "$1" >&2; exit 2 ;;
+esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -18,7 +33,9 @@ for tool in cargo rustup node npm; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found on PATH (need Rust via rustup, Node 20 + npm)"
 done
 
-# 1. wasm target + the components test.sh uses ------------------------------------------------
+# ==== The demo's part (npm start): the wasm build, the npm packages =============================
+
+# 1. wasm target ------------------------------------------------------------------------------
 if rustup target list --installed | grep -qx 'wasm32-unknown-unknown'; then
   say "rust target wasm32-unknown-unknown: present"
 else
@@ -26,17 +43,7 @@ else
   rustup target add wasm32-unknown-unknown
 fi
 
-missing_components=()
-cargo fmt --version >/dev/null 2>&1 || missing_components+=(rustfmt)
-cargo clippy --version >/dev/null 2>&1 || missing_components+=(clippy)
-if [ ${#missing_components[@]} -eq 0 ]; then
-  say "rustfmt, clippy: present"
-else
-  say "rust components ${missing_components[*]}: installing"
-  rustup component add "${missing_components[@]}"
-fi
-
-# 2. wasm-pack -------------------------------------------------------------------------------
+# 2. wasm-pack: scripts/build.mjs builds the wasm with `wasm-pack build` ----------------------
 if command -v wasm-pack >/dev/null 2>&1; then
   say "wasm-pack: present ($(wasm-pack --version 2>/dev/null | awk '{print $2}'))"
 else
@@ -80,7 +87,44 @@ else
   [ "$got" = "$WB_VERSION" ] || die "wasm-bindgen on PATH is $got, expected $WB_VERSION (check PATH order)"
 fi
 
-# 4. Debian packages: browsers and tools the tests drive ----------------------------------------
+# 4. npm dependencies -------------------------------------------------------------------------
+npm_flags=(--no-audit --no-fund --loglevel=error)
+if [ -f package-lock.json ]; then
+  if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] \
+     || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "node_modules: npm ci"
+    npm ci "${npm_flags[@]}" </dev/null
+  else
+    say "node_modules: up to date with package-lock.json"
+  fi
+else
+  if [ ! -d node_modules ] || [ package.json -nt node_modules ]; then
+    say "node_modules: npm install (no package-lock.json)"
+    npm install "${npm_flags[@]}" </dev/null
+  else
+    say "node_modules: present (no package-lock.json)"
+  fi
+fi
+
+if [ "$MODE" = demo ]; then
+  say "demo's part done in $((SECONDS - START))s (\`npm test\` installs the rest)"
+  exit 0
+fi
+
+# ==== The tests' part (npm test, .ci/run) ======================================================
+
+# 5. rustfmt and clippy (the first stages of scripts/test.sh) ---------------------------------
+missing_components=()
+cargo fmt --version >/dev/null 2>&1 || missing_components+=(rustfmt)
+cargo clippy --version >/dev/null 2>&1 || missing_components+=(clippy)
+if [ ${#missing_components[@]} -eq 0 ]; then
+  say "rustfmt, clippy: present"
+else
+  say "rust components ${missing_components[*]}: installing"
+  rustup component add "${missing_components[@]}"
+fi
+
+# 6. Debian packages: browsers and tools the tests drive ----------------------------------------
 # Chromium + chromedriver (wasm-bindgen-test, the e2e suites); Firefox ESR, WebKitGTK's WebDriver +
 # MiniBrowser and Xvfb (the contract smoke in the other two engines, tests/e2e/engines.test.mjs); tmux
 # (the terminal surface's tests drive koder-elicit in its panes). One apt-get update + install for
@@ -111,26 +155,7 @@ else
   command -v tmux >/dev/null 2>&1 || die "apt-get did not provide tmux"
 fi
 
-# 5. npm dependencies -------------------------------------------------------------------------
-npm_flags=(--no-audit --no-fund --loglevel=error)
-if [ -f package-lock.json ]; then
-  if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] \
-     || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    say "node_modules: npm ci"
-    npm ci "${npm_flags[@]}" </dev/null
-  else
-    say "node_modules: up to date with package-lock.json"
-  fi
-else
-  if [ ! -d node_modules ] || [ package.json -nt node_modules ]; then
-    say "node_modules: npm install (no package-lock.json)"
-    npm install "${npm_flags[@]}" </dev/null
-  else
-    say "node_modules: present (no package-lock.json)"
-  fi
-fi
-
-# 6. the example apps' npm dependencies -----------------------------------------------------------
+# 7. the example apps' npm dependencies -----------------------------------------------------------
 # tests/examples/<app>/ each keep their own lockfile (Vite, React, Vue, ...), apart from the root's;
 # the frameworks e2e suite installs the packed tarball into them.
 shopt -s nullglob
@@ -145,7 +170,7 @@ for lock in tests/examples/*/package-lock.json; do
 done
 shopt -u nullglob
 
-# 7. the Python MCP SDK for the terminal's tests -----------------------------------------------------
+# 8. the Python MCP SDK for the terminal's tests -----------------------------------------------------
 # crates/terminal/tests/connect_revisions.rs drives a real server on PyPI `mcp`
 # (tests/peers/python/) with the repository's own venv, .venv (gitignored). Debian's python3 needs
 # python3-venv (ensurepip) to create one.
@@ -170,7 +195,7 @@ else
   .venv/bin/python -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" </dev/null
 fi
 
-# 8. PostgreSQL for the relay's tests ---------------------------------------------------------------
+# 9. PostgreSQL for the relay's tests ---------------------------------------------------------------
 # crates/relay/tests/store.rs and the relay e2e suites start throwaway servers with scripts/pg-temp.sh,
 # which only needs the binaries (initdb, pg_ctl). Debian's postinst creates a "main" cluster and may
 # try to start it: a temporary policy-rc.d forbids that, and any cluster still running afterwards is

@@ -2,8 +2,9 @@
 # `npm test` — every check, in order, stopping at the first failure:
 #   fmt, clippy (host), clippy (wasm32), cargo test (native, the relay's against real SQLite and a
 #   throwaway PostgreSQL), wasm-bindgen-test in headless Chromium (tests/browser_*.rs), npm run
-#   build (plus the relay binary), node --test tests/e2e/*.test.mjs (Chromium, plus the contract
-#   smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
+#   build (plus the relay binary), the repository's own checks (node --test tests/repo: the docs'
+#   links and examples, npm start's bootstrap and guide), node --test tests/e2e/*.test.mjs
+#   (Chromium, plus the contract smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
 # `npm test` runs scripts/bootstrap.sh first, so this assumes the toolchain is installed.
 #
 # Environment:
@@ -77,6 +78,10 @@ stage "npm run build"
 node scripts/build.mjs
 # The e2e suites start real relays from target/debug (tests/e2e/relay-harness.mjs).
 cargo build -p koder-elicitation-relay
+
+stage "docs and scripts (node --test tests/repo)"
+# After the build: the docs' runnable examples import dist/, and npm start's check runs the demo.
+node --test --test-concurrency=1 tests/repo/*.test.mjs
 
 stage "e2e (node --test tests/e2e)"
 shopt -s nullglob

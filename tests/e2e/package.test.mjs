@@ -100,7 +100,7 @@ test('package.json: ESM, exports with types first, the defining entry kept as a 
 
 test('the packed README speaks to installers: installed paths and package subpaths, no repository paths', async () => {
   const readme = await readFile(join(installed, 'README.md'), 'utf8');
-  const firstSection = readme.slice(0, readme.indexOf('\n## API'));
+  const firstSection = readme.slice(0, readme.indexOf('\n## The terminal'));
   assert.match(firstSection, /npm install koder-mcp-elicitation/);
   assert.match(firstSection, /src="\/node_modules\/koder-mcp-elicitation\/dist\/koder-mcp-elicitation\.js"/);
   for (const subpath of ['react', 'vue', 'svelte', 'preact']) assert.match(firstSection, new RegExp(`import "koder-mcp-elicitation/${subpath}"`));
