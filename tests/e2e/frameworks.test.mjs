@@ -175,7 +175,7 @@ console.log(JSON.stringify({
   const { code, out } = await outcome(process.execPath, ['--input-type=module', '-e', script], plain);
   assert.equal(code, 0, out);
   const seen = JSON.parse(out);
-  const exports = ['ElicitationError', 'parseRequest', 'ready', 'registerTranslation', 'validateContent'];
+  const exports = ['ElicitationError', 'parseRequest', 'ready', 'registerTranslation', 'requestNotificationPermission', 'validateContent'];
   assert.deepEqual(seen.exports, exports);
   assert.deepEqual(seen.pageExports, exports, 'the page entry keeps its exports where there is no DOM');
   assert.equal(seen.sameModule, true, 'koder-mcp-elicitation/react is the same module');
@@ -213,7 +213,7 @@ postMessage({ exports: Object.keys(kme).sort(), error: typeof kme.ElicitationErr
       w.onmessage = (event) => resolve(event.data);
       w.onerror = (event) => reject(new Error(event.message || 'worker failed'));
     }));
-    assert.deepEqual(seen, { exports: ['ElicitationError', 'parseRequest', 'ready', 'registerTranslation', 'validateContent'], error: 'function' });
+    assert.deepEqual(seen, { exports: ['ElicitationError', 'parseRequest', 'ready', 'registerTranslation', 'requestNotificationPermission', 'validateContent'], error: 'function' });
     // The entry is one module (the glue and the shim are bundled into it).
     assert.ok(server.requests.includes('/node_modules/koder-mcp-elicitation/dist/koder-mcp-elicitation.js'), 'the worker loaded the package');
     assert.deepEqual(server.requests.filter((path) => path.endsWith('.wasm')), [], 'no wasm fetched in a worker');
