@@ -126,23 +126,13 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             stopping_rx.clone(),
         ))
     });
-    // The background jobs, and the audit checkpoints beside them, stop when `stopping` turns true.
-    let sweeper = tokio::spawn({
-        let jobs = sweeper::sweep(
-            elicitations,
-            Arc::clone(&store),
-            config.retention,
-            stopping_rx.clone(),
-        );
-        let checkpoints = crate::service::checkpoints::run(
-            Arc::clone(&store),
-            config.audit_checkpoint_interval,
-            stopping_rx,
-        );
-        async move {
-            tokio::join!(jobs, checkpoints);
-        }
-    });
+    let sweeper = tokio::spawn(sweeper::sweep(
+        elicitations,
+        Arc::clone(&store),
+        config.retention,
+        config.audit_checkpoint_interval,
+        stopping_rx,
+    ));
     tracing::info!(
         address = %local_addr,
         metrics_address = metrics_addr.map(|address| address.to_string()),

@@ -8,7 +8,4 @@ pub mod elicitations;
 /// The background jobs, each on its own timer.
 pub mod sweeper;
 
-/// The audit checkpoints' periodic writer.
-pub mod checkpoints;
-
 pub use elicitations::{Changed, Elicitations};

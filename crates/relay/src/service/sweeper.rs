@@ -1,9 +1,11 @@
 //! The jobs that run beside the requests, each on its own timer: expiring what is due, measuring
-//! the deployment's clock again, deleting used-up stream tickets, and deleting finished
-//! elicitations past `--retention`. A failing job is said once per outage, not on every tick.
+//! the deployment's clock again, deleting used-up stream tickets, deleting finished
+//! elicitations past `--retention`, and keeping an audit checkpoint every
+//! `--audit-checkpoint-interval` (the first at once). A failing job is said once per outage, not
+//! on every tick.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -20,15 +22,20 @@ pub const SWEEP_INTERVAL: Duration = Duration::from_millis(200);
 pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
 /// How often expired stream tickets are deleted (a redeem ignores them anyway).
 const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
+/// The shortest interval between audit checkpoints (a zero one would spin).
+const MIN_CHECKPOINT_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Runs every job until `shutdown` turns true.
 pub async fn sweep(
     elicitations: Elicitations,
     store: Arc<Store>,
     retention: Duration,
+    checkpoint_interval: Duration,
     shutdown: watch::Receiver<bool>,
 ) {
     let store = store.as_ref();
+    // The hash last logged: a checkpoint is logged when it is new.
+    let last_logged = Mutex::new(None::<String>);
     tokio::join!(
         every(SWEEP_INTERVAL, "expiry sweep failed", &shutdown, || async {
             elicitations.expire_due().await.map(drop)
@@ -51,6 +58,29 @@ pub async fn sweep(
             &shutdown,
             || async { retention::purge(store, retention).await.map(drop) }
         ),
+        every_from(
+            Duration::ZERO,
+            checkpoint_interval.max(MIN_CHECKPOINT_INTERVAL),
+            "writing the audit checkpoint failed",
+            &shutdown,
+            || async {
+                if let Some(checkpoint) = store.audit.write_checkpoint(store.now_ms()).await? {
+                    let mut last = last_logged
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    if last.as_ref() != Some(&checkpoint.hash) {
+                        tracing::info!(
+                            seq = checkpoint.seq,
+                            chains = checkpoint.chains,
+                            hash = %checkpoint.hash,
+                            "audit checkpoint"
+                        );
+                        *last = Some(checkpoint.hash);
+                    }
+                }
+                Ok(())
+            }
+        ),
     );
 }
 
@@ -60,13 +90,27 @@ async fn every<Job, Run>(
     period: Duration,
     failure: &'static str,
     shutdown: &watch::Receiver<bool>,
+    job: Job,
+) where
+    Job: FnMut() -> Run,
+    Run: Future<Output = Result<(), StoreError>>,
+{
+    every_from(period, period, failure, shutdown, job).await;
+}
+
+/// [`every`], the first run `first` from now.
+async fn every_from<Job, Run>(
+    first: Duration,
+    period: Duration,
+    failure: &'static str,
+    shutdown: &watch::Receiver<bool>,
     mut job: Job,
 ) where
     Job: FnMut() -> Run,
     Run: Future<Output = Result<(), StoreError>>,
 {
     let mut shutdown = shutdown.clone();
-    let mut ticks = interval_at(Instant::now() + period, period);
+    let mut ticks = interval_at(Instant::now() + first, period);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut failing = false;
     loop {
