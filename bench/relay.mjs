@@ -286,9 +286,12 @@ async function waitQuiet() {
 function sampleWaits(url) {
   const psql = join(PG_BIN ?? '', 'psql');
   const waits = {};
+  // The statements that waited on a lock (their first words), so a lock share names its cause.
+  const lockedStatements = {};
   let samples = 0;
   let running = true;
-  const sql = "select coalesce(wait_event_type || ':' || wait_event, 'CPU') from pg_stat_activity "
+  const sql = "select coalesce(wait_event_type || ':' || wait_event, 'CPU') || '|' || "
+    + "regexp_replace(left(query, 72), '\\s+', ' ', 'g') from pg_stat_activity "
     + "where state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid()";
   const loop = (async () => {
     while (running) {
@@ -302,14 +305,18 @@ function sampleWaits(url) {
         child.once('exit', () => done(text));
       });
       samples += 1;
-      for (const line of out.split('\n').filter(Boolean)) waits[line] = (waits[line] ?? 0) + 1;
+      for (const line of out.split('\n').filter(Boolean)) {
+        const [wait, statement = ''] = line.split('|');
+        waits[wait] = (waits[wait] ?? 0) + 1;
+        if (wait.startsWith('Lock:')) lockedStatements[statement] = (lockedStatements[statement] ?? 0) + 1;
+      }
       await new Promise((done) => setTimeout(done, 100));
     }
   })();
   return async () => {
     running = false;
     await loop;
-    return { samples, waits };
+    return { samples, waits, lockedStatements };
   };
 }
 
@@ -667,6 +674,7 @@ function causes(runs) {
       const top = Object.entries(f.pgWaits.waits).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([what, count]) => `${what} ${Math.round((100 * count) / total)} %`).join(', ');
       if (total) {
         parts.push(`PostgreSQL's busy backends, sampled every 100 ms (${n(total)} busy in ${n(f.pgWaits.samples)} samples): ${top}`
+          + (lockShare(f.pgWaits) > 0 ? `; the statements that waited on a lock: ${Object.entries(f.pgWaits.lockedStatements).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([statement, count]) => `\`${statement}\` ${count}`).join(', ')}` : '')
           + (object / total >= 0.25 ? '; `Lock:object` is the one cluster-wide lock of PostgreSQL that every transaction which sent a NOTIFY holds through its commit, so the writes of both replicas (each sends `pg_notify` with its change) commit one after another' : ''));
       }
     }
