@@ -172,5 +172,5 @@ fn derive_content_keys(
 }
 
 #[cfg(test)]
-#[path = "ece_rfc8291_tests.rs"]
-mod rfc8291_tests;
+#[path = "ece_tests.rs"]
+mod tests;

@@ -40,4 +40,4 @@ pub const RECORD_SIZE: u32 = 4096;
 
 /// The longest plaintext one push carries: 4096 bytes of body less the 86-byte header, the
 /// 16-byte tag and the 1-byte delimiter (RFC 8291 §4).
-pub const MAX_PLAINTEXT: usize = 3993; // one 4096-byte record: 4096 - 86 header - 16 tag - 1 delimiter
+pub const MAX_PLAINTEXT: usize = 3993;
