@@ -25,7 +25,7 @@ pub struct ChainHead {
 }
 
 /// One checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Checkpoint {
     /// The largest `seq` of the trail it covers: every entry up to it.
     pub seq: i64,
@@ -60,24 +60,11 @@ impl Checkpoint {
     }
 }
 
-/// SHA-256 written to as JSON is: the heads of many chains are hashed without one big string.
-struct HashWriter(Sha256);
-
-impl Write for HashWriter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.update(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The hash over `heads` (sorted here by chain key) once the trail reached `seq`.
 pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
     heads.sort_by(|a, b| a.chain.as_bytes().cmp(b.chain.as_bytes()));
-    let mut hasher = HashWriter(Sha256::new());
+    // Written to as JSON is: the heads of many chains are hashed without one big string.
+    let mut hasher = Sha256::new();
     // Writing to a hasher cannot fail, nor can serializing strings and integers.
     let _ = write!(hasher, "[{seq},[");
     for (index, head) in heads.iter().enumerate() {
@@ -87,12 +74,7 @@ pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
         let _ = serde_json::to_writer(&mut hasher, &json!([head.chain, head.chain_seq, head.hash]));
     }
     let _ = hasher.write_all(b"]]");
-    hasher
-        .0
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    format!("{:x}", hasher.finalize())
 }
 
 #[cfg(test)]

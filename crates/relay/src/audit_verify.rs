@@ -164,16 +164,7 @@ impl Reader {
 
     async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
         on_pool!(self, pool => {
-            let row = sqlx::query(CHECKPOINT).bind(hash).fetch_optional(pool).await?;
-            row.map(|row| {
-                Ok(Checkpoint {
-                    seq: row.try_get("seq")?,
-                    at: row.try_get("at")?,
-                    chains: row.try_get("chains")?,
-                    hash: row.try_get("hash")?,
-                })
-            })
-            .transpose()
+            sqlx::query_as(CHECKPOINT).bind(hash).fetch_optional(pool).await
         })
     }
 }
