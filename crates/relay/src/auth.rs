@@ -230,11 +230,7 @@ pub fn new_ticket() -> Result<(String, String), ApiError> {
 
 /// SHA-256 of a ticket, hex: what a database leak would show cannot be redeemed.
 pub fn ticket_digest(ticket: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(ticket.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::canonical::sha256_hex(ticket.as_bytes())
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
 use super::views::{host_view, status_view};
 use super::{json_body, new_id, AppState};
-use crate::canonical::{sha256_hex, write_canonical};
+use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::store::{NewElicitation, Record, Status, Tenant};
 
@@ -79,11 +79,10 @@ pub async fn create(
 /// sent), serialized with sorted object keys: a retry that orders its keys differently is the
 /// same request.
 fn request_digest(body: &Value) -> String {
-    let mut canonical = String::new();
-    for field in ["request", "scope", "serverName", "timeoutMs"] {
-        write_canonical(body.get(field).unwrap_or(&Value::Null), &mut canonical);
-        canonical.push('\n');
-    }
+    let canonical: String = ["request", "scope", "serverName", "timeoutMs"]
+        .iter()
+        .map(|field| canonical_json(body.get(field).unwrap_or(&Value::Null)) + "\n")
+        .collect();
     sha256_hex(canonical.as_bytes())
 }
 
@@ -178,8 +177,8 @@ pub async fn complete(
     Ok(Json(status_view(completed.record())))
 }
 
-/// The elicitation a host names in the path; a malformed id reads as unknown (404).
-async fn found(
+/// The elicitation the path names; a malformed id reads as unknown (404).
+pub(super) async fn found(
     state: &AppState,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Record, ApiError> {
