@@ -11,7 +11,6 @@ use axum::http::request::Parts;
 use super::AppState;
 use crate::auth::{ticket_digest, ticket_grant, Auth, PersonToken};
 use crate::error::ApiError;
-use crate::store::TenantFilter;
 
 fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
     let Some(value) = parts.headers.get(AUTHORIZATION) else {
@@ -66,38 +65,16 @@ where
     }
 }
 
-/// A person, by the scope of their token (Authorization header only).
-#[derive(Debug, Clone)]
-pub struct Person(pub TenantFilter);
-
-impl<S> FromRequestParts<S> for Person
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        PersonToken::from_request_parts(parts, state)
-            .await
-            .map(|token| Person(token.filter))
-    }
-}
-
 /// What `?access_token=` answers now: long-lived tokens stay out of URLs (and so out of logs).
 pub const ACCESS_TOKEN_REFUSED: &str = "?access_token= is not accepted: send the token in the \
      Authorization header, or get a one-use ticket from POST /v1/stream/ticket and open \
      /v1/stream?ticket=…";
 
 /// A person on the stream: the Authorization header, or `?ticket=` (a one-use ticket from
-/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers.
+/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers. The stream ends when
+/// the token behind it does.
 #[derive(Debug, Clone)]
-pub struct StreamPerson {
-    /// What the stream may carry.
-    pub filter: TenantFilter,
-    /// When the token behind it ends (ms since the Unix epoch); the stream ends then too.
-    pub expires_at_ms: i64,
-}
+pub struct StreamPerson(pub PersonToken);
 
 impl FromRequestParts<AppState> for StreamPerson {
     type Rejection = ApiError;
@@ -107,11 +84,7 @@ impl FromRequestParts<AppState> for StreamPerson {
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
         if let Some(token) = bearer(parts)? {
-            let token = state.auth.person(token).await?;
-            return Ok(StreamPerson {
-                filter: token.filter,
-                expires_at_ms: token.expires_at_ms,
-            });
+            return Ok(StreamPerson(state.auth.person(token).await?));
         }
         let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
             .map_err(|_| ApiError::unauthorized("invalid query string"))?;
@@ -129,11 +102,7 @@ impl FromRequestParts<AppState> for StreamPerson {
             .await?
         {
             Some(redeemed) if redeemed.token_expires_at > now => {
-                let grant = ticket_grant(redeemed);
-                Ok(StreamPerson {
-                    filter: grant.filter,
-                    expires_at_ms: grant.expires_at_ms,
-                })
+                Ok(StreamPerson(ticket_grant(redeemed)))
             }
             Some(_) => Err(ApiError::unauthorized("token expired")),
             None => Err(ApiError::unauthorized(

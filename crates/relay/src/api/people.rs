@@ -12,9 +12,10 @@ use koder_elicitation_relay_protocol::{ElicitationList, HostStatus, HostView, St
 use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
-use super::extract::Person;
+use super::host::found;
 use super::views::{elicitation_view, status_view};
 use super::{json_body, AppState};
+use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::service::Changed;
 use crate::store::{Record, Status, TenantFilter};
@@ -22,7 +23,7 @@ use crate::store::{Record, Status, TenantFilter};
 /// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
 pub async fn list_pending(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Json<ElicitationList>, ApiError> {
     let query = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
@@ -49,19 +50,18 @@ async fn scoped(
     filter: &TenantFilter,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Record, ApiError> {
-    let Ok(Path(id)) = id else {
-        return Err(ApiError::no_such_elicitation());
-    };
-    match state.elicitations.get(&id).await? {
-        Some(record) if filter.admits(&record.tenant) => Ok(record),
-        _ => Err(ApiError::no_such_elicitation()),
+    let record = found(state, id).await?;
+    if filter.admits(&record.tenant) {
+        Ok(record)
+    } else {
+        Err(ApiError::no_such_elicitation())
     }
 }
 
 /// `POST /v1/elicitations/{id}/result`: the person's `ElicitResult`, stored exactly once.
 pub async fn answer(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -119,7 +119,7 @@ fn settled(result: Value) -> HostView {
 /// `GET /v1/elicitations/{id}/status`.
 pub async fn status(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
     let record = scoped(&state, &filter, id).await?;

@@ -18,6 +18,7 @@ use tokio::sync::{broadcast, watch};
 use super::extract::StreamPerson;
 use super::state::{now_ms, AppState};
 use super::views::elicitation_view;
+use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::hub::{Refusal, Subscription};
 use crate::service::Elicitations;
@@ -36,10 +37,10 @@ const RECONNECT_HINT: Duration = Duration::from_millis(1_000);
 /// The stream handler.
 pub async fn stream(
     State(state): State<AppState>,
-    StreamPerson {
+    StreamPerson(PersonToken {
         filter,
         expires_at_ms,
-    }: StreamPerson,
+    }): StreamPerson,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     // Subscribed before reading the pending ones, so nothing created in between is lost.
     let subscription = state

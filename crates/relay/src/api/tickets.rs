@@ -2,7 +2,7 @@
 //! use `EventSource` (no headers) never puts its long-lived token in a URL.
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use koder_elicitation_relay_protocol::StreamTicket;
@@ -43,17 +43,11 @@ pub async fn issue(
         .issue(&kept, MAX_LIVE_TICKETS, now)
         .await?
     {
-        let mut response = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
+        return Err(ApiError::too_many_requests(
             format!("too many live stream tickets (at most {MAX_LIVE_TICKETS}); try again later"),
-        )
-        .into_response();
-        // The oldest of them is gone by then at the latest.
-        let retry_after = (TICKET_LIFETIME_MS / 1000).to_string();
-        if let Ok(value) = HeaderValue::from_str(&retry_after) {
-            response.headers_mut().insert(header::RETRY_AFTER, value);
-        }
-        return Ok(response);
+            // The oldest of them is gone by then at the latest.
+            TICKET_LIFETIME_MS.unsigned_abs() / 1000,
+        ));
     }
     Ok((
         StatusCode::OK,
