@@ -70,6 +70,12 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+impl From<sqlx::Error> for VerifyError {
+    fn from(error: sqlx::Error) -> Self {
+        VerifyError::Database(error.to_string())
+    }
+}
+
 /// What an intact trail came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
@@ -172,9 +178,16 @@ impl Reader {
 /// Recomputes the whole trail in the database at `url`, reading only (no migration, no write),
 /// and, given a checkpoint's hash, holds the trail against it.
 pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Verified, VerifyError> {
-    let database_error =
-        |error: sqlx::Error| VerifyError::Database(format!("{error} ({})", redact_database(url)));
-    let reader = Reader::open(url).await.map_err(database_error)?;
+    // A database's error names the database (without its password).
+    let database_error = |error: VerifyError| match error {
+        VerifyError::Database(error) => {
+            VerifyError::Database(format!("{error} ({})", redact_database(url)))
+        }
+        other => other,
+    };
+    let reader = Reader::open(url)
+        .await
+        .map_err(|error| database_error(error.into()))?;
     let has_chains =
         on_pool!(&reader, pool => sqlx::query(HAS_CHAINS).fetch_one(pool).await.map(drop));
     if has_chains.is_err() {
@@ -187,28 +200,14 @@ pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Veri
     }
     let verified = verify(&reader, checkpoint).await;
     reader.close().await;
-    verified.map_err(|error| match error {
-        Failure::Database(error) => database_error(error),
-        Failure::Verify(error) => error,
-    })
+    verified.map_err(database_error)
 }
 
-enum Failure {
-    Database(sqlx::Error),
-    Verify(VerifyError),
-}
-
-impl From<sqlx::Error> for Failure {
-    fn from(error: sqlx::Error) -> Self {
-        Failure::Database(error)
-    }
-}
-
-fn broken(at: String, reason: impl Into<String>) -> Failure {
-    Failure::Verify(VerifyError::Broken(ChainBreak {
+fn broken(at: String, reason: impl Into<String>) -> VerifyError {
+    VerifyError::Broken(ChainBreak {
         at,
         reason: reason.into(),
-    }))
+    })
 }
 
 /// The heads one pass over the chains collects: each chain's last entry, and its last entry
@@ -244,7 +243,7 @@ impl Heads {
     }
 }
 
-async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verified, Failure> {
+async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verified, VerifyError> {
     if let Some(missing) = reader.missing_seq().await? {
         return Err(broken(
             format!("seq {missing}"),
@@ -254,10 +253,10 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
     let checkpoint = match checkpoint_hash {
         None => None,
         Some(hash) => Some(reader.checkpoint(hash).await?.ok_or_else(|| {
-            Failure::Verify(VerifyError::Checkpoint(format!(
+            VerifyError::Checkpoint(format!(
                 "the database holds no checkpoint {hash} (it was removed, or is not of this \
                  database)"
-            )))
+            ))
         })?),
     };
     let top = on_pool!(reader, pool => {
@@ -287,9 +286,7 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
                 current = Some(ChainCheck::new(&entry.chain));
             }
             if let Some(check) = current.as_mut() {
-                check
-                    .check(entry)
-                    .map_err(|error| Failure::Verify(VerifyError::Broken(error)))?;
+                check.check(entry).map_err(VerifyError::Broken)?;
             }
             heads_now.saw(entry);
             heads_then.saw(entry);
@@ -335,11 +332,11 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
         Some(found) => {
             let recomputed = Checkpoint::over(found.seq, found.at, heads_then.covered);
             if recomputed.hash != found.hash {
-                return Err(Failure::Verify(VerifyError::Checkpoint(format!(
+                return Err(VerifyError::Checkpoint(format!(
                     "the entries checkpoint {} covered (up to seq {}) no longer hash to it: \
                      entries it covered were removed or changed",
                     found.hash, found.seq
-                ))));
+                )));
             }
             Some(found)
         }
@@ -358,7 +355,7 @@ fn reaches_its_head(
     check: &ChainCheck,
     recorded_heads: &mut HashMap<String, i64>,
     headless: &mut Vec<String>,
-) -> Result<(), Failure> {
+) -> Result<(), VerifyError> {
     match recorded_heads.remove(check.chain()) {
         Some(head) if check.entries() < head => Err(broken(
             place_in_chain(check.chain(), check.entries().saturating_add(1)),

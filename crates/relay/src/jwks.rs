@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, KeyAlgorithm, PublicKeyUse};
-use jsonwebtoken::{Algorithm, DecodingKey};
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use serde_json::Value;
 use tokio::sync::{Mutex, RwLock};
 use tokio::time::Instant;
@@ -228,14 +228,9 @@ fn pin(jwk: &Jwk) -> Option<PinnedKey> {
     }
     let declared = jwk.common.key_algorithm;
     let algorithm = match &jwk.algorithm {
-        AlgorithmParameters::RSA(_) => match declared {
+        AlgorithmParameters::RSA(_) => match declared.map(Algorithm::try_from) {
             None => Algorithm::RS256,
-            Some(KeyAlgorithm::RS256) => Algorithm::RS256,
-            Some(KeyAlgorithm::RS384) => Algorithm::RS384,
-            Some(KeyAlgorithm::RS512) => Algorithm::RS512,
-            Some(KeyAlgorithm::PS256) => Algorithm::PS256,
-            Some(KeyAlgorithm::PS384) => Algorithm::PS384,
-            Some(KeyAlgorithm::PS512) => Algorithm::PS512,
+            Some(Ok(algorithm)) if algorithm.family() == AlgorithmFamily::Rsa => algorithm,
             Some(_) => return None,
         },
         AlgorithmParameters::EllipticCurve(params) => {

@@ -19,25 +19,22 @@ const MAX_BATCHES_PER_SWEEP: usize = 20;
 pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError> {
     let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
     let finished_by = store.now_ms().saturating_sub(retention_ms);
-    let mut purged = 0;
-    for _ in 0..MAX_BATCHES_PER_SWEEP {
-        let batch = store
-            .elicitations
-            .purge_finished(finished_by, PURGE_BATCH)
-            .await?;
-        purged += batch;
-        if batch < PURGE_BATCH.unsigned_abs() {
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    let purged = in_batches(|| store.elicitations.purge_finished(finished_by, PURGE_BATCH)).await?;
     // Delivered webhooks go by the same retention (their bodies carry answers); rows given up
     // on stay for an operator to see. They are not counted in what this returns.
+    in_batches(|| store.outbox.purge_delivered(finished_by, PURGE_BATCH)).await?;
+    Ok(purged)
+}
+
+/// Runs `purge` until a batch comes back short or the sweep's batches are used up; how many in
+/// all.
+async fn in_batches<F: std::future::Future<Output = Result<u64, StoreError>>>(
+    purge: impl Fn() -> F,
+) -> Result<u64, StoreError> {
+    let mut purged = 0;
     for _ in 0..MAX_BATCHES_PER_SWEEP {
-        let batch = store
-            .outbox
-            .purge_delivered(finished_by, PURGE_BATCH)
-            .await?;
+        let batch = purge().await?;
+        purged += batch;
         if batch < PURGE_BATCH.unsigned_abs() {
             break;
         }
