@@ -19,8 +19,8 @@ where
     bool: Decode<'r, R::Database> + Type<R::Database>,
 {
     let status_name: String = row.try_get("status")?;
-    let status = Status::parse(&status_name)
-        .ok_or_else(|| StoreError(format!("unknown status {status_name:?} in the database")))?;
+    let status: Status = serde_json::from_value(Value::String(status_name.clone()))
+        .map_err(|_| StoreError(format!("unknown status {status_name:?} in the database")))?;
     let request_text: String = row.try_get("request")?;
     let result_text: Option<String> = row.try_get("result")?;
     Ok(Record {
