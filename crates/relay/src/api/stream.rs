@@ -65,7 +65,7 @@ pub async fn stream(
         queue,
         subscription,
         filter,
-        token_ends: Some(token_deadline(state.elicitations.now_ms(), expires_at_ms)),
+        token_ends: token_deadline(state.elicitations.now_ms(), expires_at_ms),
         shutdown: state.shutdown.clone(),
         ended: false,
     };
@@ -95,7 +95,7 @@ struct PersonStream {
     filter: TenantFilter,
     /// When the token that opened the stream ends: the stream ends then too, and its client
     /// reconnects with a fresh token.
-    token_ends: Option<tokio::time::Instant>,
+    token_ends: tokio::time::Instant,
     shutdown: watch::Receiver<bool>,
     /// The farewell (`retry:`) was sent: the next poll ends the stream.
     ended: bool,
@@ -111,11 +111,10 @@ impl PersonStream {
             if let Some(event) = self.queue.pop_front() {
                 return Some(event);
             }
-            let token_ends = self.token_ends;
             let received = tokio::select! {
                 received = self.subscription.recv() => Some(received),
                 _ = self.shutdown.wait_for(|stopping| *stopping) => None,
-                () = until(token_ends) => None,
+                () = tokio::time::sleep_until(self.token_ends) => None,
             };
             // The token ended, or the relay is draining: so does the stream, and its client
             // comes back (with a fresh token, or to another replica).
@@ -143,14 +142,6 @@ impl PersonStream {
         SseEvent::default()
             .comment("ended by the relay: reconnect")
             .retry(RECONNECT_HINT + Duration::from_millis(jitter_ms))
-    }
-}
-
-/// Resolves at `deadline`, or never without one.
-async fn until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
     }
 }
 
