@@ -17,6 +17,7 @@ use sqlx::Row;
 use crate::audit::{audit_columns, entry_from_row, place_in_chain, ChainBreak, ChainCheck};
 use crate::audit_checkpoint::{ChainHead, Checkpoint};
 use crate::config::{redact_database, DatabaseKind};
+use crate::store::db::{either, Either};
 
 /// Entries read per query by `audit verify`.
 const VERIFY_PAGE: i64 = 1000;
@@ -91,32 +92,19 @@ pub struct Verified {
 }
 
 /// A read-only connection to either database.
-enum Reader {
-    Sqlite(SqlitePool),
-    Postgres(PgPool),
-}
-
-/// `$body` run on whichever pool `$reader` holds, as `$pool` (the same SQL text for both).
-macro_rules! on_pool {
-    ($reader:expr, $pool:ident => $body:expr) => {
-        match $reader {
-            Reader::Sqlite($pool) => $body,
-            Reader::Postgres($pool) => $body,
-        }
-    };
-}
+type Reader = Either<SqlitePool, PgPool>;
 
 impl Reader {
     async fn open(url: &str) -> Result<Reader, sqlx::Error> {
         Ok(match DatabaseKind::of(url) {
-            Some(DatabaseKind::Sqlite) => Reader::Sqlite(
+            Some(DatabaseKind::Sqlite) => Either::Sqlite(
                 SqlitePoolOptions::new()
                     .max_connections(1)
                     .connect_with(SqliteConnectOptions::from_str(url)?.read_only(true))
                     .await?,
             ),
             Some(DatabaseKind::Postgres) => {
-                Reader::Postgres(PgPoolOptions::new().max_connections(1).connect(url).await?)
+                Either::Postgres(PgPoolOptions::new().max_connections(1).connect(url).await?)
             }
             None => {
                 return Err(sqlx::Error::Configuration(
@@ -127,12 +115,12 @@ impl Reader {
     }
 
     async fn close(&self) {
-        on_pool!(self, pool => pool.close().await)
+        either!(self, |pool| pool.close().await)
     }
 
     /// The first `seq` missing from 1..largest, if any.
     async fn missing_seq(&self) -> Result<Option<i64>, sqlx::Error> {
-        on_pool!(self, pool => {
+        either!(self, |pool| {
             let summary = sqlx::query(SEQ_SUMMARY).fetch_one(pool).await?;
             let (sequenced, top): (i64, i64) =
                 (summary.try_get("sequenced")?, summary.try_get("top")?);
@@ -148,7 +136,7 @@ impl Reader {
         &self,
         after: &(String, i64),
     ) -> Result<Vec<crate::audit::AuditEntry>, sqlx::Error> {
-        on_pool!(self, pool => {
+        either!(self, |pool| {
             let rows = sqlx::query(CHAIN_PAGE)
                 .bind(&after.0)
                 .bind(after.1)
@@ -160,7 +148,7 @@ impl Reader {
     }
 
     async fn heads(&self) -> Result<HashMap<String, i64>, sqlx::Error> {
-        on_pool!(self, pool => {
+        either!(self, |pool| {
             let rows = sqlx::query(HEADS).fetch_all(pool).await?;
             rows.iter()
                 .map(|row| Ok((row.try_get("chain")?, row.try_get("chain_seq")?)))
@@ -169,8 +157,11 @@ impl Reader {
     }
 
     async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
-        on_pool!(self, pool => {
-            sqlx::query_as(CHECKPOINT).bind(hash).fetch_optional(pool).await
+        either!(self, |pool| {
+            sqlx::query_as(CHECKPOINT)
+                .bind(hash)
+                .fetch_optional(pool)
+                .await
         })
     }
 }
@@ -188,8 +179,10 @@ pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Veri
     let reader = Reader::open(url)
         .await
         .map_err(|error| database_error(error.into()))?;
-    let has_chains =
-        on_pool!(&reader, pool => sqlx::query(HAS_CHAINS).fetch_one(pool).await.map(drop));
+    let has_chains = either!(&reader, |pool| sqlx::query(HAS_CHAINS)
+        .fetch_one(pool)
+        .await
+        .map(drop));
     if has_chains.is_err() {
         reader.close().await;
         return Err(VerifyError::Database(format!(
@@ -259,8 +252,11 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
             ))
         })?),
     };
-    let top = on_pool!(reader, pool => {
-        sqlx::query(SEQ_SUMMARY).fetch_one(pool).await?.try_get::<i64, _>("top")?
+    let top = either!(reader, |pool| {
+        sqlx::query(SEQ_SUMMARY)
+            .fetch_one(pool)
+            .await?
+            .try_get::<i64, _>("top")?
     });
     let mut heads_now = Heads::new(top);
     let mut heads_then = Heads::new(checkpoint.as_ref().map_or(0, |found| found.seq));
