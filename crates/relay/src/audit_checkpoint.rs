@@ -9,7 +9,6 @@
 
 use std::io::Write;
 
-use koder_elicitation_relay_protocol::AuditCheckpoint;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -24,39 +23,26 @@ pub struct ChainHead {
     pub hash: String,
 }
 
-/// One checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct Checkpoint {
-    /// The largest `seq` of the trail it covers: every entry up to it.
-    pub seq: i64,
-    /// When it was made, ms since the Unix epoch.
-    pub at: i64,
-    /// How many chains it covers.
-    pub chains: i64,
-    /// The hash over their heads (see the module's documentation).
-    pub hash: String,
+/// One checkpoint, as `GET /v1/audit/checkpoint` shows it.
+pub use koder_elicitation_relay_protocol::AuditCheckpoint as Checkpoint;
+
+/// The checkpoint over `heads` (any order) once the trail reached `seq`, made at `at`.
+pub fn checkpoint_over(seq: i64, at: i64, mut heads: Vec<ChainHead>) -> Checkpoint {
+    Checkpoint {
+        seq,
+        at,
+        chains: i64::try_from(heads.len()).unwrap_or(i64::MAX),
+        hash: heads_hash(seq, &mut heads),
+    }
 }
 
-impl Checkpoint {
-    /// The checkpoint over `heads` (any order) once the trail reached `seq`, made at `at`.
-    pub fn over(seq: i64, at: i64, mut heads: Vec<ChainHead>) -> Checkpoint {
-        let chains = i64::try_from(heads.len()).unwrap_or(i64::MAX);
-        Checkpoint {
-            seq,
-            at,
-            chains,
-            hash: heads_hash(seq, &mut heads),
-        }
-    }
-
-    /// As `GET /v1/audit/checkpoint` shows it.
-    pub fn to_wire(&self) -> AuditCheckpoint {
-        AuditCheckpoint {
-            seq: self.seq,
-            at: self.at,
-            chains: self.chains,
-            hash: self.hash.clone(),
-        }
+/// A checkpoint as selected: `seq, at, chains, hash`.
+pub(crate) fn checkpoint_from_row((seq, at, chains, hash): (i64, i64, i64, String)) -> Checkpoint {
+    Checkpoint {
+        seq,
+        at,
+        chains,
+        hash,
     }
 }
 
@@ -93,17 +79,17 @@ mod tests {
     #[test]
     fn the_hash_is_sha256_of_the_documented_array_in_chain_order() {
         let heads = vec![head(r#"["bob","x"]"#, 2, "b2"), head("", 5, "s5")];
-        let checkpoint = Checkpoint::over(9, 100, heads.clone());
+        let checkpoint = checkpoint_over(9, 100, heads.clone());
         let text = r#"[9,[["",5,"s5"],["[\"bob\",\"x\"]",2,"b2"]]]"#;
         assert_eq!(checkpoint.hash, sha256_hex(text.as_bytes()));
         assert_eq!(checkpoint.chains, 2);
         // Any order in, the same hash out; another head, another hash.
         let reversed: Vec<ChainHead> = heads.iter().rev().cloned().collect();
-        assert_eq!(Checkpoint::over(9, 5, reversed).hash, checkpoint.hash);
+        assert_eq!(checkpoint_over(9, 5, reversed).hash, checkpoint.hash);
         let shorter = vec![head(r#"["bob","x"]"#, 1, "b1"), head("", 5, "s5")];
-        assert_ne!(Checkpoint::over(9, 100, shorter).hash, checkpoint.hash);
+        assert_ne!(checkpoint_over(9, 100, shorter).hash, checkpoint.hash);
         assert_eq!(
-            Checkpoint::over(0, 1, Vec::new()).hash,
+            checkpoint_over(0, 1, Vec::new()).hash,
             sha256_hex(b"[0,[]]")
         );
     }

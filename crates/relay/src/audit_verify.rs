@@ -15,7 +15,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
 
 use crate::audit::{audit_columns, entry_from_row, place_in_chain, ChainBreak, ChainCheck};
-use crate::audit_checkpoint::{ChainHead, Checkpoint};
+use crate::audit_checkpoint::{checkpoint_from_row, checkpoint_over, ChainHead, Checkpoint};
 use crate::config::{redact_database, DatabaseKind};
 use crate::store::db::{either, Either};
 
@@ -158,10 +158,11 @@ impl Reader {
 
     async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
         either!(self, |pool| {
-            sqlx::query_as(CHECKPOINT)
+            let row = sqlx::query_as(CHECKPOINT)
                 .bind(hash)
                 .fetch_optional(pool)
-                .await
+                .await?;
+            Ok(row.map(checkpoint_from_row))
         })
     }
 }
@@ -322,11 +323,11 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
     }
     heads_now.end_chain();
     heads_then.end_chain();
-    let now = Checkpoint::over(top, 0, heads_now.covered);
+    let now = checkpoint_over(top, 0, heads_now.covered);
     let checkpoint = match checkpoint {
         None => None,
         Some(found) => {
-            let recomputed = Checkpoint::over(found.seq, found.at, heads_then.covered);
+            let recomputed = checkpoint_over(found.seq, found.at, heads_then.covered);
             if recomputed.hash != found.hash {
                 return Err(VerifyError::Checkpoint(format!(
                     "the entries checkpoint {} covered (up to seq {}) no longer hash to it: \

@@ -137,8 +137,7 @@ impl ApiError {
         &self.message
     }
 
-    /// The JSON body.
-    pub fn body(&self) -> ErrorBody {
+    fn body(&self) -> ErrorBody {
         ErrorBody {
             error: ErrorDetail {
                 status: self.status.as_u16(),

@@ -22,21 +22,14 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// provider.
 pub const REFETCH_INTERVAL: Duration = Duration::from_secs(3);
 
-/// One usable key: its algorithm, pinned when the set was read.
-#[derive(Clone)]
+/// One usable key (public: a key set's symmetric keys are never taken): its algorithm, pinned
+/// when the set was read.
+#[derive(Debug, Clone)]
 pub struct PinnedKey {
     /// The only algorithm a token verified with this key may name.
     pub algorithm: Algorithm,
     /// The public key.
     pub key: DecodingKey,
-}
-
-impl std::fmt::Debug for PinnedKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PinnedKey")
-            .field("algorithm", &self.algorithm)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Where the set comes from.

@@ -6,7 +6,7 @@ use super::db::{either, Database, Either};
 use super::journal;
 use super::StoreError;
 use crate::audit::{entry_from_row, AuditEntry};
-use crate::audit_checkpoint::Checkpoint;
+use crate::audit_checkpoint::{checkpoint_from_row, Checkpoint};
 
 /// The audit trail.
 #[derive(Debug, Clone)]
@@ -57,9 +57,10 @@ impl AuditStore {
     /// The latest checkpoint kept.
     pub async fn latest_checkpoint(&self) -> Result<Option<Checkpoint>, StoreError> {
         either!(self.database.reader(), |pool| {
-            Ok(sqlx::query_as(journal::LATEST_CHECKPOINT)
+            let row = sqlx::query_as(journal::LATEST_CHECKPOINT)
                 .fetch_optional(pool)
-                .await?)
+                .await?;
+            Ok(row.map(checkpoint_from_row))
         })
     }
 }

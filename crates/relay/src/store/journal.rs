@@ -21,7 +21,7 @@ use sqlx::PgPool;
 
 use super::db::Dialects;
 use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, GENESIS_HASH};
-use crate::audit_checkpoint::{ChainHead, Checkpoint};
+use crate::audit_checkpoint::{checkpoint_over, ChainHead, Checkpoint};
 use crate::events::Event;
 use crate::record::Actor;
 
@@ -212,5 +212,5 @@ pub(super) fn checkpoint_of(
             hash,
         })
         .collect();
-    Some(Checkpoint::over(covered, now_ms, heads))
+    Some(checkpoint_over(covered, now_ms, heads))
 }
