@@ -118,17 +118,17 @@ impl Reader {
         either!(self, |pool| pool.close().await)
     }
 
-    /// The first `seq` missing from 1..largest, if any.
-    async fn missing_seq(&self) -> Result<Option<i64>, sqlx::Error> {
+    /// The largest `seq`, and the first missing from 1..largest, if any.
+    async fn seqs(&self) -> Result<(i64, Option<i64>), sqlx::Error> {
         either!(self, |pool| {
-            let summary = sqlx::query(SEQ_SUMMARY).fetch_one(pool).await?;
-            let (sequenced, top): (i64, i64) =
-                (summary.try_get("sequenced")?, summary.try_get("top")?);
+            let (sequenced, top): (i64, i64) = sqlx::query_as(SEQ_SUMMARY).fetch_one(pool).await?;
             if sequenced == top {
-                return Ok(None);
+                return Ok((top, None));
             }
-            let missing = sqlx::query(FIRST_MISSING_SEQ).fetch_one(pool).await?;
-            Ok(missing.try_get::<Option<i64>, _>("missing")?)
+            let missing = sqlx::query_scalar(FIRST_MISSING_SEQ)
+                .fetch_one(pool)
+                .await?;
+            Ok((top, missing))
         })
     }
 
@@ -206,6 +206,7 @@ fn broken(at: String, reason: impl Into<String>) -> VerifyError {
 
 /// The heads one pass over the chains collects: each chain's last entry, and its last entry
 /// with a `seq` up to a bound (the checkpoint's, or the largest).
+#[derive(Default)]
 struct Heads {
     bound: i64,
     covered: Vec<ChainHead>,
@@ -213,14 +214,6 @@ struct Heads {
 }
 
 impl Heads {
-    fn new(bound: i64) -> Heads {
-        Heads {
-            bound,
-            covered: Vec::new(),
-            last: None,
-        }
-    }
-
     /// A new chain begins: the last one's covered head is kept.
     fn end_chain(&mut self) {
         self.covered.extend(self.last.take());
@@ -238,7 +231,8 @@ impl Heads {
 }
 
 async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verified, VerifyError> {
-    if let Some(missing) = reader.missing_seq().await? {
+    let (top, missing) = reader.seqs().await?;
+    if let Some(missing) = missing {
         return Err(broken(
             format!("seq {missing}"),
             "the entry is missing (the seqs after it are there): an entry was deleted",
@@ -253,14 +247,12 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
             ))
         })?),
     };
-    let top = either!(reader, |pool| {
-        sqlx::query(SEQ_SUMMARY)
-            .fetch_one(pool)
-            .await?
-            .try_get::<i64, _>("top")?
-    });
-    let mut heads_now = Heads::new(top);
-    let mut heads_then = Heads::new(checkpoint.as_ref().map_or(0, |found| found.seq));
+    let bound = |bound| Heads {
+        bound,
+        ..Heads::default()
+    };
+    let mut heads_now = bound(top);
+    let mut heads_then = bound(checkpoint.as_ref().map_or(0, |found| found.seq));
     let mut recorded_heads = reader.heads().await?;
     let mut headless = Vec::new();
     let mut entries = 0i64;

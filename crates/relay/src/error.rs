@@ -121,12 +121,6 @@ impl ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no randomness available")
     }
 
-    /// 500: the database failed. The detail goes to the log, never to the caller.
-    pub fn storage(error: &StoreError) -> Self {
-        tracing::error!(%error, "storage failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
-    }
-
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         self.status
@@ -157,9 +151,11 @@ impl ApiError {
     }
 }
 
+/// 500: the database failed. The detail goes to the log, never to the caller.
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
-        ApiError::storage(&error)
+        tracing::error!(%error, "storage failed");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
     }
 }
 

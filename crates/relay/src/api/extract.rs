@@ -2,14 +2,13 @@
 //! [`Auth`], which alone makes a scope from it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use axum::extract::{FromRef, FromRequestParts, Query};
+use axum::extract::{FromRequestParts, Query};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use super::AppState;
-use crate::auth::{ticket_digest, ticket_grant, Auth, PersonToken};
+use crate::auth::{ticket_digest, ticket_grant, PersonToken};
 use crate::error::ApiError;
 
 fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
@@ -31,17 +30,12 @@ fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
 #[derive(Debug, Clone, Copy)]
 pub struct Host;
 
-impl<S> FromRequestParts<S> for Host
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
+impl FromRequestParts<AppState> for Host {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match bearer(parts)? {
-            Some(token) if auth.is_service_token(token) => Ok(Host),
+            Some(token) if state.auth.is_service_token(token) => Ok(Host),
             Some(_) => Err(ApiError::unauthorized("invalid service token")),
             None => Err(ApiError::unauthorized("missing bearer token")),
         }
@@ -49,17 +43,12 @@ where
 }
 
 /// A person's verified token from the Authorization header (and never from the URL).
-impl<S> FromRequestParts<S> for PersonToken
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
+impl FromRequestParts<AppState> for PersonToken {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match bearer(parts)? {
-            Some(token) => auth.person(token).await,
+            Some(token) => state.auth.person(token).await,
             None => Err(ApiError::unauthorized("missing bearer token")),
         }
     }
@@ -79,10 +68,7 @@ pub struct StreamPerson(pub PersonToken);
 impl FromRequestParts<AppState> for StreamPerson {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts)? {
             return Ok(StreamPerson(state.auth.person(token).await?));
         }
