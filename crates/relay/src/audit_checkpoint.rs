@@ -7,9 +7,6 @@
 //! hash], …]]`: `seq` the largest the trail had, then per chain its last entry with a `seq` up
 //! to it, ordered by chain key (bytewise), no whitespace.
 
-use std::io::Write;
-
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 /// A chain's head as a checkpoint covers it.
@@ -49,17 +46,15 @@ pub(crate) fn checkpoint_from_row((seq, at, chains, hash): (i64, i64, i64, Strin
 /// The hash over `heads` (sorted here by chain key) once the trail reached `seq`.
 pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
     heads.sort_by(|a, b| a.chain.as_bytes().cmp(b.chain.as_bytes()));
-    // Written to as JSON is: the heads of many chains are hashed without one big string.
+    // Tuples serialize as JSON arrays: the heads of many chains are hashed as they are
+    // written, without one big string.
+    let heads: Vec<_> = heads
+        .iter()
+        .map(|head| (&head.chain, head.chain_seq, &head.hash))
+        .collect();
     let mut hasher = Sha256::new();
     // Writing to a hasher cannot fail, nor can serializing strings and integers.
-    let _ = write!(hasher, "[{seq},[");
-    for (index, head) in heads.iter().enumerate() {
-        if index > 0 {
-            let _ = hasher.write_all(b",");
-        }
-        let _ = serde_json::to_writer(&mut hasher, &json!([head.chain, head.chain_seq, head.hash]));
-    }
-    let _ = hasher.write_all(b"]]");
+    let _ = serde_json::to_writer(&mut hasher, &(seq, heads));
     format!("{:x}", hasher.finalize())
 }
 

@@ -12,9 +12,8 @@ use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
 
-/// The longest `sub`, workspace or conversation a token may carry: the core's scope limit, as
-/// the host API allows.
-pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
+// The longest `sub`, workspace or conversation a token may carry, as the host API allows.
+use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
 
 /// The service token, the keys people's tokens are checked with, and what their claims must say.
 pub struct Auth {

@@ -212,9 +212,8 @@ pub fn parse_key_set(bytes: &[u8]) -> Result<HashMap<String, PinnedKey>, String>
     Ok(keys)
 }
 
-/// The key and the one algorithm it verifies: RSA → RS256 unless its own `alg` names another
-/// RSA algorithm; EC P-256 → ES256, P-384 → ES384; OKP Ed25519 → EdDSA. Symmetric keys are
-/// never taken from a key set.
+/// The key and the one algorithm it verifies, by its own type, curve and `alg` (never a
+/// symmetric key).
 fn pin(jwk: &Jwk) -> Option<PinnedKey> {
     if matches!(jwk.common.public_key_use, Some(ref usage) if *usage != PublicKeyUse::Signature) {
         return None;
@@ -226,27 +225,20 @@ fn pin(jwk: &Jwk) -> Option<PinnedKey> {
             Some(Ok(algorithm)) if algorithm.family() == AlgorithmFamily::Rsa => algorithm,
             Some(_) => return None,
         },
-        AlgorithmParameters::EllipticCurve(params) => {
-            let algorithm = match params.curve {
-                EllipticCurve::P256 => Algorithm::ES256,
-                EllipticCurve::P384 => Algorithm::ES384,
-                _ => return None,
-            };
-            if declared.is_some_and(|declared| declared != KeyAlgorithm::from(algorithm)) {
-                return None;
-            }
-            algorithm
-        }
-        AlgorithmParameters::OctetKeyPair(params) => {
-            if params.curve != EllipticCurve::Ed25519
-                || declared.is_some_and(|declared| declared != KeyAlgorithm::EdDSA)
-            {
-                return None;
-            }
+        AlgorithmParameters::EllipticCurve(params) => match params.curve {
+            EllipticCurve::P256 => Algorithm::ES256,
+            EllipticCurve::P384 => Algorithm::ES384,
+            _ => return None,
+        },
+        AlgorithmParameters::OctetKeyPair(params) if params.curve == EllipticCurve::Ed25519 => {
             Algorithm::EdDSA
         }
         _ => return None,
     };
+    // A key's own `alg` must be the one its type and curve call for.
+    if declared.is_some_and(|declared| declared != KeyAlgorithm::from(algorithm)) {
+        return None;
+    }
     let key = DecodingKey::from_jwk(jwk).ok()?;
     Some(PinnedKey { algorithm, key })
 }

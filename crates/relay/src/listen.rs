@@ -44,9 +44,7 @@ pub struct Listening {
 
 impl Listening {
     /// Connects to `url`, listens, and only then returns, so nothing announced after this is
-    /// missed. `origin` is this replica's own id (its notifications are skipped: it announced
-    /// those itself); `elicitations` reads and announces the changed records; with `metrics`, each
-    /// heard change's lag is recorded.
+    /// missed. Notifications from `origin` (this replica) are skipped: it announced those itself.
     pub async fn start(
         url: &str,
         origin: &str,

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use koder_elicitation_relay_protocol::{
-    CreateElicitation, Created as CreatedView, HostView, StatusView,
+    CreateElicitation, Created as CreatedView, HostView, StatusView, MAX_FIELD_CHARS,
 };
 use serde_json::Value;
 use tokio::time::Instant;
@@ -24,12 +24,8 @@ use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::store::{NewElicitation, Record, Status, Tenant};
 
-/// Without `timeoutMs`, an elicitation waits this long; others are clamped to this range.
-pub use koder_elicitation_relay_protocol::{DEFAULT_TIMEOUT_MS, TIMEOUT_RANGE_MS};
 /// The longest `?wait=` in seconds (longer is clamped).
 pub const MAX_WAIT_SECONDS: f64 = 60.0;
-/// The longest scope id, server name or idempotency key: the core's scope limit.
-pub use koder_elicitation_relay_protocol::MAX_FIELD_CHARS;
 /// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
 const REREAD_INTERVAL: Duration = Duration::from_secs(1);
 

@@ -2,7 +2,7 @@
 //! use `EventSource` (no headers) never puts its long-lived token in a URL.
 
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use koder_elicitation_relay_protocol::StreamTicket;
@@ -50,7 +50,6 @@ pub async fn issue(
         ));
     }
     Ok((
-        StatusCode::OK,
         [(header::CACHE_CONTROL, "no-store")],
         Json(StreamTicket {
             ticket,
