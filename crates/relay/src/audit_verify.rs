@@ -38,7 +38,6 @@ const CHAIN_PAGE: &str = concat!(
     " FROM koder_audit WHERE (chain, chain_seq) > ($1, $2) ORDER BY chain, chain_seq LIMIT $3"
 );
 
-/// Every chain's head.
 const HEADS: &str = "SELECT chain, chain_seq FROM koder_audit_heads";
 
 /// Fails on a database whose schema predates per-tenant chains (migration 0005).

@@ -7,15 +7,13 @@
 //! locks that one row until the change commits), so changes of one tenant take turns and
 //! changes of different tenants never wait on each other.
 //!
-//! `seq`, the order pages follow: on SQLite, whose one writer commits changes one after the
-//! other, an entry takes the next `seq` as it is inserted. On PostgreSQL, changes commit in any
-//! order, so a `seq` taken before commit could be passed by a later one that commits first, and
-//! a reader paging with `after=` would skip the late one for good. There an entry is inserted
-//! without `seq`, and whoever reads the trail first gives `seq` to every committed entry still
-//! without one ([`sequence_postgres`], one at a time across replicas, under an advisory lock
-//! that no change takes): each batch commits before the next starts, so the entries with a
-//! `seq` are always 1..N with no gap, and a late commit gets a `seq` after every one already
-//! shown.
+//! `seq`, the order pages follow: on SQLite, whose one writer commits changes in order, an
+//! entry takes the next `seq` as it is inserted. On PostgreSQL, changes commit in any order, so a
+//! `seq` taken before commit could be passed by one that commits first, and a reader paging with
+//! `after=` would skip the late one for good. There whoever reads the trail first gives `seq` to
+//! every committed entry still without one ([`sequence_postgres`], under an advisory lock no
+//! change takes): the sequenced entries are always 1..N with no gap, and a late commit gets a
+//! `seq` after every one already shown.
 
 use sqlx::PgPool;
 
@@ -98,7 +96,6 @@ pub(super) const INSERT_CHECKPOINT: &str =
     "INSERT INTO koder_audit_checkpoints (seq, at, chains, hash) \
      VALUES ($1, $2, $3, $4) ON CONFLICT (seq) DO NOTHING";
 
-/// The latest checkpoint.
 pub(super) const LATEST_CHECKPOINT: &str =
     "SELECT seq, at, chains, hash FROM koder_audit_checkpoints ORDER BY seq DESC LIMIT 1";
 
