@@ -85,12 +85,6 @@ struct Channel {
     streams: usize,
 }
 
-impl Default for Hub {
-    fn default() -> Self {
-        Hub::new(StreamLimits::default())
-    }
-}
-
 impl Hub {
     /// A switchboard that allows `limits` open streams.
     pub fn new(limits: StreamLimits) -> Hub {
@@ -114,15 +108,12 @@ impl Hub {
         if streams >= self.inner.limits.per_person {
             return Err(Refusal::PersonFull);
         }
-        let admitted =
-            self.inner
-                .open_streams
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                    (open < self.inner.limits.per_replica).then_some(open + 1)
-                });
-        if admitted.is_err() {
-            return Err(Refusal::ReplicaFull);
-        }
+        self.inner
+            .open_streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < self.inner.limits.per_replica).then_some(open + 1)
+            })
+            .map_err(|_| Refusal::ReplicaFull)?;
         let channel = shard.entry(key.clone()).or_insert_with(|| Channel {
             sender: broadcast::channel(STREAM_BACKLOG).0,
             streams: 0,
@@ -292,7 +283,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_person_hears_their_own_messages_only() {
-        let hub = Hub::default();
+        let hub = Hub::new(StreamLimits::default());
         let mut ana = hub.subscribe("ana", "w").unwrap();
         let mut bob = hub.subscribe("bob", "w").unwrap();
         hub.publish("x", Some(message("ana")));
@@ -319,7 +310,7 @@ mod tests {
 
     #[tokio::test]
     async fn ending_streams_closes_them_and_keeps_the_counts() {
-        let hub = Hub::default();
+        let hub = Hub::new(StreamLimits::default());
         let mut ana = hub.subscribe("ana", "w").unwrap();
         hub.end_streams();
         assert!(matches!(

@@ -15,8 +15,6 @@
 )]
 #![deny(missing_docs, missing_debug_implementations)]
 
-// Each module says what it is in its own `//!` documentation.
-
 pub mod announcer;
 pub mod api;
 pub mod audit;

@@ -8,12 +8,12 @@ use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::Json;
-use koder_elicitation_relay_protocol::{ElicitationList, HostStatus, HostView, StatusView};
+use koder_elicitation_relay_protocol::{ElicitationList, HostView, StatusView};
 use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
 use super::host::found;
-use super::views::{elicitation_view, status_view};
+use super::views::{elicitation_view, host_view, status_view};
 use super::{json_body, AppState};
 use crate::auth::PersonToken;
 use crate::error::ApiError;
@@ -86,7 +86,7 @@ pub async fn answer(
         .answer(record, &result, &filter.user_id)
         .await?
     {
-        Changed::ByThisCall(_) => Ok(Json(settled(result))),
+        Changed::ByThisCall(record) => Ok(Json(host_view(&record))),
         // Another writer won (or it was over already): answer from the row as it is now.
         Changed::Already(record) => settled_answer(&record, &result),
     }
@@ -95,9 +95,7 @@ pub async fn answer(
 /// The answer for one no longer pending: the same result again is fine, another one conflicts.
 fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, ApiError> {
     match record.status {
-        Status::Settled if record.result.as_ref() == Some(result) => {
-            Ok(Json(settled(record.result_or_cancel())))
-        }
+        Status::Settled if record.result.as_ref() == Some(result) => Ok(Json(host_view(record))),
         Status::Settled => Err(ApiError::conflict(
             "already answered with a different result",
         )),
@@ -105,14 +103,6 @@ fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, Api
         Status::Withdrawn => Err(ApiError::gone("this elicitation was withdrawn")),
         // Still pending after losing a conditional update cannot happen; never store twice.
         Status::Pending => Err(ApiError::conflict("try again")),
-    }
-}
-
-/// A person's answer as stored: `{"status":"settled","result"}`.
-fn settled(result: Value) -> HostView {
-    HostView {
-        status: HostStatus::Settled,
-        result: Some(result),
     }
 }
 
