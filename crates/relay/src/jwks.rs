@@ -144,12 +144,12 @@ async fn fetch(source: &Source) -> Result<HashMap<String, PinnedKey>, String> {
 }
 
 fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path)
-        .map_err(|error| format!("cannot read the JWKS file {}: {error}", path.display()))?;
+    let cannot_read = |error| format!("cannot read the JWKS file {}: {error}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot_read)?;
     let mut bytes = Vec::new();
     file.take(MAX_JWKS_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|error| format!("cannot read the JWKS file {}: {error}", path.display()))?;
+        .map_err(cannot_read)?;
     if bytes.len() > MAX_JWKS_BYTES {
         return Err(format!("the JWKS is larger than {MAX_JWKS_BYTES} bytes"));
     }

@@ -3,7 +3,7 @@
 
 use axum::extract::State;
 use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Json;
 use koder_elicitation_relay_protocol::StreamTicket;
 
@@ -20,7 +20,7 @@ pub const TICKET_LIFETIME_MS: i64 = 30_000;
 pub async fn issue(
     State(state): State<AppState>,
     token: PersonToken,
-) -> Result<Response, ApiError> {
+) -> Result<impl IntoResponse, ApiError> {
     let now = now_ms();
     // `exp` is checked in whole seconds: a token in its last second may already be over here.
     if token.expires_at_ms <= now {
@@ -37,12 +37,8 @@ pub async fn issue(
         token_expires_at: token.expires_at_ms,
         expires_at,
     };
-    if !state
-        .store
-        .tickets
-        .issue(&kept, MAX_LIVE_TICKETS, now)
-        .await?
-    {
+    let issued = state.store.tickets.issue(&kept, MAX_LIVE_TICKETS, now);
+    if !issued.await? {
         return Err(ApiError::too_many_requests(
             format!("too many live stream tickets (at most {MAX_LIVE_TICKETS}); try again later"),
             // The oldest of them is gone by then at the latest.
@@ -55,6 +51,5 @@ pub async fn issue(
             ticket,
             expires_in_ms: expires_at - now,
         }),
-    )
-        .into_response())
+    ))
 }

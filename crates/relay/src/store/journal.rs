@@ -164,12 +164,9 @@ fn missing_head(chain: &str, chain_seq: i64) -> sqlx::Error {
 /// chain, so two such transactions (two replicas expiring at once) never wait on each other in
 /// a circle.
 pub(super) fn in_lock_order(events: &[Event]) -> Vec<&Event> {
-    let mut ordered: Vec<(String, &Event)> = events
-        .iter()
-        .map(|event| (chain_key(event.tenant()), event))
-        .collect();
-    ordered.sort_by(|a, b| a.0.cmp(&b.0));
-    ordered.into_iter().map(|(_, event)| event).collect()
+    let mut ordered: Vec<&Event> = events.iter().collect();
+    ordered.sort_by_cached_key(|event| chain_key(event.tenant()));
+    ordered
 }
 
 /// Gives `seq` to committed entries without one, up to `batch` of them (see the module's

@@ -44,10 +44,9 @@ where
 /// Whether a repeat asks for what the first create did. A digest missing on either side (a row
 /// from before digests were kept) cannot tell a difference, so it counts as the same.
 pub(super) fn same_request(stored: Option<&str>, repeated: Option<&str>) -> bool {
-    match (stored, repeated) {
-        (Some(stored), Some(repeated)) => stored == repeated,
-        _ => true,
-    }
+    stored
+        .zip(repeated)
+        .is_none_or(|(stored, repeated)| stored == repeated)
 }
 
 fn parse_json(text: &str) -> Result<Value, StoreError> {
