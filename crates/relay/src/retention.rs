@@ -26,8 +26,7 @@ pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError
     Ok(purged)
 }
 
-/// Runs `purge` until a batch comes back short or the sweep's batches are used up; how many in
-/// all.
+/// Runs `purge` until a batch comes back short, a sweep's batches at most; how many in all.
 async fn in_batches<F: std::future::Future<Output = Result<u64, StoreError>>>(
     purge: impl Fn() -> F,
 ) -> Result<u64, StoreError> {
