@@ -21,6 +21,9 @@ pub mod audit;
 /// The webhook outbox.
 pub mod outbox;
 
+/// Web Push subscriptions.
+pub mod subscriptions;
+
 /// Readiness and the clock measured against the database.
 pub mod health;
 
@@ -49,6 +52,7 @@ pub use clock::Clock;
 pub use elicitations::ElicitationStore;
 pub use health::Health;
 pub use outbox::{OutboxStore, WebhookRows};
+pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
 
 use crate::events::Event;
@@ -109,6 +113,8 @@ pub struct Store {
     pub audit: AuditStore,
     /// The webhook outbox.
     pub outbox: OutboxStore,
+    /// Web Push subscriptions.
+    pub subscriptions: SubscriptionStore,
     /// Readiness and the clock.
     pub health: Health,
     /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
@@ -166,6 +172,9 @@ impl Store {
                 database: database.clone(),
             },
             outbox: OutboxStore {
+                database: database.clone(),
+            },
+            subscriptions: SubscriptionStore {
                 database: database.clone(),
             },
             health: Health { database, clock },
