@@ -1,7 +1,7 @@
 //! The wire contract of koder-elicitation-relay, in one place: what hosts send
 //! ([`CreateElicitation`]), what the relay answers ([`Created`], [`HostView`], [`StatusView`],
 //! [`ElicitationList`], [`StreamTicket`], [`ErrorBody`]), what people's streams carry
-//! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]) and what `GET /v1/audit` lists
+//! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]), what a Web Push carries ([`PushPayload`]) and what `GET /v1/audit` lists
 //! ([`AuditLine`], [`AuditCheckpoint`]). The relay parses and renders with these types and its Rust client uses the
 //! same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
 //! drift. Field names, and which fields are left out when empty, are the JSON on the wire.
@@ -22,6 +22,7 @@ mod audit;
 mod create;
 mod events;
 mod ids;
+mod push;
 mod views;
 mod webhook;
 
@@ -33,6 +34,7 @@ pub use create::{
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
+pub use push::PushPayload;
 pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,

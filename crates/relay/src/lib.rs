@@ -31,6 +31,8 @@ pub mod auth;
 pub mod canonical;
 /// Flags and environment variables.
 pub mod config;
+/// What the outboxes share to send: the worker loop and the outbound HTTP client.
+pub mod delivery;
 /// The JSON error every failure answers with.
 pub mod error;
 /// What changed: stores return events; sinks hear them.

@@ -16,13 +16,14 @@ use crate::announcer::Announcer;
 use crate::api::{self, AppState};
 use crate::auth::Auth;
 use crate::config::{redact_database, Config, DatabaseKind};
+use crate::delivery::http as outbound;
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
 use crate::service::{sweeper, Elicitations};
 use crate::store::{Store, WebhookRows};
+use crate::webhooks;
 use crate::webhooks::worker::{self as webhook_worker, DeliveryCounts};
-use crate::webhooks::{self, deliver};
 
 pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
 
@@ -84,7 +85,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     let webhooks = match &config.webhook {
         Some(webhook) => Some((
             webhook.clone(),
-            deliver::client().map_err(ServeError::Config)?,
+            outbound::client("--webhook-url").map_err(ServeError::Config)?,
         )),
         None => None,
     };
