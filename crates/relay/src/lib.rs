@@ -49,6 +49,8 @@ pub mod listen;
 pub mod logging;
 /// Prometheus metrics.
 pub mod metrics;
+/// Web Push: the VAPID key, the push services the relay sends to, and what a push opens.
+pub mod push;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.
 pub mod record;
 /// Deleting finished elicitations past `--retention`.

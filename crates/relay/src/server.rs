@@ -100,6 +100,8 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         Some(origin) => Some(listen_to_replicas(&config, origin, &elicitations, &metrics).await?),
         None => None,
     };
+    // Web Push, when the relay has a VAPID key: the routes keep subscriptions with it.
+    let push = config.push.clone().map(Arc::new);
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let state = AppState {
@@ -115,6 +117,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         shutdown: draining_rx,
         metrics: metrics.clone(),
         link: listening.as_ref().map(Listening::link),
+        push,
     };
     let (http, local_addr, metrics_addr) = bind_http(&config, state, &stopping_rx).await?;
     let webhooks = webhooks.map(|(webhook, client)| {

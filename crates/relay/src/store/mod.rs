@@ -24,6 +24,9 @@ pub mod outbox;
 /// The push outbox.
 pub mod push_outbox;
 
+/// Web Push subscriptions.
+pub mod subscriptions;
+
 /// Readiness and the clock measured against the database.
 pub mod health;
 
@@ -53,6 +56,7 @@ pub use elicitations::ElicitationStore;
 pub use health::Health;
 pub use outbox::{OutboxStore, WebhookRows};
 pub use push_outbox::{PushOutboxStore, PushQueue};
+pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
 
 use crate::events::Event;
@@ -134,6 +138,8 @@ pub struct Store {
     pub outbox: OutboxStore,
     /// The push outbox.
     pub push_outbox: PushOutboxStore,
+    /// Web Push subscriptions.
+    pub subscriptions: SubscriptionStore,
     /// Readiness and the clock.
     pub health: Health,
     /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
@@ -205,6 +211,9 @@ impl Store {
                 database: database.clone(),
             },
             push_outbox: PushOutboxStore {
+                database: database.clone(),
+            },
+            subscriptions: SubscriptionStore {
                 database: database.clone(),
             },
             health: Health { database, clock },
