@@ -65,4 +65,4 @@ pub mod store;
 pub mod webhooks;
 
 pub use config::Config;
-pub use server::{open_store, serve, serve_with_store, ServeError, Server};
+pub use server::{open_store, outboxes, serve, serve_with_store, ServeError, Server};

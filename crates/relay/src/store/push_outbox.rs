@@ -1,8 +1,8 @@
 //! The push outbox (`koder_push_outbox`, see the `0007_push_outbox` migrations): the rows a change
 //! queues inside its own transaction, one per subscription of the elicitation's person
 //! ([`PUSH_ENQUEUE`], run by the change's committer), the claim that leases due rows to one
-//! worker (the same statements as the webhook outbox's, [`OutboxTable`]), forgetting a
-//! subscription its push service says is gone, and retention. A row holds ids, a kind and times:
+//! worker (the same statements as the webhook outbox's, [`OutboxTable`]), dropping the pushes
+//! of a subscription its push service says is gone, and retention. A row holds ids, a kind and times:
 //! the message is read from the elicitation when the push is sent.
 
 use std::time::Duration;
@@ -185,26 +185,15 @@ impl PushOutboxStore {
         })
     }
 
-    /// Deletes the subscriptions its push service said are gone (404, 410), and every push
-    /// queued for them, in one transaction.
-    pub async fn forget_subscriptions(&self, ids: &[String]) -> Result<(), StoreError> {
-        if ids.is_empty() {
-            return Ok(());
-        }
+    /// Deletes every push queued for the subscription `id` (removed: its push service said it
+    /// is gone).
+    pub async fn drop_pushes_to(&self, id: &str) -> Result<(), StoreError> {
         either!(self.database.writer(), |pool| {
-            let mut transaction = pool.begin().await?;
-            for id in ids {
-                for statement in [
-                    "DELETE FROM koder_push_outbox WHERE subscription_id = $1",
-                    "DELETE FROM koder_push_subscriptions WHERE id = $1",
-                ] {
-                    sqlx::query(statement)
-                        .bind(id)
-                        .execute(&mut *transaction)
-                        .await?;
-                }
-            }
-            Ok(transaction.commit().await?)
+            sqlx::query("DELETE FROM koder_push_outbox WHERE subscription_id = $1")
+                .bind(id)
+                .execute(pool)
+                .await?;
+            Ok(())
         })
     }
 

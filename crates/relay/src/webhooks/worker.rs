@@ -14,8 +14,6 @@ use crate::metrics::WebhookMetrics;
 use crate::store::outbox::{Delivery, Outcome};
 use crate::store::{Store, StoreError};
 
-pub use crate::delivery::worker::{POLL_INTERVAL, SHUTDOWN_WAIT};
-
 /// The waits between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts over
 /// about 28 hours), then the row is kept, marked failed.
 const DELAYS: [Duration; 7] = [
@@ -77,10 +75,7 @@ impl DeliveryCounts {
             Outcome::Retry { .. } => "retried",
             Outcome::GaveUp { .. } => "failed",
         };
-        self.exported
-            .deliveries
-            .get_or_create(&[("outcome", label)])
-            .inc();
+        self.exported.count(label);
     }
 }
 
