@@ -161,6 +161,20 @@ impl PushOutboxStore {
         lease_ms: i64,
         limit: i64,
     ) -> Result<Vec<PushDelivery>, StoreError> {
+        // Woken on every change, also of people without subscriptions: a reader answers
+        // "nothing is due" without taking the writer.
+        let due = either!(self.database.reader(), |pool| {
+            sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM koder_push_outbox WHERE delivered_at IS NULL \
+                 AND failed_at IS NULL AND next_attempt_at <= $1)",
+            )
+            .bind(now_ms)
+            .fetch_one(pool)
+            .await?
+        });
+        if !due {
+            return Ok(Vec::new());
+        }
         PUSHES.claim(&self.database, now_ms, lease_ms, limit).await
     }
 
