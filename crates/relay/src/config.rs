@@ -238,6 +238,12 @@ pub enum Command {
         /// `--checkpoint HASH`: a checkpoint the trail must still hold.
         checkpoint: Option<String>,
     },
+    /// `vapid generate`: make a new VAPID key pair for Web Push and exit.
+    VapidGenerate {
+        /// `--out PATH`: write the private key's PEM there (a new file, mode 0600) instead of
+        /// to stdout.
+        out: Option<PathBuf>,
+    },
 }
 
 const AFTER_HELP: &str = "\
@@ -271,6 +277,24 @@ enum Subcommands {
     Audit {
         #[command(subcommand)]
         action: AuditAction,
+    },
+    /// Web Push's VAPID key.
+    #[command(subcommand_required = true, arg_required_else_help = true)]
+    Vapid {
+        #[command(subcommand)]
+        action: VapidAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum VapidAction {
+    /// Makes a new VAPID key pair (P-256): the private key as a PKCS#8 PEM on stdout and the
+    /// public key (the browsers' applicationServerKey) on stderr; with --out PATH the PEM goes
+    /// into a new file (mode 0600, never overwritten) and the public key to stdout.
+    Generate {
+        /// Write the private key here (for --vapid-private-key-file) instead of to stdout.
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -523,6 +547,9 @@ where
             database,
             checkpoint,
         }),
+        Some(Subcommands::Vapid {
+            action: VapidAction::Generate { out },
+        }) => Ok(Command::VapidGenerate { out }),
         None => cli
             .run
             .into_config(&matches)
