@@ -9,17 +9,17 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use koder_web_push::{encrypt, SubscriptionKeys};
+use koder_web_push::{encrypt, PushError, SubscriptionKeys};
 use tokio::sync::{watch, Notify};
 
 use super::deliver::{self, Answer, Push};
 use super::payload;
-use super::PushSettings;
+use super::{PushOrigin, PushSettings};
 use crate::delivery::worker::{self as loop_, jitter, millis, Outbox};
 use crate::metrics::DeliveryMetrics;
 use crate::record::Status;
 use crate::store::outbox::Outcome;
-use crate::store::push_outbox::{PushDelivery, PushKind};
+use crate::store::push_outbox::{PushDelivery, PushKind, PushTarget};
 use crate::store::{Store, StoreError};
 
 /// The first retry's wait; each one after doubles it, up to [`MAX_RETRY_WAIT`].
@@ -167,21 +167,8 @@ impl Pushes {
             Ok(origin) => origin,
             Err(refused) => return Ok(PushOutcome::Refused(refused.to_string())),
         };
-        let made = SubscriptionKeys::from_base64url(&target.p256dh, &target.auth)
-            .and_then(|keys| encrypt(&keys, &body))
-            .and_then(|body| {
-                let expires_at_s = now
-                    .div_euclid(1000)
-                    .saturating_add_unsigned(VAPID_VALIDITY.as_secs());
-                let authorization = self.settings.vapid.authorization(
-                    origin.as_str(),
-                    &self.settings.subject,
-                    u64::try_from(expires_at_s).unwrap_or(0),
-                )?;
-                Ok((body, authorization))
-            });
-        let (body, authorization) = match made {
-            Ok(made) => made,
+        let (body, authorization) = match self.seal(&target, &origin, &body, now) {
+            Ok(sealed) => sealed,
             Err(error) => return Ok(PushOutcome::Failed(error.to_string())),
         };
         let topic = payload::topic(&record.id);
@@ -199,6 +186,27 @@ impl Pushes {
             Answer::Rejected { error } => PushOutcome::Failed(error),
             Answer::Busy { retry_after, error } => self.retry(row, retry_after, error),
         })
+    }
+
+    /// `body` encrypted to the subscription's keys, and the VAPID `Authorization` for its push
+    /// service (`aud` its origin, `exp` [`VAPID_VALIDITY`] from `now_ms`).
+    fn seal(
+        &self,
+        target: &PushTarget,
+        origin: &PushOrigin,
+        body: &[u8],
+        now_ms: i64,
+    ) -> Result<(Vec<u8>, String), PushError> {
+        let keys = SubscriptionKeys::from_base64url(&target.p256dh, &target.auth)?;
+        let expires_at_s = now_ms
+            .div_euclid(1000)
+            .saturating_add_unsigned(VAPID_VALIDITY.as_secs());
+        let authorization = self.settings.vapid.authorization(
+            origin.as_str(),
+            &self.settings.subject,
+            u64::try_from(expires_at_s).unwrap_or(0),
+        )?;
+        Ok((encrypt(&keys, body)?, authorization))
     }
 
     /// Schedules another attempt, unless it would come after the deadline.
