@@ -569,6 +569,51 @@ async fn gone_subscriptions_are_deleted_busy_services_are_retried_and_deadlines_
 }
 
 #[tokio::test]
+async fn a_reminder_comes_once_shortly_before_the_question_expires() {
+    let service = PushService::start().await;
+    let mut push = settings(&service, VapidKey::generate());
+    push.remind_before = Some(Duration::from_secs(2));
+    let relay = Relay::start_with(|config| config.push = Some(push)).await;
+    learn_key(&service, &relay.url, &relay.client).await;
+    let ana = person("ana", "acme");
+    subscribe(
+        &relay.url,
+        &relay.client,
+        &ana,
+        &service.subscription("phone"),
+    )
+    .await;
+    let mut body = create_body("ana", "acme", "");
+    body["timeoutMs"] = json!(3500);
+    let id = relay.create_id(body).await;
+    until(
+        Duration::from_secs(10),
+        "the question, its reminder, its close",
+        || service.received().len() >= 3,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let received = service.received();
+    let kinds: Vec<&Value> = received.iter().map(|push| &push.payload["type"]).collect();
+    assert_eq!(
+        kinds,
+        ["elicitation", "elicitation", "settled"],
+        "{received:#?}"
+    );
+    assert!(received
+        .iter()
+        .all(|push| push.payload["id"] == id.as_str()));
+    let (first, reminder) = (&received[0], &received[1]);
+    assert!(first.payload["expiresInMs"].as_i64().unwrap() > 2500);
+    let left = reminder.payload["expiresInMs"].as_i64().unwrap();
+    assert!(left > 0 && left <= 2000, "{left}");
+    assert_eq!(reminder.topic, first.topic);
+    assert!(reminder.ttl <= 2);
+    assert_eq!(received[2].payload["status"], "expired");
+    service.assert_no_faults();
+}
+
+#[tokio::test]
 async fn two_replicas_on_one_postgresql_send_each_push_once() {
     let postgres = Postgres::start();
     let service = PushService::start().await;
