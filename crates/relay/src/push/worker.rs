@@ -15,7 +15,7 @@ use tokio::sync::{watch, Notify};
 use super::deliver::{self, Answer, Push};
 use super::payload;
 use super::{PushOrigin, PushSettings};
-use crate::delivery::worker::{self as loop_, jitter, millis, Outbox};
+use crate::delivery::worker::{self as outbox_loop, jitter, millis, Outbox};
 use crate::metrics::DeliveryMetrics;
 use crate::record::Status;
 use crate::store::outbox::Outcome;
@@ -118,7 +118,7 @@ pub async fn run(
         client,
         counts,
     };
-    loop_::run(pushes, wake, shutdown).await;
+    outbox_loop::run(pushes, wake, shutdown).await;
 }
 
 /// The wait before attempt `attempts + 1`: doubling from [`FIRST_RETRY_WAIT`] up to

@@ -9,7 +9,7 @@ use tokio::sync::{watch, Notify};
 
 use super::deliver;
 use super::WebhookConfig;
-use crate::delivery::worker::{self as loop_, jitter, millis, Outbox};
+use crate::delivery::worker::{self as outbox_loop, jitter, millis, Outbox};
 use crate::metrics::WebhookMetrics;
 use crate::store::outbox::{Delivery, Outcome};
 use crate::store::{Store, StoreError};
@@ -103,7 +103,7 @@ pub async fn run(
         client,
         counts,
     };
-    loop_::run(webhooks, wake, shutdown).await;
+    outbox_loop::run(webhooks, wake, shutdown).await;
 }
 
 impl Outbox for Webhooks {
