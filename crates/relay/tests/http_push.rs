@@ -82,6 +82,11 @@ impl PushService {
             origin,
             ..ServiceState::default()
         });
+        PushService::serve(listener, state)
+    }
+
+    /// Serves `state` on `listener` (its origin's address).
+    fn serve(listener: tokio::net::TcpListener, state: Arc<ServiceState>) -> PushService {
         let app = axum::Router::new()
             .route("/push/{name}", axum::routing::post(receive))
             .with_state(Arc::clone(&state));
@@ -610,6 +615,42 @@ async fn a_reminder_comes_once_shortly_before_the_question_expires() {
     assert_eq!(reminder.topic, first.topic);
     assert!(reminder.ttl <= 2);
     assert_eq!(received[2].payload["status"], "expired");
+    service.assert_no_faults();
+}
+
+#[tokio::test]
+async fn a_push_service_down_at_first_gets_the_push_once_it_is_back() {
+    let service = PushService::start().await;
+    let relay = push_relay(&service).await;
+    let ana = person("ana", "acme");
+    subscribe(
+        &relay.url,
+        &relay.client,
+        &ana,
+        &service.subscription("phone"),
+    )
+    .await;
+    // The push service goes down: connections to its port are refused.
+    let address = service.origin().trim_start_matches("http://").to_string();
+    let state = Arc::clone(&service.state);
+    drop(service);
+    let id = relay.create_id(create_body("ana", "acme", "")).await;
+    until(Duration::from_secs(10), "a failed attempt", || {
+        let metrics = relay.server().metrics().render(0, None);
+        sample(&metrics, &deliveries("retried")) >= 1.0
+    })
+    .await;
+    // Back on the same address, with what it knew.
+    let listener = tokio::net::TcpListener::bind(&address).await.unwrap();
+    let service = PushService::serve(listener, state);
+    until(Duration::from_secs(15), "the push once it is back", || {
+        !service.received().is_empty()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let received = service.received_by("phone");
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0]["id"], id.as_str());
     service.assert_no_faults();
 }
 
