@@ -3,7 +3,8 @@
 //! [`ElicitationList`], [`StreamTicket`], [`ErrorBody`]), what people's streams carry
 //! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]) and what `GET /v1/audit` lists
 //! ([`AuditLine`], [`AuditCheckpoint`]), and Web Push's key and subscriptions ([`PushKey`],
-//! [`PushSubscriptionBody`], [`PushSubscriptionCreated`], [`PushSubscriptionList`]). The relay
+//! [`PushSubscriptionBody`], [`PushSubscriptionCreated`], [`PushSubscriptionList`]) and what a
+//! push carries ([`PushPayload`]). The relay
 //! parses and renders with these types and its Rust client uses the same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
 //! drift. Field names, and which fields are left out when empty, are the JSON on the wire.
 
@@ -24,6 +25,7 @@ mod create;
 mod events;
 mod ids;
 mod push;
+mod push_payload;
 mod views;
 mod webhook;
 
@@ -39,6 +41,7 @@ pub use push::{
     PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
     PushSubscriptionList, PushSubscriptionView, MAX_PUSH_ENDPOINT_CHARS, MAX_PUSH_KEY_CHARS,
 };
+pub use push_payload::PushPayload;
 pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,

@@ -31,6 +31,8 @@ pub mod auth;
 pub mod canonical;
 /// Flags and environment variables.
 pub mod config;
+/// What the outboxes share to send: the worker loop and the outbound HTTP client.
+pub mod delivery;
 /// The JSON error every failure answers with.
 pub mod error;
 /// What changed: stores return events; sinks hear them.
@@ -63,4 +65,4 @@ pub mod store;
 pub mod webhooks;
 
 pub use config::Config;
-pub use server::{open_store, serve, serve_with_store, ServeError, Server};
+pub use server::{open_store, outboxes, serve, serve_with_store, ServeError, Server};

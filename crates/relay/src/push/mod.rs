@@ -12,6 +12,15 @@ use reqwest::Url;
 
 pub mod allow;
 
+/// What a push says, and the `Topic` every push about one elicitation shares.
+pub mod payload;
+
+/// One push: the POST, and what the push service's answer means.
+pub mod deliver;
+
+/// The push outbox's worker.
+pub mod worker;
+
 pub use allow::{AllowList, EndpointRefused, PushOrigin, MAX_ENDPOINT_CHARS};
 
 /// How many subscriptions one person (user in a workspace) may hold without
