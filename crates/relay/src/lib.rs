@@ -31,6 +31,8 @@ pub mod auth;
 pub mod canonical;
 /// Flags and environment variables.
 pub mod config;
+/// What the outboxes share to send: the worker loop and the outbound HTTP client.
+pub mod delivery;
 /// The JSON error every failure answers with.
 pub mod error;
 /// What changed: stores return events; sinks hear them.
@@ -47,6 +49,8 @@ pub mod listen;
 pub mod logging;
 /// Prometheus metrics.
 pub mod metrics;
+/// Web Push: the VAPID key, the push services the relay sends to, and what a push opens.
+pub mod push;
 /// What an elicitation is as the relay keeps it, and the scope a token admits.
 pub mod record;
 /// Deleting finished elicitations past `--retention`.
@@ -61,4 +65,4 @@ pub mod store;
 pub mod webhooks;
 
 pub use config::Config;
-pub use server::{open_store, serve, serve_with_store, ServeError, Server};
+pub use server::{open_store, outboxes, serve, serve_with_store, ServeError, Server};

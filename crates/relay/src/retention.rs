@@ -1,7 +1,7 @@
 //! Retention: finished elicitations (settled, expired, withdrawn) are deleted once they have been
 //! finished for longer than `--retention`, a batch at a time, by the sweeper. Pending ones are
 //! never deleted; audit entries are never deleted (they hold digests, not content). Delivered
-//! webhooks are deleted past the same retention.
+//! webhooks, and pushes delivered or given up, are deleted past the same retention.
 
 use std::time::Duration;
 
@@ -15,30 +15,32 @@ pub const PURGE_BATCH: i64 = 500;
 /// held up behind a large backlog.
 const MAX_BATCHES_PER_SWEEP: usize = 20;
 
-/// Deletes what finished more than `retention` ago by the store's clock; returns how many.
+/// Deletes what finished more than `retention` ago by the store's clock; returns how many
+/// elicitations.
 pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError> {
     let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
     let finished_by = store.now_ms().saturating_sub(retention_ms);
-    let mut purged = 0;
-    for _ in 0..MAX_BATCHES_PER_SWEEP {
-        let batch = store
-            .elicitations
-            .purge_finished(finished_by, PURGE_BATCH)
-            .await?;
-        purged += batch;
-        if batch < PURGE_BATCH.unsigned_abs() {
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    let purged = in_batches(|| store.elicitations.purge_finished(finished_by, PURGE_BATCH)).await?;
     // Delivered webhooks go by the same retention (their bodies carry answers); rows given up
     // on stay for an operator to see. They are not counted in what this returns.
+    in_batches(|| store.outbox.purge_delivered(finished_by, PURGE_BATCH)).await?;
+    // Pushes done with (delivered or given up) go too: they hold ids, not messages.
+    in_batches(|| store.push_outbox.purge_done(finished_by, PURGE_BATCH)).await?;
+    Ok(purged)
+}
+
+/// Runs `batch` (deleting up to [`PURGE_BATCH`] rows) until it deletes fewer, at most
+/// [`MAX_BATCHES_PER_SWEEP`] times; returns how many it deleted.
+async fn in_batches<Batch, Run>(mut batch: Batch) -> Result<u64, StoreError>
+where
+    Batch: FnMut() -> Run,
+    Run: std::future::Future<Output = Result<u64, StoreError>>,
+{
+    let mut purged = 0;
     for _ in 0..MAX_BATCHES_PER_SWEEP {
-        let batch = store
-            .outbox
-            .purge_delivered(finished_by, PURGE_BATCH)
-            .await?;
-        if batch < PURGE_BATCH.unsigned_abs() {
+        let deleted = batch().await?;
+        purged += deleted;
+        if deleted < PURGE_BATCH.unsigned_abs() {
             break;
         }
         tokio::task::yield_now().await;
