@@ -2,9 +2,11 @@
 // a free port of 127.0.0.1, with SQLite in a fresh temp dir and development secrets made here with
 // crypto.randomBytes and printed, so a newcomer can call it by hand. Everything goes when the demo
 // stops. The page reaches it through the demo server (/relay/…, same origin), so its strict CSP
-// stays `connect-src 'self'`.
+// stays `connect-src 'self'`. It runs with Web Push: a VAPID key made for the run (`vapid generate
+// --out` into its temp dir), pushing to the browsers' own push services (the relay's default allow
+// list), each push opening the demo page.
 
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,8 @@ import { createInterface } from 'node:readline';
 const AUDIENCE = 'koder-elicitation-relay';
 const START_TIMEOUT_MS = 30_000;
 const TOKEN_LIFETIME_S = 3600;
+/** Who runs the demo's pushes, for the push services (VAPID `sub`). */
+const VAPID_SUBJECT = 'mailto:demo@localhost';
 
 /** The relay binary to run, or null when none was built. */
 export function relayBinary(root) {
@@ -26,8 +30,21 @@ export function relayBinary(root) {
 }
 
 /**
+ * A VAPID key pair for this run: the private key written to `file` (PKCS#8 PEM), the public key
+ * (base64url) returned; null when the binary cannot make one (built before the relay had Web Push).
+ */
+function generateVapidKey(binary, file) {
+  return new Promise((resolve) => {
+    execFile(binary, ['vapid', 'generate', '--out', file], { timeout: 10_000 }, (error, stdout) => {
+      resolve(error ? null : stdout.trim() || null);
+    });
+  });
+}
+
+/**
  * Starts the relay and resolves once it listens: `{ url, serviceToken, personToken(claims),
- * stop() }`. `allowOrigin` is the demo page's origin.
+ * vapidPublicKey, stop() }` (`vapidPublicKey` null when it runs without Web Push). `allowOrigin` is
+ * the demo page's origin; a push opens the page there.
  */
 export async function startDemoRelay({ root, allowOrigin }) {
   const binary = relayBinary(root);
@@ -42,6 +59,11 @@ export async function startDemoRelay({ root, allowOrigin }) {
     '--jwt-secret', jwtSecret,
     '--allow-origin', allowOrigin,
   ];
+  const vapidKeyFile = path.join(dir, 'vapid.pem');
+  const vapidPublicKey = await generateVapidKey(binary, vapidKeyFile);
+  if (vapidPublicKey !== null) {
+    args.push('--vapid-private-key-file', vapidKeyFile, '--vapid-subject', VAPID_SUBJECT, '--push-open-url', `${allowOrigin}/`);
+  }
   // The secrets are the flags above; an ambient KODER_RELAY_* must not change them.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KODER_RELAY_')));
   const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -74,6 +96,7 @@ export async function startDemoRelay({ root, allowOrigin }) {
     url,
     serviceToken,
     jwtSecret,
+    vapidPublicKey,
     /** A person's HS256 JWT for the relay (`sub`, `workspace`, optional `conversation`), valid an hour. */
     personToken(claims) {
       const payload = { aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + TOKEN_LIFETIME_S, ...claims };

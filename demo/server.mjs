@@ -11,6 +11,8 @@
 //   /demo-log    the last server-side events as JSON (handy for tests)
 //   /relay/…     the demo's own koder-elicitation-relay (demo/relay.mjs), proxied so the page stays
 //                same-origin: /relay/token hands the page's person a token, /relay/v1/… is the relay
+//                (its Web Push subscriptions included)
+//   /sw.js       the page's service worker (www/sw.js): shows the relay's pushes
 //   /host/call   POST { tool }: the server-side SDK v2 host (demo/host.mjs) calls a tool of /mcp; its
 //                elicitations go through the relay to the page's transcript; answers the tool result
 //
@@ -571,8 +573,9 @@ function handleRelayToken(req, res) {
   res.end(relay.personToken({ sub: DEMO_SCOPE.userId, workspace: DEMO_SCOPE.workspaceId }));
 }
 
-// The person's side of the relay, as the element calls it: the stream, the pending list, answers.
-const RELAY_PATHS = /^\/v1\/(stream|elicitations|elicitations\/[^/]+\/result)$/;
+// The person's side of the relay, as the element calls it (the stream, the pending list, answers),
+// and as subscribePush and unsubscribePush call it (the VAPID key, the person's subscriptions).
+const RELAY_PATHS = /^\/v1\/(stream|elicitations|elicitations\/[^/]+\/result|push\/key|push\/subscriptions|push\/subscriptions\/[^/]+)$/;
 const RELAY_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'last-event-id'];
 const RELAY_RESPONSE_HEADERS = ['content-type', 'cache-control', 'retry-after'];
 
@@ -798,6 +801,9 @@ async function main() {
     console.log(`Relay: ${relay.url} (SQLite in a temp dir, removed on exit). Development secrets, made for this run:`);
     console.log(`  --service-token ${relay.serviceToken}`);
     console.log(`  --jwt-secret    ${relay.jwtSecret}`);
+    console.log(relay.vapidPublicKey === null
+      ? 'Web Push: off (this relay binary has no `vapid generate`: rebuild it)'
+      : `Web Push: on, with a VAPID key made for this run (public key ${relay.vapidPublicKey}); "Notify me" on the page subscribes`);
   } catch (error) {
     console.warn(`Warning: running without a relay (the transcript view is off): ${error.message}`);
   }

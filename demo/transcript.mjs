@@ -46,6 +46,8 @@ export async function startTranscript(hub) {
       item.className = 'message question';
       const inline = document.createElement(TAG);
       inline.setAttribute('presentation', 'inline');
+      // A system notification when it arrives while the page is hidden ("Notify me" asks permission).
+      inline.setAttribute('notify', '');
       inline.setAttribute('conversation-id', view.conversationId);
       item.append(inline);
       transcript.append(item);

@@ -136,3 +136,55 @@ export class RelayError extends Error {
   /** The JSON-RPC code (-32602) when the relay's core refused the request itself. */
   readonly code?: number;
 }
+
+/** The person's bearer token for the relay, or an async function returning a fresh one. */
+export type RelayPersonToken = string | (() => string | Promise<string>);
+
+/** The part of the browser's PushSubscription the helpers use (a real `PushSubscription` fits). */
+export interface RelayBrowserPushSubscription {
+  readonly endpoint: string;
+  readonly options?: { readonly applicationServerKey: ArrayBuffer | null };
+  toJSON(): unknown;
+  unsubscribe(): Promise<boolean>;
+}
+
+/** The part of a ServiceWorkerRegistration the helpers use (a real registration fits). */
+export interface RelayPushRegistration {
+  readonly pushManager: {
+    getSubscription(): Promise<RelayBrowserPushSubscription | null>;
+    subscribe(options: { userVisibleOnly: boolean; applicationServerKey: Uint8Array<ArrayBuffer> }): Promise<RelayBrowserPushSubscription>;
+  };
+}
+
+export interface RelayPushOptions {
+  /** The person's bearer token (their JWT), sent as `Authorization: Bearer …`, never in a URL. */
+  token: RelayPersonToken;
+  /** The app's service worker registration (`await navigator.serviceWorker.ready`). */
+  registration: RelayPushRegistration;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What {@link subscribePush} resolves with. */
+export interface RelayPushSubscription {
+  /** The relay's id of the stored subscription (`DELETE /v1/push/subscriptions/{id}` removes it). */
+  id: string;
+  /** The browser's subscription (a `PushSubscription`), made with the relay's VAPID public key. */
+  subscription: RelayBrowserPushSubscription;
+}
+
+/**
+ * In the person's browser, from a click (after `requestNotificationPermission()`): subscribes
+ * `registration` to Web Push with the relay's key (`GET /v1/push/key`; an existing subscription
+ * with the same key is reused, one with another key replaced) and stores it for the token's
+ * person (`POST /v1/push/subscriptions`). Rejects with a {@link RelayError} (status 404) when the
+ * relay has no VAPID key, and with the browser's error when permission is not granted.
+ */
+export function subscribePush(relayUrl: string, options: RelayPushOptions): Promise<RelayPushSubscription>;
+
+/**
+ * Removes the registration's subscription at the relay (matched by endpoint among the person's)
+ * and in the browser (even when the relay call fails, which then rejects). Resolves `true` when
+ * there was one, `false` when the registration had no subscription.
+ */
+export function unsubscribePush(relayUrl: string, options: RelayPushOptions): Promise<boolean>;

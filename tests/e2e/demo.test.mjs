@@ -450,6 +450,80 @@ test('MCP 2026-07-28 (/mcp-2026): the page negotiates it, and one round asks bot
   await page.close();
 });
 
+// The browser's push service is out of reach here: PushManager is replaced (before the page loads)
+// by one that makes a subscription as a browser does, with an endpoint on a push service the
+// relay allows by default, and records the key it was asked to subscribe with.
+const FAKE_PUSH_MANAGER = () => {
+  const base64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  let current = null;
+  window.subscribedWith = [];
+  PushManager.prototype.getSubscription = async () => current;
+  PushManager.prototype.subscribe = async (options) => {
+    const serverKey = new Uint8Array(options.applicationServerKey).slice().buffer;
+    window.subscribedWith.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64url(serverKey) });
+    const pair = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+    const keys = { p256dh: base64url(await crypto.subtle.exportKey('raw', pair.publicKey)), auth: base64url(crypto.getRandomValues(new Uint8Array(16))) };
+    const endpoint = `https://fcm.googleapis.com/fcm/send/demo-test-${crypto.randomUUID()}`;
+    current = {
+      endpoint,
+      expirationTime: null,
+      options: { userVisibleOnly: true, applicationServerKey: serverKey },
+      toJSON: () => ({ endpoint, expirationTime: null, keys }),
+      unsubscribe: async () => { current = null; return true; },
+    };
+    return current;
+  };
+};
+
+test('"Notify me": permission from the click, the service worker, and the relay\'s Web Push subscription for the page\'s person', { timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ permissions: ['notifications'] });
+  try {
+    await context.addInitScript(FAKE_PUSH_MANAGER);
+    const page = await context.newPage();
+    const pageErrors = [];
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    await page.goto(`${demo.url}/`);
+    await page.waitForFunction(() => document.querySelector('#relay-status')?.dataset.state === 'connected');
+    // The demo's elements notify (shown only while the page is hidden, once permission is granted).
+    assert.equal(await page.evaluate(() => document.querySelector('body > koder-mcp-elicitation').notify), true);
+    assert.equal(await page.locator('#notify-status').getAttribute('data-state'), 'off');
+    const token = await (await fetch(`${demo.url}/relay/token`)).text();
+    const pushOn = /^Web Push: on, with a VAPID key made for this run \(public key ([A-Za-z0-9_-]{87})\)/m.exec(demo.output());
+    if (!pushOn) assert.match(demo.output(), /^Web Push: off /m, 'the demo says whether its relay pushes');
+
+    await page.locator('#notify-me').click();
+    await page.waitForFunction(() => ['on', 'error'].includes(document.querySelector('#notify-status').dataset.state)
+      || /Web Push is off/.test(document.querySelector('#notify-status').textContent));
+    const status = await page.locator('#notify-status').textContent();
+    assert.match(status, /^This page notifies you when a question arrives while it is hidden\./);
+    // The page's service worker (www/sw.js) is registered and active at the demo's root.
+    assert.deepEqual(await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.ready;
+      return [registration.scope, registration.active.scriptURL];
+    }), [`${demo.url}/`, `${demo.url}/sw.js`]);
+    if (!pushOn) {
+      assert.match(status, /Web Push is off: the demo's relay runs without Web Push\.$/);
+      return;
+    }
+    assert.match(status, /Web Push is on/);
+    // Subscribed with the demo relay's key (through the same-origin proxy), stored for the page's person.
+    assert.deepEqual(await page.evaluate(() => window.subscribedWith), [{ userVisibleOnly: true, applicationServerKey: pushOn[1] }]);
+    const endpoint = await page.evaluate(async () => (await (await navigator.serviceWorker.ready).pushManager.getSubscription()).endpoint);
+    const listed = await page.evaluate(async (token) => (await fetch('/relay/v1/push/subscriptions', { headers: { Authorization: `Bearer ${token}` } })).json(), token);
+    assert.deepEqual(listed.subscriptions.map((subscription) => subscription.endpoint), [endpoint]);
+    // Undone with unsubscribePush, so later tests' questions push nothing.
+    assert.equal(await page.evaluate(async (token) => {
+      const { unsubscribePush } = await import('/dist/relay.js');
+      return unsubscribePush(new URL('/relay', location.href).href, { token, registration: await navigator.serviceWorker.ready });
+    }, token), true);
+    const left = await page.evaluate(async (token) => (await fetch('/relay/v1/push/subscriptions', { headers: { Authorization: `Bearer ${token}` } })).json(), token);
+    assert.deepEqual(left.subscriptions, []);
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 // Last: the relay is the demo server's, so a question left pending here would show in the pages
 // of later tests.
 test('transcript: a server-side SDK v2 host asks through the relay, the question shows inline in the conversation, and the answer reaches the tool', { timeout: 90_000 }, async () => {

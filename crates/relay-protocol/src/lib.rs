@@ -2,8 +2,10 @@
 //! ([`CreateElicitation`]), what the relay answers ([`Created`], [`HostView`], [`StatusView`],
 //! [`ElicitationList`], [`StreamTicket`], [`ErrorBody`]), what people's streams carry
 //! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]) and what `GET /v1/audit` lists
-//! ([`AuditLine`], [`AuditCheckpoint`]). The relay parses and renders with these types and its Rust client uses the
-//! same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
+//! ([`AuditLine`], [`AuditCheckpoint`]), and Web Push's key and subscriptions ([`PushKey`],
+//! [`PushSubscriptionBody`], [`PushSubscriptionCreated`], [`PushSubscriptionList`]) and what a
+//! push carries ([`PushPayload`]). The relay
+//! parses and renders with these types and its Rust client uses the same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
 //! drift. Field names, and which fields are left out when empty, are the JSON on the wire.
 
 // A body from the network must end in a clear error, never a panic.
@@ -22,6 +24,8 @@ mod audit;
 mod create;
 mod events;
 mod ids;
+mod push;
+mod push_payload;
 mod views;
 mod webhook;
 
@@ -33,6 +37,11 @@ pub use create::{
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
+pub use push::{
+    PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
+    PushSubscriptionList, PushSubscriptionView, MAX_PUSH_ENDPOINT_CHARS, MAX_PUSH_KEY_CHARS,
+};
+pub use push_payload::PushPayload;
 pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,

@@ -17,8 +17,9 @@ pub struct Announcer {
     hub: Hub,
     /// The store's clock, which a new one's time left is told by.
     clock: Clock,
-    /// Wakes the webhook worker (when webhooks are on): a change's webhook is in the outbox.
-    webhooks: Option<Arc<Notify>>,
+    /// Wakes the outbox workers (webhooks, pushes: those that are on): a change's rows are in
+    /// their outboxes.
+    outboxes: Vec<Arc<Notify>>,
 }
 
 impl Announcer {
@@ -27,13 +28,13 @@ impl Announcer {
         Announcer {
             hub,
             clock,
-            webhooks: None,
+            outboxes: Vec::new(),
         }
     }
 
-    /// The same, also waking the webhook worker on every change.
-    pub fn waking(mut self, webhooks: Arc<Notify>) -> Announcer {
-        self.webhooks = Some(webhooks);
+    /// The same, also waking an outbox's worker on every change.
+    pub fn waking(mut self, worker: Arc<Notify>) -> Announcer {
+        self.outboxes.push(worker);
         self
     }
 }
@@ -42,8 +43,8 @@ impl EventSink for Announcer {
     fn deliver(&self, event: &Event) {
         self.hub
             .publish(event.id(), rendered(event, self.clock.now_ms()));
-        if let Some(webhooks) = &self.webhooks {
-            webhooks.notify_one();
+        for worker in &self.outboxes {
+            worker.notify_one();
         }
     }
 

@@ -12,6 +12,7 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand}
 
 use crate::hub::{StreamLimits, DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PERSON};
 use crate::logging::LogFormat;
+use crate::push::{self, AllowList, PushSettings, DEFAULT_SUBSCRIPTIONS_PER_PERSON};
 use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
 
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
@@ -39,6 +40,10 @@ pub const DEFAULT_AUDIT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(60);
 /// The environment variable the webhook key is read from (it has no flag: flags show in the
 /// process list).
 pub const WEBHOOK_SECRET_ENV: &str = "KODER_RELAY_WEBHOOK_SECRET";
+
+/// The environment variable a VAPID private key's PEM text may be given in (beside
+/// `--vapid-private-key-file`).
+pub const VAPID_PRIVATE_KEY_ENV: &str = "KODER_RELAY_VAPID_PRIVATE_KEY";
 
 /// Everything the server needs.
 #[derive(Clone, PartialEq, Eq)]
@@ -69,6 +74,8 @@ pub struct Config {
     pub streams: StreamLimits,
     /// Where webhooks go, when they are on.
     pub webhook: Option<WebhookConfig>,
+    /// Web Push, when the relay has a VAPID key.
+    pub push: Option<PushSettings>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
     /// A second address serving `/metrics` (and the probes) without auth, when set.
@@ -100,6 +107,7 @@ impl Config {
             allow_origins: Vec::new(),
             streams: StreamLimits::default(),
             webhook: None,
+            push: None,
             retention: DEFAULT_RETENTION,
             metrics_listen: None,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
@@ -143,6 +151,9 @@ impl Config {
         if let Some((_, flag)) = named.iter().find(|(value, _)| *value == Some("")) {
             return Err(format!("{flag} is empty"));
         }
+        if let Some(push) = &self.push {
+            push.check()?;
+        }
         Ok(())
     }
 }
@@ -165,6 +176,7 @@ impl std::fmt::Debug for Config {
             .field("allow_origins", &self.allow_origins)
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
+            .field("push", &self.push)
             .field("retention", &self.retention)
             .field("metrics_listen", &self.metrics_listen)
             .field("drain_timeout", &self.drain_timeout)
@@ -226,6 +238,12 @@ pub enum Command {
         /// `--checkpoint HASH`: a checkpoint the trail must still hold.
         checkpoint: Option<String>,
     },
+    /// `vapid generate`: make a new VAPID key pair for Web Push and exit.
+    VapidGenerate {
+        /// `--out PATH`: write the private key's PEM there (a new file, mode 0600) instead of
+        /// to stdout.
+        out: Option<PathBuf>,
+    },
 }
 
 const AFTER_HELP: &str = "\
@@ -233,7 +251,8 @@ Secrets are best given in the environment or in files: flags show in the process
 given on the command line (directly or as a file) wins over both forms in the environment.
 
 The webhook key (whsec_...) has no flag: it comes from KODER_RELAY_WEBHOOK_SECRET or from
---webhook-secret-file.";
+--webhook-secret-file. The VAPID key of Web Push comes from --vapid-private-key-file or, as PEM
+text, from KODER_RELAY_VAPID_PRIVATE_KEY; `koder-elicitation-relay vapid generate` makes one.";
 
 /// koder-elicitation-relay: carries MCP elicitations from hosts to people's browsers.
 #[derive(Debug, Parser)]
@@ -258,6 +277,24 @@ enum Subcommands {
     Audit {
         #[command(subcommand)]
         action: AuditAction,
+    },
+    /// Web Push's VAPID key.
+    #[command(subcommand_required = true, arg_required_else_help = true)]
+    Vapid {
+        #[command(subcommand)]
+        action: VapidAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum VapidAction {
+    /// Makes a new VAPID key pair (P-256): the private key as a PKCS#8 PEM on stdout and the
+    /// public key (the browsers' applicationServerKey) on stderr; with --out PATH the PEM goes
+    /// into a new file (mode 0600, never overwritten) and the public key to stdout.
+    Generate {
+        /// Write the private key here (for --vapid-private-key-file) instead of to stdout.
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -410,6 +447,51 @@ struct RunFlags {
           allow_hyphen_values = true)]
     webhook_retry_scale: Option<f64>,
 
+    /// Web Push: the VAPID private key, a PKCS#8 PEM file of a P-256 key (`vapid generate
+    /// --out PATH` makes one) [default: no Web Push].
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "KODER_RELAY_VAPID_PRIVATE_KEY_FILE",
+        hide_env_values = true
+    )]
+    vapid_private_key_file: Option<PathBuf>,
+
+    /// Web Push: the contact push services see in each push (VAPID sub), mailto:… or
+    /// https://… (required with a VAPID key).
+    #[arg(long, value_name = "mailto:…|https://…", env = "KODER_RELAY_VAPID_SUBJECT",
+          hide_env_values = true, value_parser = vapid_subject)]
+    vapid_subject: Option<String>,
+
+    /// Web Push: the push services the relay sends to, comma-separated origins; a first host
+    /// label may be *, and only an exact origin may be http:// [default: the browsers' push
+    /// services: https://fcm.googleapis.com, https://*.push.services.mozilla.com,
+    /// https://*.push.apple.com, https://*.notify.windows.com].
+    #[arg(long = "push-endpoint-allow", value_name = "ORIGIN[,ORIGIN…]",
+          env = "KODER_RELAY_PUSH_ENDPOINT_ALLOW", hide_env_values = true,
+          value_parser = push_endpoint_allow)]
+    push_endpoint_allow: Option<AllowList>,
+
+    /// Web Push: the page a notification opens, with {id}, {workspaceId} and {conversationId}
+    /// filled in (URL-encoded), e.g. https://chat.example.com/c/{conversationId}.
+    #[arg(long, value_name = "TEMPLATE", env = "KODER_RELAY_PUSH_OPEN_URL",
+          hide_env_values = true, value_parser = push_open_url)]
+    push_open_url: Option<String>,
+
+    /// Web Push: also remind this long before an unanswered elicitation expires (e.g. 1m)
+    /// [default: no reminder].
+    #[arg(long, value_name = "DURATION", env = "KODER_RELAY_PUSH_REMIND_BEFORE",
+          hide_env_values = true, value_parser = duration,
+          allow_hyphen_values = true)]
+    push_remind_before: Option<Duration>,
+
+    /// Web Push: the most push subscriptions one person (user in a workspace) keeps (past it
+    /// 409).
+    #[arg(long, value_name = "N", env = "KODER_RELAY_PUSH_SUBSCRIPTIONS_PER_PERSON",
+          hide_env_values = true, default_value_t = DEFAULT_SUBSCRIPTIONS_PER_PERSON,
+          value_parser = count, allow_hyphen_values = true)]
+    push_subscriptions_per_person: usize,
+
     /// How long a finished (settled, expired, withdrawn) elicitation is kept before it is
     /// deleted: 3s, 15m, 12h, 30d (pending ones are never deleted, audit entries are kept).
     #[arg(long, value_name = "DURATION", env = "KODER_RELAY_RETENTION", hide_env_values = true,
@@ -465,6 +547,9 @@ where
             database,
             checkpoint,
         }),
+        Some(Subcommands::Vapid {
+            action: VapidAction::Generate { out },
+        }) => Ok(Command::VapidGenerate { out }),
         None => cli
             .run
             .into_config(&matches)
@@ -476,13 +561,14 @@ where
 impl RunFlags {
     /// What the flags say together: secrets from where they were given, webhooks complete, the
     /// database a supported one, and then [`Config::check`].
-    fn into_config(self, matches: &ArgMatches) -> Result<Config, String> {
+    fn into_config(mut self, matches: &ArgMatches) -> Result<Config, String> {
         if DatabaseKind::of(&self.database).is_none() {
             return Err(format!(
                 "--database {:?} must start with sqlite: or postgres://",
                 redact_database(&self.database)
             ));
         }
+        let push = self.push_settings(matches)?;
         let service_token = one_secret(
             matches,
             (self.service_token, "service_token", "--service-token"),
@@ -524,6 +610,7 @@ impl RunFlags {
                 per_replica: self.max_streams,
             },
             webhook,
+            push,
             retention: self.retention,
             metrics_listen: self.metrics_listen,
             drain_timeout: self.drain_timeout,
@@ -533,6 +620,75 @@ impl RunFlags {
         config.check()?;
         Ok(config)
     }
+}
+
+impl RunFlags {
+    /// Web Push from the VAPID key (a file, or PEM text in [`VAPID_PRIVATE_KEY_ENV`]) and the
+    /// push flags; `None` without a key, and then no push flag may be set.
+    fn push_settings(&mut self, matches: &ArgMatches) -> Result<Option<PushSettings>, String> {
+        let file_on_command_line =
+            matches.value_source("vapid_private_key_file") == Some(ValueSource::CommandLine);
+        let pem_in_environment = std::env::var(VAPID_PRIVATE_KEY_ENV).ok();
+        let key = match (self.vapid_private_key_file.take(), pem_in_environment) {
+            (Some(path), _) if file_on_command_line => Some(vapid_key_from_file(&path)?),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "give {VAPID_PRIVATE_KEY_ENV} or KODER_RELAY_VAPID_PRIVATE_KEY_FILE, not both"
+                ))
+            }
+            (Some(path), None) => Some(vapid_key_from_file(&path)?),
+            (None, Some(pem)) => Some(
+                koder_web_push::VapidKey::from_pkcs8_pem(&pem)
+                    .map_err(|error| format!("{VAPID_PRIVATE_KEY_ENV}: {error}"))?,
+            ),
+            (None, None) => None,
+        };
+        let Some(vapid) = key else {
+            let given = |id: &str| {
+                matches
+                    .value_source(id)
+                    .is_some_and(|source| source != ValueSource::DefaultValue)
+            };
+            let flags = [
+                ("vapid_subject", "--vapid-subject"),
+                ("push_endpoint_allow", "--push-endpoint-allow"),
+                ("push_open_url", "--push-open-url"),
+                ("push_remind_before", "--push-remind-before"),
+                (
+                    "push_subscriptions_per_person",
+                    "--push-subscriptions-per-person",
+                ),
+            ];
+            if let Some((_, flag)) = flags.iter().find(|(id, _)| given(id)) {
+                return Err(format!(
+                    "{flag} is set but Web Push has no VAPID key: set --vapid-private-key-file or \
+                     {VAPID_PRIVATE_KEY_ENV} (koder-elicitation-relay vapid generate makes one)"
+                ));
+            }
+            return Ok(None);
+        };
+        let subject = self.vapid_subject.take().ok_or(
+            "--vapid-subject is required with a VAPID key (mailto:ops@example.com or an \
+             https:// URL): push services contact its owner about problems",
+        )?;
+        let mut settings = PushSettings::new(vapid, subject)?;
+        if let Some(allow) = self.push_endpoint_allow.take() {
+            settings.allow = allow;
+        }
+        settings.open_url = self.push_open_url.take();
+        settings.remind_before = self.push_remind_before;
+        settings.per_person = self.push_subscriptions_per_person;
+        settings.check()?;
+        Ok(Some(settings))
+    }
+}
+
+/// A VAPID key from `--vapid-private-key-file`, the error naming the flag and the file.
+fn vapid_key_from_file(path: &std::path::Path) -> Result<koder_web_push::VapidKey, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("--vapid-private-key-file {path:?} cannot be read: {error}"))?;
+    koder_web_push::VapidKey::from_pkcs8_pem(&text)
+        .map_err(|error| format!("--vapid-private-key-file {path:?}: {error}"))
 }
 
 /// A secret given directly or in a file (one or the other), `None` when neither is set. Given
@@ -693,6 +849,20 @@ fn not_empty(text: &str) -> Result<String, String> {
 
 fn log_format(text: &str) -> Result<LogFormat, String> {
     LogFormat::parse(text).ok_or_else(|| "must be json or text".to_string())
+}
+
+fn vapid_subject(text: &str) -> Result<String, String> {
+    push::check_subject(text)
+        .map(|()| text.to_string())
+        .map_err(|_| "must be a mailto: address (mailto:ops@example.com) or an https:// URL".into())
+}
+
+fn push_endpoint_allow(text: &str) -> Result<AllowList, String> {
+    AllowList::parse(text)
+}
+
+fn push_open_url(text: &str) -> Result<String, String> {
+    push::check_open_url(text).map(|()| text.to_string())
 }
 
 fn jwks_url(url: &str) -> Result<String, String> {

@@ -14,6 +14,7 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 use koder_elicitation_relay::config::{parse_command, Command};
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
             database,
             checkpoint,
         }) => return verify_audit(&database, checkpoint.as_deref()),
+        Ok(Command::VapidGenerate { out }) => return generate_vapid_key(out.as_deref()),
         // `--help` (stdout, exit 0), or what is wrong with the command line (stderr, exit 2).
         Err(error) => {
             let _ = error.print();
@@ -115,6 +117,56 @@ fn verify_audit(database: &str, checkpoint: Option<&str>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `vapid generate`: a new VAPID key pair. Without `out`: the PEM on stdout and the public key
+/// on stderr (so `> vapid.pem` keeps only the key). With `out`: the PEM in a new file only its
+/// owner may read (an existing file is never overwritten), the public key on stdout.
+fn generate_vapid_key(out: Option<&Path>) -> ExitCode {
+    let key = koder_web_push::VapidKey::generate();
+    let pem = key.to_pkcs8_pem();
+    let public_key = key.public_key_base64url();
+    let Some(path) = out else {
+        print!("{pem}");
+        eprintln!("public key: {public_key}");
+        return ExitCode::SUCCESS;
+    };
+    match write_new_private_file(path, pem.as_bytes()) {
+        Ok(()) => {
+            println!("{public_key}");
+            ExitCode::SUCCESS
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            eprintln!(
+                "koder-elicitation-relay: {} exists already; not overwriting a key (remove it \
+                 first, or choose another --out)",
+                path.display()
+            );
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!(
+                "koder-elicitation-relay: cannot write {}: {error}",
+                path.display()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Creates `path` (failing when it exists), readable and writable by its owner only, and
+/// writes `contents`.
+fn write_new_private_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(contents)?;
+    file.sync_all()
 }
 
 /// Descriptors the relay needs besides its streams: listeners, database connections, files.

@@ -37,24 +37,44 @@ pub struct Metrics {
     request_duration: HistogramFamily<RouteLabels>,
     notify_lag: Histogram,
     webhooks: WebhookMetrics,
+    pushes: DeliveryMetrics,
 }
 
-/// The webhook deliveries' metric, registered here so the webhook outbox only has to count.
+/// An outbox's deliveries by outcome, registered here so the outbox's worker only has to count.
 #[derive(Debug, Clone, Default)]
-pub struct WebhookMetrics {
-    /// `koder_relay_webhook_deliveries_total{outcome}`: each delivery attempt by how it ended
-    /// (for example `delivered`, `refused`, `failed`).
+pub struct DeliveryMetrics {
+    /// `koder_relay_webhook_deliveries_total{outcome}` or
+    /// `koder_relay_push_deliveries_total{outcome}`: each attempt by how it ended.
     pub deliveries: Family<OutcomeLabels, Counter>,
+}
+
+/// The webhook deliveries' metric.
+pub type WebhookMetrics = DeliveryMetrics;
+
+impl DeliveryMetrics {
+    /// Counts one attempt that ended as `outcome`.
+    pub fn count(&self, outcome: &'static str) {
+        self.deliveries.get_or_create(&[("outcome", outcome)]).inc();
+    }
 }
 
 /// Registers the webhook deliveries' metric in `registry` and returns its handles.
 pub fn register_webhook_metrics(registry: &mut Registry) -> WebhookMetrics {
-    let metrics = WebhookMetrics::default();
-    registry.register(
+    register_deliveries(
+        registry,
         "koder_relay_webhook_deliveries",
         "Webhook delivery attempts by outcome",
-        metrics.deliveries.clone(),
-    );
+    )
+}
+
+/// Registers an outbox's deliveries by outcome as `name` (a counter: `name_total`).
+fn register_deliveries(
+    registry: &mut Registry,
+    name: &'static str,
+    help: &'static str,
+) -> DeliveryMetrics {
+    let metrics = DeliveryMetrics::default();
+    registry.register(name, help, metrics.deliveries.clone());
     metrics
 }
 
@@ -117,6 +137,13 @@ impl Metrics {
             notify_lag.clone(),
         );
         let webhooks = register_webhook_metrics(&mut registry);
+        let pushes = register_deliveries(
+            &mut registry,
+            "koder_relay_push_deliveries",
+            "Web Push attempts by outcome: delivered, retried, gone (the subscription was removed), \
+             expired (its deadline passed or the question was over first), refused (its endpoint \
+             is off the allow list), failed",
+        );
         Metrics {
             registry: Arc::new(registry),
             streams_open,
@@ -126,6 +153,7 @@ impl Metrics {
             request_duration,
             notify_lag,
             webhooks,
+            pushes,
         }
     }
 
@@ -180,6 +208,11 @@ impl Metrics {
     /// The webhook deliveries' handles.
     pub fn webhooks(&self) -> &WebhookMetrics {
         &self.webhooks
+    }
+
+    /// The push deliveries' handles.
+    pub fn pushes(&self) -> &DeliveryMetrics {
+        &self.pushes
     }
 
     /// The text exposition, with the gauges set to these values first. `pending` is `None` when

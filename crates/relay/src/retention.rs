@@ -1,7 +1,7 @@
 //! Retention: finished elicitations (settled, expired, withdrawn) are deleted once they have been
 //! finished for longer than `--retention`, a batch at a time, by the sweeper. Pending ones are
 //! never deleted; audit entries are never deleted (they hold digests, not content). Delivered
-//! webhooks are deleted past the same retention.
+//! webhooks, and pushes delivered or given up, are deleted past the same retention.
 
 use std::time::Duration;
 
@@ -15,7 +15,8 @@ pub const PURGE_BATCH: i64 = 500;
 /// held up behind a large backlog.
 const MAX_BATCHES_PER_SWEEP: usize = 20;
 
-/// Deletes what finished more than `retention` ago by the store's clock; returns how many.
+/// Deletes what finished more than `retention` ago by the store's clock; returns how many
+/// elicitations.
 pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError> {
     let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
     let finished_by = store.now_ms().saturating_sub(retention_ms);
@@ -23,6 +24,8 @@ pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError
     // Delivered webhooks go by the same retention (their bodies carry answers); rows given up
     // on stay for an operator to see. They are not counted in what this returns.
     in_batches(|| store.outbox.purge_delivered(finished_by, PURGE_BATCH)).await?;
+    // Pushes done with (delivered or given up) go too: they hold ids, not messages.
+    in_batches(|| store.push_outbox.purge_done(finished_by, PURGE_BATCH)).await?;
     Ok(purged)
 }
 

@@ -1,6 +1,6 @@
 //! A running relay: the store chosen by the database URL, the HTTP server (and the metrics
-//! address, when asked for), the expiry sweeper and, on PostgreSQL, the LISTEN link to the other
-//! replicas. Every task belongs to the [`Server`] and stops with it (on [`Server::shutdown`] or on
+//! address, when asked for), the expiry sweeper, the outbox workers (webhooks, pushes) and, on
+//! PostgreSQL, the LISTEN link to the other replicas. Every task belongs to the [`Server`] and stops with it (on [`Server::shutdown`] or on
 //! drop). Stopping drains first: streams end with a `retry:` hint and long-polls answer at once,
 //! so clients move to another replica; nothing pending is lost, since it is in the database.
 
@@ -16,13 +16,16 @@ use crate::announcer::Announcer;
 use crate::api::{self, AppState};
 use crate::auth::Auth;
 use crate::config::{redact_database, Config, DatabaseKind};
+use crate::delivery::http as outbound;
+use crate::delivery::worker::SHUTDOWN_WAIT;
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
+use crate::push::worker as push_worker;
 use crate::service::{sweeper, Elicitations};
-use crate::store::{Store, WebhookRows};
+use crate::store::{Outboxes, PushQueue, Store, WebhookRows};
+use crate::webhooks;
 use crate::webhooks::worker::{self as webhook_worker, DeliveryCounts};
-use crate::webhooks::{self, deliver};
 
 pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
 
@@ -50,13 +53,12 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// Opens the store a database URL names (`sqlite:…` or `postgres://…`); with `webhook_outbox`
-/// every change also queues its webhook, in the change's own transaction.
-pub async fn open_store(url: &str, webhook_outbox: bool) -> Result<Arc<Store>, ServeError> {
-    let webhook_rows = webhook_outbox.then_some(webhooks::outbox_row as WebhookRows);
+/// Opens the store a database URL names (`sqlite:…` or `postgres://…`); every change also
+/// queues what `outboxes` ask for, in the change's own transaction.
+pub async fn open_store(url: &str, outboxes: Outboxes) -> Result<Arc<Store>, ServeError> {
     let opened = match DatabaseKind::of(url) {
-        Some(DatabaseKind::Sqlite) => Store::sqlite(url, webhook_rows).await,
-        Some(DatabaseKind::Postgres) => Store::postgres(url, webhook_rows).await,
+        Some(DatabaseKind::Sqlite) => Store::sqlite_with(url, outboxes).await,
+        Some(DatabaseKind::Postgres) => Store::postgres_with(url, outboxes).await,
         None => {
             return Err(ServeError::Config(format!(
                 "database URL {:?} must start with sqlite: or postgres://",
@@ -69,29 +71,54 @@ pub async fn open_store(url: &str, webhook_outbox: bool) -> Result<Arc<Store>, S
     Ok(Arc::new(store))
 }
 
+/// The outboxes a configuration turns on: webhooks with `--webhook-url`, pushes with a VAPID
+/// key.
+pub fn outboxes(config: &Config) -> Outboxes {
+    Outboxes {
+        webhooks: config
+            .webhook
+            .is_some()
+            .then_some(webhooks::outbox_row as WebhookRows),
+        push: config.push.as_ref().map(|push| PushQueue {
+            remind_before: push.remind_before,
+        }),
+    }
+}
+
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    let store = open_store(&config.database, config.webhook.is_some()).await?;
+    let store = open_store(&config.database, outboxes(&config)).await?;
     serve_with_store(config, store).await
 }
 
-/// Like [`serve`], on a store already open (tests share one between servers). With webhooks
-/// configured, the store must have been opened with its outbox on ([`open_store`]).
+/// Like [`serve`], on a store already open (tests share one between servers). With webhooks or
+/// Web Push configured, the store must have been opened with their outboxes on ([`open_store`]
+/// with [`outboxes`]).
 pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Server, ServeError> {
     let hub = Hub::new(config.streams);
     let metrics = Metrics::new();
-    // The webhook client is built before anything listens: a failure stops the start.
+    // The outbound clients are built before anything listens: a failure stops the start.
     let webhooks = match &config.webhook {
         Some(webhook) => Some((
             webhook.clone(),
-            deliver::client().map_err(ServeError::Config)?,
+            outbound::client("--webhook-url").map_err(ServeError::Config)?,
         )),
         None => None,
     };
-    let webhook_wake = Arc::new(Notify::new());
+    let pushes = match &config.push {
+        Some(push) => Some((
+            Arc::new(push.clone()),
+            outbound::client("Web Push").map_err(ServeError::Config)?,
+        )),
+        None => None,
+    };
+    let (webhook_wake, push_wake) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
     let mut announcer = Announcer::new(hub.clone(), store.clock().clone());
     if webhooks.is_some() {
         announcer = announcer.waking(Arc::clone(&webhook_wake));
+    }
+    if pushes.is_some() {
+        announcer = announcer.waking(Arc::clone(&push_wake));
     }
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
     // Listening before serving: no other replica's change after the first request is missed.
@@ -99,6 +126,8 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         Some(origin) => Some(listen_to_replicas(&config, origin, &elicitations, &metrics).await?),
         None => None,
     };
+    // Web Push, when the relay has a VAPID key: the routes keep subscriptions with it.
+    let push = config.push.clone().map(Arc::new);
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let state = AppState {
@@ -114,18 +143,30 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         shutdown: draining_rx,
         metrics: metrics.clone(),
         link: listening.as_ref().map(Listening::link),
+        push,
     };
     let (http, local_addr, metrics_addr) = bind_http(&config, state, &stopping_rx).await?;
-    let webhooks = webhooks.map(|(webhook, client)| {
-        tokio::spawn(webhook_worker::run(
+    let mut workers = Vec::new();
+    if let Some((webhook, client)) = webhooks {
+        workers.push(tokio::spawn(webhook_worker::run(
             Arc::clone(&store),
             webhook,
             client,
             webhook_wake,
             DeliveryCounts::exported(metrics.webhooks().clone()),
             stopping_rx.clone(),
-        ))
-    });
+        )));
+    }
+    if let Some((push, client)) = pushes {
+        workers.push(tokio::spawn(push_worker::run(
+            Arc::clone(&store),
+            push,
+            client,
+            push_wake,
+            metrics.pushes().clone(),
+            stopping_rx.clone(),
+        )));
+    }
     let sweeper = tokio::spawn(sweeper::sweep(
         elicitations,
         Arc::clone(&store),
@@ -151,7 +192,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         drain_timeout: config.drain_timeout,
         http,
         sweeper: Some(sweeper),
-        webhooks,
+        workers,
     })
 }
 
@@ -242,8 +283,8 @@ pub struct Server {
     /// The main address's server, then the metrics address's.
     http: Vec<JoinHandle<std::io::Result<()>>>,
     sweeper: Option<JoinHandle<()>>,
-    /// The webhook worker, with `--webhook-url`.
-    webhooks: Option<JoinHandle<()>>,
+    /// The outbox workers: webhooks with `--webhook-url`, pushes with a VAPID key.
+    workers: Vec<JoinHandle<()>>,
 }
 
 impl Server {
@@ -299,14 +340,14 @@ impl Server {
         if let Some(sweeper) = self.sweeper.take() {
             let _ = sweeper.await;
         }
-        if let Some(mut webhooks) = self.webhooks.take() {
+        for mut worker in std::mem::take(&mut self.workers) {
             // A batch in flight ends within its attempts' timeout; past that, its rows' lease
-            // runs out and they are sent again (same webhook-id).
-            if tokio::time::timeout(webhook_worker::SHUTDOWN_WAIT, &mut webhooks)
+            // runs out and they are sent again (same webhook-id, same push Topic).
+            if tokio::time::timeout(SHUTDOWN_WAIT, &mut worker)
                 .await
                 .is_err()
             {
-                webhooks.abort();
+                worker.abort();
             }
         }
         let mut outcome = Ok(());
@@ -334,8 +375,8 @@ impl Drop for Server {
         if let Some(sweeper) = self.sweeper.take() {
             sweeper.abort();
         }
-        if let Some(webhooks) = self.webhooks.take() {
-            webhooks.abort();
+        for worker in self.workers.drain(..) {
+            worker.abort();
         }
         for http in self.http.drain(..) {
             http.abort();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use koder_elicitation_relay::config::{
     parse_command, parse_duration, redact_database, Command, Config, DatabaseKind,
     DEFAULT_AUDIT_CHECKPOINT_INTERVAL, DEFAULT_DATABASE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_LISTEN,
-    DEFAULT_RETENTION, WEBHOOK_SECRET_ENV,
+    DEFAULT_RETENTION, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV,
 };
 use koder_elicitation_relay::logging::LogFormat;
 use koder_elicitation_relay::webhooks::RetrySchedule;
@@ -565,4 +565,176 @@ fn database_passwords_are_redacted() {
         DatabaseKind::of("postgresql://x"),
         Some(DatabaseKind::Postgres)
     );
+}
+
+#[test]
+fn web_push_needs_a_vapid_key_and_a_subject_and_its_flags_refuse_nonsense() {
+    let key = koder_web_push::VapidKey::generate();
+    let pem = key.to_pkcs8_pem();
+    let dir = std::env::temp_dir().join(format!("koder-relay-vapid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key_file = dir.join("vapid.pem");
+    std::fs::write(&key_file, &pem).unwrap();
+    let key_path = key_file.to_str().unwrap();
+    let subject = ["--vapid-subject", "mailto:ops@example.com"];
+
+    // Off by default, and no push flag without a key.
+    assert_eq!(run(&BASE).push, None);
+    for flag in [
+        &["--vapid-subject", "mailto:ops@example.com"][..],
+        &["--push-endpoint-allow", "https://push.example.com"],
+        &["--push-open-url", "https://chat.example.com/{id}"],
+        &["--push-remind-before", "1m"],
+        &["--push-subscriptions-per-person", "3"],
+    ] {
+        let error = with(flag).unwrap_err();
+        assert!(
+            error.contains(&format!("{} is set but Web Push has no VAPID key", flag[0])),
+            "{error}"
+        );
+    }
+
+    // A key file with a subject: the browsers' push services, the defaults.
+    let mut args = vec!["--vapid-private-key-file", key_path];
+    args.extend_from_slice(&subject);
+    let push = run(&[&BASE[..], &args].concat()).push.unwrap();
+    assert_eq!(push.public_key(), key.public_key_base64url());
+    assert_eq!(push.subject, "mailto:ops@example.com");
+    assert_eq!(
+        push.allow,
+        koder_elicitation_relay::push::AllowList::browsers()
+    );
+    assert_eq!(
+        (push.open_url, push.remind_before, push.per_person),
+        (None, None, 10)
+    );
+
+    // The PEM itself from the environment, the rest from theirs.
+    let config = run_with(
+        &BASE,
+        &[
+            (VAPID_PRIVATE_KEY_ENV, pem.as_str()),
+            (
+                "KODER_RELAY_VAPID_SUBJECT",
+                "https://relay.example.com/contact",
+            ),
+            (
+                "KODER_RELAY_PUSH_ENDPOINT_ALLOW",
+                "http://127.0.0.1:9000,https://*.push.example",
+            ),
+            (
+                "KODER_RELAY_PUSH_OPEN_URL",
+                "https://chat.example.com/c/{conversationId}",
+            ),
+            ("KODER_RELAY_PUSH_REMIND_BEFORE", "90s"),
+            ("KODER_RELAY_PUSH_SUBSCRIPTIONS_PER_PERSON", "2"),
+        ],
+    );
+    let push = config.push.unwrap();
+    assert_eq!(push.public_key(), key.public_key_base64url());
+    assert_eq!(
+        push.allow.origins(),
+        ["http://127.0.0.1:9000", "https://*.push.example"]
+    );
+    assert_eq!(
+        push.open_url("e 1", "w", "c/1").as_deref(),
+        Some("https://chat.example.com/c/c%2F1")
+    );
+    assert_eq!(push.remind_before, Some(Duration::from_secs(90)));
+    assert_eq!(push.per_person, 2);
+
+    // A key needs a subject; the file on the command line wins over the PEM in the
+    // environment; both in the environment is a refusal.
+    let error = with(&["--vapid-private-key-file", key_path]).unwrap_err();
+    assert!(
+        error.contains("--vapid-subject is required with a VAPID key"),
+        "{error}"
+    );
+    let other = koder_web_push::VapidKey::generate().to_pkcs8_pem();
+    let config = run_with(
+        &[&BASE[..], &args].concat(),
+        &[(VAPID_PRIVATE_KEY_ENV, other.as_str())],
+    );
+    assert_eq!(
+        config.push.unwrap().public_key(),
+        key.public_key_base64url()
+    );
+    let error = parse_with(
+        &[&BASE[..], &subject].concat(),
+        &[
+            (VAPID_PRIVATE_KEY_ENV, other.as_str()),
+            ("KODER_RELAY_VAPID_PRIVATE_KEY_FILE", key_path),
+        ],
+    )
+    .unwrap_err();
+    assert!(error.contains("not both"), "{error}");
+
+    // Bad values name their flag.
+    let not_a_key = dir.join("not-a-key.pem");
+    std::fs::write(&not_a_key, "hello").unwrap();
+    let missing = dir.join("missing.pem");
+    for (extra, expected) in [
+        (
+            vec!["--vapid-private-key-file", not_a_key.to_str().unwrap()],
+            "--vapid-private-key-file",
+        ),
+        (
+            vec!["--vapid-private-key-file", missing.to_str().unwrap()],
+            "--vapid-private-key-file",
+        ),
+        (
+            vec!["--vapid-subject", "ops@example.com"],
+            "'--vapid-subject",
+        ),
+        (
+            vec!["--vapid-subject", "http://relay.example.com"],
+            "'--vapid-subject",
+        ),
+        (
+            vec!["--push-endpoint-allow", "https://a.example/path"],
+            "'--push-endpoint-allow",
+        ),
+        (
+            vec!["--push-endpoint-allow", "http://*.example.com"],
+            "'--push-endpoint-allow",
+        ),
+        (
+            vec!["--push-endpoint-allow", "fcm.googleapis.com"],
+            "'--push-endpoint-allow",
+        ),
+        (
+            vec!["--push-open-url", "chat.example.com/{id}"],
+            "'--push-open-url",
+        ),
+        (
+            vec!["--push-open-url", "https://chat.example.com/{user}"],
+            "'--push-open-url",
+        ),
+        (vec!["--push-remind-before", "60"], "'--push-remind-before"),
+        (
+            vec!["--push-subscriptions-per-person", "0"],
+            "'--push-subscriptions-per-person",
+        ),
+    ] {
+        let mut all = subject.to_vec();
+        if extra[0] != "--vapid-private-key-file" {
+            all.extend(["--vapid-private-key-file", key_path]);
+        }
+        all.extend(extra);
+        let error = with(&all).unwrap_err();
+        assert!(error.contains(expected), "{expected}: {error}");
+    }
+    let error = parse_with(
+        &[&BASE[..], &subject].concat(),
+        &[(VAPID_PRIVATE_KEY_ENV, "nope")],
+    )
+    .unwrap_err();
+    assert!(error.contains(VAPID_PRIVATE_KEY_ENV), "{error}");
+    assert!(!format!("{:?}", run(&[&BASE[..], &args].concat())).contains("PRIVATE KEY"));
+    let help = parse(&["--help"]).unwrap_err();
+    assert!(
+        help.contains("--vapid-private-key-file") && help.contains("KODER_RELAY_PUSH_OPEN_URL"),
+        "{help}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -678,6 +678,9 @@ async fn unknown_routes_and_methods_answer_json() {
         if path == "/v1/openapi.json" {
             assert_eq!(status, StatusCode::OK);
             assert_eq!(body["openapi"].as_str().map(|v| &v[..2]), Some("3."));
+        } else if path == "/v1/push/key" {
+            // Public (a public key), and off here: this relay has no VAPID key.
+            assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {body}");
         } else {
             assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path}: {body}");
         }

@@ -222,8 +222,9 @@ mod wire {
     use koder_elicitation_relay_protocol::{
         random_id, AuditCheckpoint, AuditLine, ContentError, CreateElicitation, Created,
         ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent,
-        PublicStatus, Scope, SettledEvent, StatusView, StreamEvent, StreamTicket, ViewScope,
-        WebhookElicitation, WebhookEvent,
+        PublicStatus, PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
+        PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent, StatusView, StreamEvent,
+        StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -472,6 +473,18 @@ mod wire {
         }
     }
 
+    fn push_body(expiration_time: Option<f64>) -> PushSubscriptionBody {
+        let browser = koder_web_push::Receiver::generate();
+        PushSubscriptionBody {
+            endpoint: "https://fcm.googleapis.com/fcm/send/abc".into(),
+            expiration_time,
+            keys: PushSubscriptionKeys {
+                p256dh: browser.p256dh_base64url(),
+                auth: browser.auth_base64url(),
+            },
+        }
+    }
+
     fn error(jsonrpc_code: Option<i32>, errors: Vec<ContentError>) -> ErrorBody {
         ErrorBody {
             error: ErrorDetail {
@@ -604,6 +617,38 @@ mod wire {
                             message: "Enter an email address".into(),
                         }],
                     )),
+                ],
+            ),
+            (
+                "PushKey",
+                vec![json_of(&PushKey {
+                    public_key: koder_web_push::VapidKey::generate().public_key_base64url(),
+                })],
+            ),
+            (
+                "PushSubscriptionBody",
+                vec![
+                    json_of(&push_body(None)),
+                    json_of(&push_body(Some(1_900_000_000_000.0))),
+                ],
+            ),
+            (
+                "PushSubscriptionCreated",
+                vec![json_of(&PushSubscriptionCreated { id: id() })],
+            ),
+            (
+                "PushSubscriptionList",
+                vec![
+                    json_of(&PushSubscriptionList {
+                        subscriptions: Vec::new(),
+                    }),
+                    json_of(&PushSubscriptionList {
+                        subscriptions: vec![PushSubscriptionView {
+                            id: id(),
+                            endpoint: "https://fcm.googleapis.com/fcm/send/abc".into(),
+                            created_at: 1_000,
+                        }],
+                    }),
                 ],
             ),
             (

@@ -21,6 +21,7 @@ pub mod extract;
 pub mod host;
 pub mod people;
 pub mod probes;
+pub mod push;
 pub mod request_log;
 pub mod state;
 pub mod stream;
@@ -47,18 +48,27 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/audit"),
     ("GET", "/v1/audit/checkpoint"),
     ("GET", "/v1/openapi.json"),
+    ("GET", "/v1/push/key"),
+    ("POST", "/v1/push/subscriptions"),
+    ("GET", "/v1/push/subscriptions"),
+    ("DELETE", "/v1/push/subscriptions/{id}"),
 ];
 
 /// The OpenAPI 3.1 document of this API, served as is.
 pub const OPENAPI_DOCUMENT: &str = include_str!("../../openapi.json");
 
-/// The routes people's browsers call (with their JWT); only these get CORS headers.
+/// The routes people's browsers call (with their JWT, or none for the push key); only these get
+/// CORS headers.
 pub const PEOPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "/v1/elicitations"),
     ("POST", "/v1/elicitations/{id}/result"),
     ("GET", "/v1/elicitations/{id}/status"),
     ("GET", "/v1/stream"),
     ("POST", "/v1/stream/ticket"),
+    ("GET", "/v1/push/key"),
+    ("POST", "/v1/push/subscriptions"),
+    ("GET", "/v1/push/subscriptions"),
+    ("DELETE", "/v1/push/subscriptions/{id}"),
 ];
 
 /// Why the router could not be built from the configuration.
@@ -100,6 +110,12 @@ pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, Route
         .route("/v1/audit", get(audit::list))
         .route("/v1/audit/checkpoint", get(audit::checkpoint))
         .route("/v1/openapi.json", get(openapi))
+        .route("/v1/push/key", get(push::key))
+        .route(
+            "/v1/push/subscriptions",
+            post(push::subscribe).get(push::list),
+        )
+        .route("/v1/push/subscriptions/{id}", delete(push::unsubscribe))
         .route("/livez", get(probes::livez))
         .route("/readyz", get(probes::readyz))
         .route("/metrics", get(probes::metrics_with_token))
@@ -150,7 +166,7 @@ fn cors_layer(allow_origins: &[String]) -> Result<Option<CorsLayer>, RouterError
     Ok(Some(
         CorsLayer::new()
             .allow_origin(origin)
-            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
             .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
             .expose_headers([header::RETRY_AFTER])
             .max_age(std::time::Duration::from_secs(600)),

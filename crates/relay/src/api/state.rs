@@ -10,6 +10,7 @@ use crate::auth::Auth;
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
+use crate::push::PushSettings;
 use crate::service::Elicitations;
 use crate::store::Store;
 
@@ -34,6 +35,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// On PostgreSQL, the LISTEN link's state: while it is down, streams are refused.
     pub link: Option<LinkState>,
+    /// Web Push, when the relay has a VAPID key; `None`: the push routes answer 404.
+    pub push: Option<Arc<PushSettings>>,
 }
 
 impl AppState {

@@ -1,6 +1,6 @@
 //! Every change to an elicitation, written once for both dialects: its conditional statement
-//! (so exactly one writer wins), then for each row it changed the audit entry and the webhook
-//! row, all inside the transaction its committer runs: on PostgreSQL one per change, on SQLite
+//! (so exactly one writer wins), then for each row it changed the audit entry, the webhook row
+//! and the push rows (one per subscription of the person), all inside the transaction its committer runs: on PostgreSQL one per change, on SQLite
 //! one per batch of queued changes (`sqlite::GroupCommit`). Only the statement's NOTIFY differs
 //! by dialect: on PostgreSQL the statement also sends `pg_notify` on the replicas' channel.
 
@@ -11,6 +11,7 @@ use super::clock::Clock;
 use super::db::{either, Connection, Dialects};
 use super::journal;
 use super::outbox::{WebhookRows, ENQUEUE};
+use super::push_outbox::{PushQueue, PUSH_ENQUEUE};
 use super::rows::{record_from_row, same_request};
 use super::{Created, NewElicitation, Status, StoreError};
 use crate::events::{Event, EventKind};
@@ -53,6 +54,8 @@ pub(super) struct ChangeContext {
     pub(super) clock: Clock,
     /// The webhook row of an event, when webhooks are on.
     pub(super) webhook_rows: Option<WebhookRows>,
+    /// Which pushes an event queues, when Web Push is on.
+    pub(super) push: Option<PushQueue>,
 }
 
 /// Every column of a record, for `SELECT` and `RETURNING`.
@@ -160,7 +163,7 @@ impl Change {
 }
 
 /// Makes `change` on `connection`, inside the caller's transaction: the statement, then each
-/// changed row's audit entry and webhook row. Committing is the caller's.
+/// changed row's audit entry, webhook row and push rows. Committing is the caller's.
 pub(super) async fn apply(
     connection: Connection<'_>,
     change: &Change,
@@ -246,6 +249,19 @@ pub(super) async fn apply(
                     .bind(row.event_type)
                     .bind(&row.payload)
                     .bind(context.clock.now_ms())
+                    .execute(&mut *db)
+                    .await?;
+            }
+            let pushes = context.push.map(|push| push.rows(event, at));
+            for rows in pushes.into_iter().flatten() {
+                sqlx::query(PUSH_ENQUEUE)
+                    .bind(&rows.elicitation_id)
+                    .bind(rows.kind.as_str())
+                    .bind(at)
+                    .bind(rows.deadline)
+                    .bind(rows.due)
+                    .bind(&rows.user_id)
+                    .bind(&rows.workspace_id)
                     .execute(&mut *db)
                     .await?;
             }

@@ -1,12 +1,12 @@
 //! Where elicitations live: small stores by job (elicitations, tickets, the audit trail, the
-//! webhook outbox, health) over one database, SQLite in one process or PostgreSQL shared by
+//! webhook and push outboxes, health) over one database, SQLite in one process or PostgreSQL shared by
 //! replicas. Each statement is written once for both dialects wherever they agree; only NOTIFY,
 //! `SKIP LOCKED` and how changes are committed differ. Stores know nothing of who listens.
 
 /// The database of either dialect, and running one text on both.
 pub(crate) mod db;
 
-/// Every change to an elicitation, with its audit entry and webhook row, written once.
+/// Every change to an elicitation, with its audit entry, webhook row and push rows, written once.
 mod changes;
 
 /// The elicitations.
@@ -20,6 +20,12 @@ pub mod audit;
 
 /// The webhook outbox.
 pub mod outbox;
+
+/// The push outbox.
+pub mod push_outbox;
+
+/// Web Push subscriptions.
+pub mod subscriptions;
 
 /// Readiness and the clock measured against the database.
 pub mod health;
@@ -49,6 +55,8 @@ pub use clock::Clock;
 pub use elicitations::ElicitationStore;
 pub use health::Health;
 pub use outbox::{OutboxStore, WebhookRows};
+pub use push_outbox::{PushOutboxStore, PushQueue};
+pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
 
 use crate::events::Event;
@@ -87,6 +95,16 @@ pub enum Created {
     KeyReused,
 }
 
+impl Outboxes {
+    /// Webhooks only (when `webhook_rows` is set).
+    pub fn webhooks(webhook_rows: Option<WebhookRows>) -> Outboxes {
+        Outboxes {
+            webhooks: webhook_rows,
+            push: None,
+        }
+    }
+}
+
 impl Created {
     /// The record the host is answered with; `None` for a reused key.
     pub fn record(&self) -> Option<&Record> {
@@ -96,6 +114,15 @@ impl Created {
             Created::KeyReused => None,
         }
     }
+}
+
+/// What every change queues besides itself, in its own transaction.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Outboxes {
+    /// The webhook row of an event, when webhooks are on.
+    pub webhooks: Option<WebhookRows>,
+    /// Which pushes an event queues, when Web Push is on.
+    pub push: Option<PushQueue>,
 }
 
 /// Every store of one database.
@@ -109,6 +136,10 @@ pub struct Store {
     pub audit: AuditStore,
     /// The webhook outbox.
     pub outbox: OutboxStore,
+    /// The push outbox.
+    pub push_outbox: PushOutboxStore,
+    /// Web Push subscriptions.
+    pub subscriptions: SubscriptionStore,
     /// Readiness and the clock.
     pub health: Health,
     /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
@@ -120,7 +151,12 @@ impl Store {
     /// Opens (creating when missing) the SQLite database at `url` (`sqlite://PATH` or
     /// `sqlite::memory:`). With `webhook_rows`, every change also queues its webhook.
     pub async fn sqlite(url: &str, webhook_rows: Option<WebhookRows>) -> Result<Store, StoreError> {
-        Ok(Store::of(sqlite::open(url).await?, webhook_rows, None))
+        Store::sqlite_with(url, Outboxes::webhooks(webhook_rows)).await
+    }
+
+    /// [`Store::sqlite`], every change also queueing what `outboxes` ask for.
+    pub async fn sqlite_with(url: &str, outboxes: Outboxes) -> Result<Store, StoreError> {
+        Ok(Store::of(sqlite::open(url).await?, outboxes, None))
     }
 
     /// Connects to the PostgreSQL database at `url` (`postgres://…`), which other replicas may
@@ -130,20 +166,26 @@ impl Store {
         url: &str,
         webhook_rows: Option<WebhookRows>,
     ) -> Result<Store, StoreError> {
+        Store::postgres_with(url, Outboxes::webhooks(webhook_rows)).await
+    }
+
+    /// [`Store::postgres`], every change also queueing what `outboxes` ask for.
+    pub async fn postgres_with(url: &str, outboxes: Outboxes) -> Result<Store, StoreError> {
         let database = postgres::connect(url).await?;
         let origin = koder_elicitation_relay_protocol::random_id()
             .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
-        let store = Store::of(database, webhook_rows, Some(origin));
+        let store = Store::of(database, outboxes, Some(origin));
         store.health.sync_clock().await?;
         Ok(store)
     }
 
-    fn of(database: Database, webhook_rows: Option<WebhookRows>, origin: Option<String>) -> Store {
+    fn of(database: Database, outboxes: Outboxes, origin: Option<String>) -> Store {
         let clock = Clock::default();
         let context = ChangeContext {
             origin: origin.clone().unwrap_or_default(),
             clock: clock.clone(),
-            webhook_rows,
+            webhook_rows: outboxes.webhooks,
+            push: outboxes.push,
         };
         let committer = match &database {
             Database::Sqlite { writer, .. } => {
@@ -166,6 +208,12 @@ impl Store {
                 database: database.clone(),
             },
             outbox: OutboxStore {
+                database: database.clone(),
+            },
+            push_outbox: PushOutboxStore {
+                database: database.clone(),
+            },
+            subscriptions: SubscriptionStore {
                 database: database.clone(),
             },
             health: Health { database, clock },

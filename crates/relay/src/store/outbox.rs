@@ -2,7 +2,8 @@
 //! row a change queues inside its own transaction (`ENQUEUE`, run by the change's committer), the
 //! claim that leases due rows to one worker (on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so one
 //! replica sends each), what an attempt came to, and retention. One text for both dialects
-//! except the claim's lock.
+//! except the claim's lock. The claim and the record of attempts are written once for every
+//! outbox table ([`OutboxTable`]): the push outbox (`push_outbox`) runs the same.
 
 use super::db::{either, Database, Dialects};
 use super::StoreError;
@@ -60,25 +61,121 @@ pub(super) const ENQUEUE: &str = "INSERT INTO koder_webhook_outbox \
      (id, elicitation_id, event_type, payload, created_at, attempts, next_attempt_at) \
      VALUES ($1, $2, $3, $4, $5, 0, $5) ON CONFLICT (id) DO NOTHING";
 
-/// Leases due rows and counts the attempt; on PostgreSQL rows another replica is claiming are
-/// skipped, not waited for, and a claimed row is no longer due, so each goes to one replica.
-macro_rules! claim {
-    ($lock:literal) => {
+/// The statements every outbox table runs alike (`koder_webhook_outbox`, `koder_push_outbox`):
+/// both have `id`, `attempts`, `next_attempt_at`, `delivered_at`, `failed_at` and `last_error`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OutboxTable {
+    /// Leases due rows (`$1` now, `$2` the lease, `$3` how many), counting the attempt, and
+    /// returns them.
+    pub(super) claim: Dialects,
+    /// Marks a row delivered (`$1` id, `$2` now, `$3` NULL).
+    pub(super) delivered: &'static str,
+    /// Schedules a row's next attempt (`$1` id, `$2` when, `$3` the error).
+    pub(super) retry: &'static str,
+    /// Gives a row up (`$1` id, `$2` now, `$3` the error).
+    pub(super) gave_up: &'static str,
+}
+
+/// The statements of the outbox table `$table`, claims returning `$returning`. A claim leases
+/// due rows and counts the attempt; on PostgreSQL rows another replica is claiming are skipped,
+/// not waited for, and a claimed row is no longer due, so each goes to one replica.
+macro_rules! outbox_table {
+    ($table:literal, $returning:literal) => {
+        OutboxTable {
+            claim: Dialects {
+                sqlite: outbox_table!(@claim $table, $returning, ""),
+                postgres: outbox_table!(@claim $table, $returning, " FOR UPDATE SKIP LOCKED"),
+            },
+            delivered: concat!(
+                "UPDATE ", $table, " SET delivered_at = $2, last_error = $3 WHERE id = $1"
+            ),
+            retry: concat!(
+                "UPDATE ", $table, " SET next_attempt_at = $2, last_error = $3 WHERE id = $1"
+            ),
+            gave_up: concat!(
+                "UPDATE ", $table, " SET failed_at = $2, last_error = $3 WHERE id = $1"
+            ),
+        }
+    };
+    (@claim $table:literal, $returning:literal, $lock:literal) => {
         concat!(
-            "UPDATE koder_webhook_outbox SET attempts = attempts + 1, next_attempt_at = $1 + $2 ",
-            "WHERE id IN (SELECT id FROM koder_webhook_outbox ",
+            "UPDATE ", $table, " SET attempts = attempts + 1, next_attempt_at = $1 + $2 ",
+            "WHERE id IN (SELECT id FROM ", $table, " ",
             "WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $1 ",
             "ORDER BY next_attempt_at LIMIT $3",
             $lock,
-            ") RETURNING id, payload, attempts"
+            ") RETURNING ",
+            $returning
         )
     };
 }
+pub(super) use outbox_table;
 
-const CLAIM: Dialects = Dialects {
-    sqlite: claim!(""),
-    postgres: claim!(" FOR UPDATE SKIP LOCKED"),
-};
+const WEBHOOKS: OutboxTable = outbox_table!("koder_webhook_outbox", "id, payload, attempts");
+
+impl OutboxTable {
+    /// Leases up to `limit` due rows for `lease_ms` and counts their attempt.
+    pub(super) async fn claim<T>(
+        &self,
+        database: &Database,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<T>, StoreError>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+            + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+            + Send
+            + Unpin,
+    {
+        either!(database.writer(), |pool, dialect| {
+            Ok(sqlx::query_as::<_, T>(dialect(self.claim))
+                .bind(now_ms)
+                .bind(lease_ms)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?)
+        })
+    }
+
+    /// Keeps what each attempt of a batch came to (row id, outcome), in one transaction.
+    pub(super) async fn record(
+        &self,
+        database: &Database,
+        attempts: &[(String, Outcome)],
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        either!(database.writer(), |pool| {
+            let mut transaction = pool.begin().await?;
+            for (id, outcome) in attempts {
+                let (statement, at, error) = self.record_statement(outcome, now_ms);
+                sqlx::query(statement)
+                    .bind(id)
+                    .bind(at)
+                    .bind(error)
+                    .execute(&mut *transaction)
+                    .await?;
+            }
+            Ok(transaction.commit().await?)
+        })
+    }
+
+    /// The update that keeps what an attempt came to, with its time and error.
+    fn record_statement(
+        &self,
+        outcome: &Outcome,
+        now_ms: i64,
+    ) -> (&'static str, i64, Option<String>) {
+        match outcome {
+            Outcome::Delivered => (self.delivered, now_ms, None),
+            Outcome::Retry {
+                next_attempt_at,
+                error,
+            } => (self.retry, *next_attempt_at, Some(error.clone())),
+            Outcome::GaveUp { error } => (self.gave_up, now_ms, Some(error.clone())),
+        }
+    }
+}
 
 /// The outbox.
 #[derive(Debug, Clone)]
@@ -95,14 +192,9 @@ impl OutboxStore {
         lease_ms: i64,
         limit: i64,
     ) -> Result<Vec<Delivery>, StoreError> {
-        either!(self.database.writer(), |pool, dialect| {
-            Ok(sqlx::query_as::<_, Delivery>(dialect(CLAIM))
-                .bind(now_ms)
-                .bind(lease_ms)
-                .bind(limit)
-                .fetch_all(pool)
-                .await?)
-        })
+        WEBHOOKS
+            .claim(&self.database, now_ms, lease_ms, limit)
+            .await
     }
 
     /// Keeps what each attempt of a batch came to (delivery id, outcome), in one transaction
@@ -112,19 +204,7 @@ impl OutboxStore {
         attempts: &[(String, Outcome)],
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        either!(self.database.writer(), |pool| {
-            let mut transaction = pool.begin().await?;
-            for (id, outcome) in attempts {
-                let (statement, at, error) = record_statement(outcome, now_ms);
-                sqlx::query(statement)
-                    .bind(id)
-                    .bind(at)
-                    .bind(error)
-                    .execute(&mut *transaction)
-                    .await?;
-            }
-            Ok(transaction.commit().await?)
-        })
+        WEBHOOKS.record(&self.database, attempts, now_ms).await
     }
 
     /// Deletes up to `limit` rows delivered before `before_ms` (retention); returns how many.
@@ -142,30 +222,5 @@ impl OutboxStore {
             .await?;
             Ok(purged.rows_affected())
         })
-    }
-}
-
-/// The update that keeps what an attempt came to, as one statement with the same three
-/// parameters (`$1` id, `$2` a time, `$3` the error or NULL).
-fn record_statement(outcome: &Outcome, now_ms: i64) -> (&'static str, i64, Option<String>) {
-    match outcome {
-        Outcome::Delivered => (
-            "UPDATE koder_webhook_outbox SET delivered_at = $2, last_error = $3 WHERE id = $1",
-            now_ms,
-            None,
-        ),
-        Outcome::Retry {
-            next_attempt_at,
-            error,
-        } => (
-            "UPDATE koder_webhook_outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1",
-            *next_attempt_at,
-            Some(error.clone()),
-        ),
-        Outcome::GaveUp { error } => (
-            "UPDATE koder_webhook_outbox SET failed_at = $2, last_error = $3 WHERE id = $1",
-            now_ms,
-            Some(error.clone()),
-        ),
     }
 }

@@ -1,29 +1,18 @@
-//! The delivery worker: claims due outbox rows in batches, sends each (concurrently within a
-//! batch), and keeps what came of it: delivered on a 2xx, else the next attempt on the retry
-//! schedule (exponential, jittered, for hours), else given up. It wakes when this replica makes
-//! a change, when a retry falls due, and every [`POLL_INTERVAL`] for rows other replicas queued.
+//! The webhook worker, on the outboxes' shared loop ([`crate::delivery::worker`]): each claimed
+//! row is sent, and kept as delivered on a 2xx, else its next attempt on the retry schedule
+//! (exponential, jittered, for hours), else given up.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use tokio::sync::{watch, Notify};
 
-use super::deliver::{self, ATTEMPT_TIMEOUT};
-
+use super::deliver;
 use super::WebhookConfig;
+use crate::delivery::worker::{self as outbox_loop, jitter, millis, Outbox};
 use crate::metrics::WebhookMetrics;
 use crate::store::outbox::{Delivery, Outcome};
-use crate::store::Store;
-
-/// How often the worker looks for due rows when nothing wakes it.
-pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
-/// How many rows one claim takes.
-const BATCH: i64 = 32;
-/// How long a claim holds its rows: longer than a batch's attempts (all sent at once, each
-/// bounded by [`ATTEMPT_TIMEOUT`]), so no other claim sends them meanwhile. A worker that dies
-/// holding rows leaves them to be claimed again after this.
-const LEASE: Duration = Duration::from_secs(30);
+use crate::store::{Store, StoreError};
 
 /// The waits between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts over
 /// about 28 hours), then the row is kept, marked failed.
@@ -63,12 +52,7 @@ impl RetrySchedule {
     /// rows that failed together do not all come back at once; `None` when the schedule is spent.
     pub fn after(&self, attempts: i64, id: &str) -> Option<Duration> {
         let index = usize::try_from(attempts.checked_sub(1)?).ok()?;
-        let delay = *self.delays.get(index)?;
-        // Jitter from the id and the attempt: spread without a source of randomness.
-        let digest = Sha256::digest(format!("{id}.{attempts}").as_bytes());
-        let spread = digest.first().copied().unwrap_or(128);
-        let factor = 0.8 + 0.4 * f64::from(spread) / 255.0;
-        Some(delay.mul_f64(factor))
+        Some(jitter(*self.delays.get(index)?, id, attempts))
     }
 }
 
@@ -91,139 +75,115 @@ impl DeliveryCounts {
             Outcome::Retry { .. } => "retried",
             Outcome::GaveUp { .. } => "failed",
         };
-        self.exported
-            .deliveries
-            .get_or_create(&[("outcome", label)])
-            .inc();
+        self.exported.count(label);
     }
 }
 
+/// The webhook outbox as its worker sees it.
+struct Webhooks {
+    store: Arc<Store>,
+    config: WebhookConfig,
+    client: reqwest::Client,
+    counts: DeliveryCounts,
+}
+
 /// Runs the worker until `shutdown` turns true (checked between batches: a batch in flight ends
-/// within [`ATTEMPT_TIMEOUT`]).
+/// within its attempts' timeout).
 pub async fn run(
     store: Arc<Store>,
     config: WebhookConfig,
     client: reqwest::Client,
     wake: Arc<Notify>,
     counts: DeliveryCounts,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) {
-    let lease_ms = i64::try_from(LEASE.as_millis()).unwrap_or(i64::MAX);
-    let mut failing = false;
-    loop {
-        if *shutdown.borrow() {
-            return;
-        }
-        let mut next_wait = POLL_INTERVAL;
-        match store.outbox.claim(store.now_ms(), lease_ms, BATCH).await {
-            Ok(batch) => {
-                failing = false;
-                if !batch.is_empty() {
-                    let full = i64::try_from(batch.len()).unwrap_or(0) >= BATCH;
-                    let sends = batch
-                        .iter()
-                        .map(|delivery| send(&store, &config, &client, delivery));
-                    let attempts = futures_util::future::join_all(sends).await;
-                    record(&store, &counts, &attempts).await;
-                    let retries = attempts.into_iter().map(|(_, _, retry_in)| retry_in);
-                    if full {
-                        // More may be due: claim again at once.
-                        continue;
-                    }
-                    if let Some(soonest) = retries.into_iter().flatten().min() {
-                        next_wait = next_wait.min(soonest);
-                    }
-                }
-            }
-            Err(error) => {
-                // Said once per outage, not every second.
-                if !failing {
-                    tracing::error!(%error, "webhook outbox unavailable");
-                }
-                failing = true;
-            }
-        }
-        tokio::select! {
-            _ = wake.notified() => {}
-            _ = tokio::time::sleep(next_wait) => {}
-            _ = shutdown.wait_for(|stopping| *stopping) => return,
-        }
-    }
-}
-
-/// Keeps what a batch's attempts came to, in one write, and counts them.
-async fn record(
-    store: &Store,
-    counts: &DeliveryCounts,
-    attempts: &[(String, Outcome, Option<Duration>)],
-) {
-    let outcomes: Vec<(String, Outcome)> = attempts
-        .iter()
-        .map(|(id, outcome, _)| (id.clone(), outcome.clone()))
-        .collect();
-    for (_, outcome) in &outcomes {
-        counts.count(outcome);
-    }
-    if let Err(error) = store.outbox.record(&outcomes, store.now_ms()).await {
-        // The leases run out and the rows are claimed again: sent twice at worst, same
-        // webhook-id.
-        tracing::error!(deliveries = outcomes.len(), %error, "cannot record webhook attempts");
-    }
-}
-
-/// Sends one claimed row: its id, what the attempt came to, and the wait until its retry, if
-/// one was scheduled.
-async fn send(
-    store: &Store,
-    config: &WebhookConfig,
-    client: &reqwest::Client,
-    delivery: &Delivery,
-) -> (String, Outcome, Option<Duration>) {
-    let timestamp = store.now_ms().div_euclid(1000);
-    let sent = deliver::attempt(
+    let webhooks = Webhooks {
+        store,
+        config,
         client,
-        &config.url,
-        &config.secret,
-        &delivery.id,
-        timestamp,
-        &delivery.payload,
-    )
-    .await;
-    let mut retry_in = None;
-    let outcome = match sent {
-        Ok(()) => Outcome::Delivered,
-        Err(error) => match config.retries.after(delivery.attempts, &delivery.id) {
-            Some(wait) => {
-                tracing::warn!(
-                    webhook_id = %delivery.id,
-                    attempt = delivery.attempts,
-                    %error,
-                    retry_in_s = wait.as_secs_f64(),
-                    "webhook delivery failed; retrying"
-                );
-                retry_in = Some(wait);
-                let wait_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX);
-                Outcome::Retry {
-                    next_attempt_at: store.now_ms().saturating_add(wait_ms),
-                    error,
-                }
-            }
-            None => {
-                tracing::error!(
-                    webhook_id = %delivery.id,
-                    attempts = delivery.attempts,
-                    %error,
-                    "webhook delivery gave up"
-                );
-                Outcome::GaveUp { error }
-            }
-        },
+        counts,
     };
-    (delivery.id.clone(), outcome, retry_in)
+    outbox_loop::run(webhooks, wake, shutdown).await;
 }
 
-/// How long a shutdown waits for a batch in flight.
-pub const SHUTDOWN_WAIT: Duration = ATTEMPT_TIMEOUT;
+impl Outbox for Webhooks {
+    type Row = Delivery;
+    /// The row's id, what the attempt came to, and the wait until its retry, if one was
+    /// scheduled.
+    type Attempt = (String, Outcome, Option<Duration>);
+    const UNAVAILABLE: &'static str = "webhook outbox unavailable";
+
+    async fn claim(&self, lease_ms: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+        let now = self.store.now_ms();
+        self.store.outbox.claim(now, lease_ms, limit).await
+    }
+
+    async fn send(&self, delivery: &Delivery) -> Self::Attempt {
+        let (store, config) = (&self.store, &self.config);
+        let timestamp = store.now_ms().div_euclid(1000);
+        let sent = deliver::attempt(
+            &self.client,
+            &config.url,
+            &config.secret,
+            &delivery.id,
+            timestamp,
+            &delivery.payload,
+        )
+        .await;
+        let mut retry_in = None;
+        let outcome = match sent {
+            Ok(()) => Outcome::Delivered,
+            Err(error) => match config.retries.after(delivery.attempts, &delivery.id) {
+                Some(wait) => {
+                    tracing::warn!(
+                        webhook_id = %delivery.id,
+                        attempt = delivery.attempts,
+                        %error,
+                        retry_in_s = wait.as_secs_f64(),
+                        "webhook delivery failed; retrying"
+                    );
+                    retry_in = Some(wait);
+                    Outcome::Retry {
+                        next_attempt_at: store.now_ms().saturating_add(millis(wait)),
+                        error,
+                    }
+                }
+                None => {
+                    tracing::error!(
+                        webhook_id = %delivery.id,
+                        attempts = delivery.attempts,
+                        %error,
+                        "webhook delivery gave up"
+                    );
+                    Outcome::GaveUp { error }
+                }
+            },
+        };
+        (delivery.id.clone(), outcome, retry_in)
+    }
+
+    /// Keeps what a batch's attempts came to, in one write, and counts them.
+    async fn record(&self, attempts: Vec<Self::Attempt>) -> Option<Duration> {
+        let soonest = attempts
+            .iter()
+            .filter_map(|(_, _, retry_in)| *retry_in)
+            .min();
+        let outcomes: Vec<(String, Outcome)> = attempts
+            .into_iter()
+            .map(|(id, outcome, _)| (id, outcome))
+            .collect();
+        for (_, outcome) in &outcomes {
+            self.counts.count(outcome);
+        }
+        let store = &self.store;
+        if let Err(error) = store.outbox.record(&outcomes, store.now_ms()).await {
+            // The leases run out and the rows are claimed again: sent twice at worst, same
+            // webhook-id.
+            tracing::error!(deliveries = outcomes.len(), %error, "cannot record webhook attempts");
+        }
+        soonest
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,162 @@
+//! What a push says, built when it is sent from the elicitation as it is then (the outbox keeps
+//! no message): a new question's payload with its message cut to fit one encrypted record, or a
+//! close with the outcome and never the answer; and the `Topic` every push about one
+//! elicitation shares, so a later one replaces an undelivered earlier one at the push service.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use koder_elicitation_relay_protocol::PushPayload;
+use koder_web_push::MAX_PLAINTEXT;
+use sha2::{Digest, Sha256};
+
+use crate::record::Record;
+
+/// What ends a cut message.
+const CUT_MARK: char = '…';
+/// A `Topic` is at most 32 characters of the URL-safe base64 alphabet (RFC 8030, section 5.4).
+const TOPIC_CHARS: usize = 32;
+
+/// The `Topic` of every push about the elicitation `id`: the first 32 characters of the
+/// base64url SHA-256 of the id (no id shows on the wire to the push service).
+pub fn topic(id: &str) -> String {
+    let mut topic = URL_SAFE_NO_PAD.encode(Sha256::digest(id.as_bytes()));
+    topic.truncate(TOPIC_CHARS);
+    topic
+}
+
+/// A new question's payload at `now_ms`, its message cut (on a character boundary, ending in
+/// "…") so the whole JSON fits one record ([`MAX_PLAINTEXT`] bytes); `url` is where clicking
+/// opens.
+pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64) -> Vec<u8> {
+    let message = record
+        .request
+        .get("message")
+        .and_then(|message| message.as_str())
+        .unwrap_or_default();
+    let with = |message: String| {
+        let payload = PushPayload::Elicitation {
+            id: record.id.clone(),
+            server_name: record.server_name.clone(),
+            message,
+            workspace_id: record.tenant.workspace_id.clone(),
+            conversation_id: record.tenant.conversation_id.clone(),
+            expires_in_ms: record.expires_at.saturating_sub(now_ms).max(0),
+            url: url.clone(),
+        };
+        serde_json::to_vec(&payload).unwrap_or_default()
+    };
+    let whole = with(message.to_string());
+    if whole.len() <= MAX_PLAINTEXT {
+        return whole;
+    }
+    // The longest prefix (in characters) that fits with the mark; escaping makes a
+    // character's JSON length vary, so the length is measured, not computed.
+    let cut = |chars: usize| {
+        let mut text: String = message.chars().take(chars).collect();
+        text.push(CUT_MARK);
+        with(text)
+    };
+    let (mut fits, mut too_long) = (0, message.chars().count());
+    while too_long - fits > 1 {
+        let middle = fits + (too_long - fits) / 2;
+        if cut(middle).len() <= MAX_PLAINTEXT {
+            fits = middle;
+        } else {
+            too_long = middle;
+        }
+    }
+    cut(fits)
+}
+
+/// A close: the elicitation's id and how it ended, never its answer.
+pub fn settled(record: &Record) -> Vec<u8> {
+    let payload = PushPayload::Settled {
+        id: record.id.clone(),
+        status: record.status,
+    };
+    serde_json::to_vec(&payload).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Status, Tenant};
+    use serde_json::{json, Value};
+
+    fn record(message: &str) -> Record {
+        Record {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            tenant: Tenant {
+                user_id: "ana".into(),
+                workspace_id: "acme".into(),
+                conversation_id: "c1".into(),
+            },
+            request: json!({"message": message, "requestedSchema": {}}),
+            server_name: Some("weather".into()),
+            created_at: 0,
+            expires_at: 60_000,
+            status: Status::Pending,
+            result: None,
+            finished_at: None,
+            completed: false,
+        }
+    }
+
+    #[test]
+    fn a_question_says_what_the_contract_names() {
+        let body = elicitation(&record("Which city?"), Some("https://app/x".into()), 10_000);
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "elicitation", "id": "0123456789abcdef0123456789abcdef",
+                   "serverName": "weather", "message": "Which city?", "workspaceId": "acme",
+                   "conversationId": "c1", "expiresInMs": 50_000, "url": "https://app/x"})
+        );
+        let late: Value = serde_json::from_slice(&elicitation(&record("x"), None, 90_000)).unwrap();
+        assert_eq!(late["expiresInMs"], 0);
+        assert!(late.get("url").is_none());
+    }
+
+    #[test]
+    fn a_long_message_is_cut_on_a_character_boundary_to_fit_one_record() {
+        for unit in ["a", "é", "😀", "\"", "\u{1}"] {
+            let long = unit.repeat(5_000);
+            let body = elicitation(&record(&long), None, 0);
+            assert!(body.len() <= MAX_PLAINTEXT, "{unit}: {}", body.len());
+            let message = serde_json::from_slice::<Value>(&body).unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(message.ends_with('…'), "{unit}");
+            let kept = message.trim_end_matches('…');
+            assert!(long.starts_with(kept) && kept.len() > 100, "{unit}");
+            // Not one more character would have fit (the widest, `\u0001`, is 6 bytes).
+            assert!(body.len() > MAX_PLAINTEXT - 6, "{unit}: {}", body.len());
+        }
+    }
+
+    #[test]
+    fn a_close_carries_the_outcome_and_never_the_answer() {
+        let mut answered = record("Which city?");
+        answered.status = Status::Settled;
+        answered.result = Some(json!({"action": "accept", "content": {"city": "Lyon"}}));
+        let body = settled(&answered);
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "settled", "id": answered.id, "status": "settled"})
+        );
+        assert!(!String::from_utf8(body).unwrap().contains("Lyon"));
+    }
+
+    #[test]
+    fn every_push_about_one_elicitation_has_one_short_url_safe_topic() {
+        let one = topic("0123456789abcdef0123456789abcdef");
+        assert_eq!(one.len(), 32);
+        assert!(one
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_'));
+        assert_eq!(one, topic("0123456789abcdef0123456789abcdef"));
+        assert_ne!(one, topic("0123456789abcdef0123456789abcdee"));
+    }
+}

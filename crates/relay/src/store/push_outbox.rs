@@ -1,0 +1,288 @@
+//! The push outbox (`koder_push_outbox`, see the `0007_push_outbox` migrations): the rows a change
+//! queues inside its own transaction, one per subscription of the elicitation's person
+//! ([`PUSH_ENQUEUE`], run by the change's committer), the claim that leases due rows to one
+//! worker (the same statements as the webhook outbox's, [`OutboxTable`]), dropping the pushes
+//! of a subscription its push service says is gone, and retention. A row holds ids, a kind and times:
+//! the message is read from the elicitation when the push is sent.
+
+use std::time::Duration;
+
+use super::db::{either, Database};
+use super::outbox::{outbox_table, OutboxTable, Outcome};
+use super::StoreError;
+use crate::events::{Event, EventKind};
+use crate::store::db::Dialects;
+
+/// What a push tells of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushKind {
+    /// A new question.
+    Elicitation,
+    /// The same question again, shortly before it expires (`--push-remind-before`).
+    Reminder,
+    /// The question is over (answered, withdrawn or expired): close its notification.
+    Settled,
+}
+
+impl PushKind {
+    /// The name the outbox keeps.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PushKind::Elicitation => "elicitation",
+            PushKind::Reminder => "reminder",
+            PushKind::Settled => "settled",
+        }
+    }
+
+    /// The kind a kept name stands for.
+    pub fn parse(name: &str) -> Option<PushKind> {
+        [PushKind::Elicitation, PushKind::Reminder, PushKind::Settled]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+}
+
+/// How a close is worth sending after the question ended: long enough for a device that was
+/// offline a while to have its notification closed, short enough that retries stop.
+pub const SETTLED_DEADLINE: Duration = Duration::from_secs(3600);
+
+/// Which pushes the changes queue: given to the store when Web Push is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PushQueue {
+    /// One more push this long before a question expires, when set.
+    pub remind_before: Option<Duration>,
+}
+
+/// One set of rows to queue for an event: one per subscription of the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct PushRows {
+    pub(super) elicitation_id: String,
+    pub(super) kind: PushKind,
+    /// When the first attempt is due.
+    pub(super) due: i64,
+    /// Never sent after this.
+    pub(super) deadline: i64,
+    pub(super) user_id: String,
+    pub(super) workspace_id: String,
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl PushQueue {
+    /// The rows an event queues at `now_ms`: a new question's push (and its reminder, when one
+    /// is asked for and still ahead), or an ended one's close; nothing for URL-mode completion.
+    pub(super) fn rows(&self, event: &Event, now_ms: i64) -> Vec<PushRows> {
+        let record = &event.record;
+        let rows = |kind, due, deadline| PushRows {
+            elicitation_id: record.id.clone(),
+            kind,
+            due,
+            deadline,
+            user_id: record.tenant.user_id.clone(),
+            workspace_id: record.tenant.workspace_id.clone(),
+        };
+        match event.kind {
+            EventKind::Created => {
+                let mut queued = vec![rows(PushKind::Elicitation, now_ms, record.expires_at)];
+                if let Some(before) = self.remind_before {
+                    let due = record.expires_at.saturating_sub(millis(before));
+                    if due > now_ms {
+                        queued.push(rows(PushKind::Reminder, due, record.expires_at));
+                    }
+                }
+                queued
+            }
+            EventKind::Settled | EventKind::Expired | EventKind::Withdrawn => {
+                let ended = record.finished_at.unwrap_or(now_ms);
+                let deadline = ended.saturating_add(millis(SETTLED_DEADLINE));
+                vec![rows(PushKind::Settled, now_ms, deadline)]
+            }
+            EventKind::Complete => Vec::new(),
+        }
+    }
+}
+
+/// Queues one push of `$1` (the elicitation) of kind `$2` per subscription of the person
+/// (`$6` user, `$7` workspace), due at `$5`, never sent after `$4`, queued at `$3`. The row's id
+/// names the elicitation, the kind and the subscription, so a repeat is a no-op.
+pub(super) const PUSH_ENQUEUE: &str = "INSERT INTO koder_push_outbox \
+     (id, subscription_id, elicitation_id, kind, created_at, deadline, attempts, next_attempt_at) \
+     SELECT CAST($1 AS TEXT) || '.' || CAST($2 AS TEXT) || '.' || id, id, $1, $2, $3, $4, 0, $5 \
+     FROM koder_push_subscriptions WHERE user_id = $6 AND workspace_id = $7 \
+     ON CONFLICT (id) DO NOTHING";
+
+const PUSHES: OutboxTable = outbox_table!(
+    "koder_push_outbox",
+    "id, subscription_id, elicitation_id, kind, deadline, attempts"
+);
+
+/// One claimed push: what to send, and how many attempts it has had, this one included.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct PushDelivery {
+    /// The row's id.
+    pub id: String,
+    /// The subscription it goes to.
+    pub subscription_id: String,
+    /// The elicitation it tells of.
+    pub elicitation_id: String,
+    /// `elicitation`, `reminder` or `settled` ([`PushKind`]).
+    pub kind: String,
+    /// Never sent after this (ms since the Unix epoch).
+    pub deadline: i64,
+    /// Attempts so far, counting the one this claim is for.
+    pub attempts: i64,
+}
+
+/// Where a subscription's pushes go, and the keys they are encrypted to.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct PushTarget {
+    /// The push service's URL for this browser.
+    pub endpoint: String,
+    /// The browser's P-256 key, base64url.
+    pub p256dh: String,
+    /// The browser's auth secret, base64url.
+    pub auth: String,
+}
+
+/// The push outbox.
+#[derive(Debug, Clone)]
+pub struct PushOutboxStore {
+    pub(super) database: Database,
+}
+
+impl PushOutboxStore {
+    /// Leases up to `limit` due pushes for `lease_ms` and counts their attempt. Each row goes
+    /// to one caller, across replicas too.
+    pub async fn claim(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<PushDelivery>, StoreError> {
+        // Woken on every change, also of people without subscriptions: a reader answers
+        // "nothing is due" without taking the writer.
+        let due = either!(self.database.reader(), |pool| {
+            sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM koder_push_outbox WHERE delivered_at IS NULL \
+                 AND failed_at IS NULL AND next_attempt_at <= $1)",
+            )
+            .bind(now_ms)
+            .fetch_one(pool)
+            .await?
+        });
+        if !due {
+            return Ok(Vec::new());
+        }
+        PUSHES.claim(&self.database, now_ms, lease_ms, limit).await
+    }
+
+    /// Keeps what each attempt of a batch came to, in one transaction.
+    pub async fn record(
+        &self,
+        attempts: &[(String, Outcome)],
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        PUSHES.record(&self.database, attempts, now_ms).await
+    }
+
+    /// Where the subscription `id` sends to; `None` when it is gone.
+    pub async fn target(&self, id: &str) -> Result<Option<PushTarget>, StoreError> {
+        either!(self.database.reader(), |pool| {
+            Ok(sqlx::query_as::<_, PushTarget>(
+                "SELECT endpoint, p256dh, auth FROM koder_push_subscriptions WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(pool)
+            .await?)
+        })
+    }
+
+    /// Deletes every push queued for the subscription `id` (removed: its push service said it
+    /// is gone).
+    pub async fn drop_pushes_to(&self, id: &str) -> Result<(), StoreError> {
+        either!(self.database.writer(), |pool| {
+            sqlx::query("DELETE FROM koder_push_outbox WHERE subscription_id = $1")
+                .bind(id)
+                .execute(pool)
+                .await?;
+            Ok(())
+        })
+    }
+
+    /// Deletes up to `limit` pushes done (delivered or given up) before `before_ms`
+    /// (retention); returns how many. They hold no content, but need not stay.
+    pub async fn purge_done(&self, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
+        either!(self.database.writer(), |pool| {
+            let purged = sqlx::query(
+                "DELETE FROM koder_push_outbox WHERE id IN (SELECT id FROM koder_push_outbox \
+                 WHERE delivered_at < $1 OR failed_at < $1 LIMIT $2)",
+            )
+            .bind(before_ms)
+            .bind(limit)
+            .execute(pool)
+            .await?;
+            Ok(purged.rows_affected())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Record, Status, Tenant};
+    use serde_json::json;
+
+    fn record(status: Status, finished_at: Option<i64>) -> Record {
+        Record {
+            id: "e1".into(),
+            tenant: Tenant {
+                user_id: "u".into(),
+                workspace_id: "w".into(),
+                conversation_id: "c".into(),
+            },
+            request: json!({"message": "hi"}),
+            server_name: None,
+            created_at: 1_000,
+            expires_at: 601_000,
+            status,
+            result: None,
+            finished_at,
+            completed: false,
+        }
+    }
+
+    #[test]
+    fn a_create_queues_its_push_and_a_reminder_still_ahead() {
+        let created = Event::new(EventKind::Created, record(Status::Pending, None));
+        let plain = PushQueue::default().rows(&created, 1_000);
+        assert_eq!(plain.len(), 1);
+        assert_eq!(plain[0].kind, PushKind::Elicitation);
+        assert_eq!((plain[0].due, plain[0].deadline), (1_000, 601_000));
+        let reminding = PushQueue {
+            remind_before: Some(Duration::from_secs(60)),
+        };
+        let rows = reminding.rows(&created, 1_000);
+        assert_eq!(rows[1].kind, PushKind::Reminder);
+        assert_eq!((rows[1].due, rows[1].deadline), (541_000, 601_000));
+        // A reminder that would be due at once is not queued.
+        let late = PushQueue {
+            remind_before: Some(Duration::from_secs(600)),
+        };
+        assert_eq!(late.rows(&created, 1_000).len(), 1);
+    }
+
+    #[test]
+    fn an_end_queues_a_close_and_completion_nothing() {
+        let settled = Event::new(EventKind::Settled, record(Status::Settled, Some(5_000)));
+        let rows = PushQueue::default().rows(&settled, 5_000);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].kind, PushKind::Settled);
+        assert_eq!(rows[0].deadline, 5_000 + 3_600_000);
+        let complete = Event::new(EventKind::Complete, record(Status::Pending, None));
+        assert!(PushQueue::default().rows(&complete, 5_000).is_empty());
+        assert_eq!(PushKind::parse("reminder"), Some(PushKind::Reminder));
+        assert_eq!(PushKind::parse("other"), None);
+    }
+}

@@ -1,0 +1,382 @@
+// Web Push end to end (issue 38, CONTRACT §3, §9): a real relay with a VAPID key made by
+// `koder-elicitation-relay vapid generate --out`, a page in Chromium that subscribes with
+// `subscribePush` from `koder-mcp-elicitation/relay`, a local push service in this process playing
+// the browser vendor's (tests/e2e/push-service.mjs: it checks the VAPID JWT and decrypts the
+// aes128gcm body with the subscription's private key), and the page's real service worker, which
+// imports dist/push-worker.js and gets each decrypted payload through CDP
+// (ServiceWorker.deliverPushMessage), as the browser would hand it over.
+//
+// The page's `registration` is its real service worker registration with the pushManager wrapped:
+// subscribe() makes the subscription as a browser does (an ECDH P-256 key pair and 16 random auth
+// bytes, with WebCrypto) but with an endpoint at the local push service, since headless Chromium
+// has no push service of its own. It refuses, as the browser does, unless the notification
+// permission is granted.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import puppeteer from 'puppeteer-core';
+import { createRelayElicitation } from 'koder-mcp-elicitation/relay';
+import { CHROMIUM_ARGS, startServer } from './harness.mjs';
+import { SERVICE_TOKEN, mintToken, relayBinary, startRelay } from './relay-harness.mjs';
+import { startPushService } from './push-service.mjs';
+
+const SUBJECT = 'mailto:push-test@example.com';
+const PERSON = { userId: 'ana', workspaceId: 'acme', conversationId: 'chat-1' };
+const CITY = {
+  message: 'Which city? We need it for the forecast.',
+  requestedSchema: { type: 'object', properties: { city: { type: 'string', title: 'City' } }, required: ['city'] },
+};
+const TIMEOUT_MS = 120_000;
+
+// The app's worker, as docs/notifications.md shows it (shown even while the page is in view:
+// headless Chromium's focus, as a worker sees it, lags behind a tab switch).
+const WORKER = `import { handlePush, handleNotificationClick } from '/dist/push-worker.js';
+self.addEventListener('push', (event) => handlePush(event, { showWhenFocused: true }));
+self.addEventListener('notificationclick', (event) => handleNotificationClick(event));
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>app</title></head><body><h1>App</h1>
+<script type="module">
+const base64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+window.ready = navigator.serviceWorker.register('/push-sw.js', { type: 'module', scope: '/' }).then(() => navigator.serviceWorker.ready);
+window.shown = async () => (await (await window.ready).getNotifications()).map((n) => ({ tag: n.tag, title: n.title, body: n.body, url: n.data?.url }));
+// What the browser's side did: each subscribe() (its options), each unsubscribe(), the keys made.
+window.browserSide = { subscribed: [], unsubscribed: [], keys: {} };
+/** The real registration, its pushManager subscribing at the local push service \`pushOrigin\`. */
+window.localPushRegistration = async (pushOrigin) => {
+  const registration = await window.ready;
+  const real = registration.pushManager;
+  let current = null;
+  const pushManager = {
+    getSubscription: async () => current,
+    permissionState: (options) => real.permissionState(options),
+    async subscribe(options) {
+      if ((await real.permissionState({ userVisibleOnly: true })) !== 'granted') {
+        throw new DOMException('Registration failed - permission denied', 'NotAllowedError');
+      }
+      const serverKey = new Uint8Array(options.applicationServerKey).slice().buffer;
+      window.browserSide.subscribed.push({ userVisibleOnly: options.userVisibleOnly, applicationServerKey: base64url(serverKey) });
+      const pair = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+      const keys = {
+        p256dh: base64url(await crypto.subtle.exportKey('raw', pair.publicKey)),
+        auth: base64url(crypto.getRandomValues(new Uint8Array(16))),
+      };
+      const endpoint = pushOrigin + '/push/' + crypto.randomUUID();
+      window.browserSide.keys[endpoint] = { ...keys, d: (await crypto.subtle.exportKey('jwk', pair.privateKey)).d };
+      const subscription = {
+        endpoint,
+        expirationTime: null,
+        options: { userVisibleOnly: true, applicationServerKey: serverKey },
+        toJSON: () => ({ endpoint, expirationTime: null, keys }),
+        async unsubscribe() {
+          window.browserSide.unsubscribed.push(endpoint);
+          if (current === subscription) current = null;
+          return true;
+        },
+      };
+      current = subscription;
+      return subscription;
+    },
+  };
+  return { pushManager, scope: registration.scope, active: registration.active };
+};
+</script></body></html>`;
+
+let pages;
+let pushService;
+let relay;
+let publicKey;
+let keyDir;
+let browser;
+
+before(async () => {
+  keyDir = mkdtempSync(join(tmpdir(), 'koder-vapid-'));
+  const pem = join(keyDir, 'vapid.pem');
+  const generated = await promisify(execFile)(relayBinary(), ['vapid', 'generate', '--out', pem]);
+  publicKey = generated.stdout.trim();
+  pages = await startServer({
+    routes: {
+      '/push-app.html': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE),
+      '/push-sw.js': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(WORKER),
+    },
+  });
+  pushService = await startPushService({ subject: SUBJECT });
+  relay = await startRelay({
+    allowOrigins: [pages.url],
+    args: [
+      '--vapid-private-key-file', pem,
+      '--vapid-subject', SUBJECT,
+      '--push-endpoint-allow', pushService.origin,
+      '--push-open-url', `${pages.url}/push-app.html?elicitation={id}&conversation={conversationId}`,
+    ],
+  });
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await relay?.stop();
+  await pushService?.close();
+  await pages?.close();
+  if (keyDir) rmSync(keyDir, { recursive: true, force: true });
+});
+
+/** The app's page in a context with (or without) the notification permission, its worker running. */
+async function openApp({ granted = true } = {}) {
+  const context = await browser.createBrowserContext();
+  if (granted) await context.overridePermissions(pages.url, ['notifications']);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  const cdp = await page.createCDPSession();
+  const activated = new Promise((resolve) => {
+    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+      const active = versions.find((v) => v.runningStatus === 'running' && v.status === 'activated');
+      if (active) resolve(active.registrationId);
+    });
+  });
+  await cdp.send('ServiceWorker.enable');
+  await page.goto(`${pages.url}/push-app.html`);
+  await page.evaluate(() => window.ready);
+  const registrationId = await activated;
+  const shown = () => page.evaluate(() => window.shown());
+  /**
+   * Hands a payload the push service decrypted to the worker, as the browser does. Headless
+   * Chromium now and then drops a push delivered through CDP: one whose effect has not shown is
+   * delivered again (the same tag: at most one shows; a second close closes nothing).
+   */
+  const deliver = async (text, check) => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await cdp.send('ServiceWorker.deliverPushMessage', { origin: pages.url, registrationId, data: text });
+      for (let i = 0; i < 50; i++) {
+        const now = await shown();
+        if (check(now)) return now;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    return shown();
+  };
+  return { context, page, errors, deliver, shown };
+}
+
+/** subscribePush in the page, with the wrapped registration; resolves its answer or its error. */
+function subscribeInPage(page, relayUrl, token) {
+  return page.evaluate(async (relayUrl, token, pushOrigin) => {
+    const { subscribePush } = await import('/dist/relay.js');
+    const registration = await window.localPushRegistration(pushOrigin);
+    window.pushRegistration = registration;
+    try {
+      const { id, subscription } = await subscribePush(relayUrl, { token: async () => token, registration });
+      return { id, endpoint: subscription.endpoint };
+    } catch (error) {
+      return { error: { name: error.name, message: error.message, status: error.status } };
+    }
+  }, relayUrl, token, pushService.origin);
+}
+
+async function listSubscriptions(token) {
+  const response = await fetch(`${relay.url}/v1/push/subscriptions`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(response.status, 200);
+  return (await response.json()).subscriptions;
+}
+
+/** A push the relay sent: its delivery checks passed, and its headers are what §9 says. */
+async function nextPush(endpoint) {
+  const push = await pushService.next();
+  assert.equal(push.problem, undefined, `the push service refused the relay's push: ${push.problem}`);
+  assert.equal(push.endpoint, endpoint);
+  assert.equal(push.vapid.k, publicKey, 'k is the relay\'s published key');
+  assert.equal(push.vapid.claims.aud, pushService.origin);
+  assert.equal(push.vapid.claims.sub, SUBJECT);
+  assert.equal(push.headers.urgency, 'high');
+  assert.match(push.headers.topic ?? '', /^[A-Za-z0-9_-]{1,32}$/);
+  return push;
+}
+
+test('subscribePush from the page, the relay pushes a new question, the worker shows it; the answer closes it; unsubscribePush removes it', { timeout: TIMEOUT_MS }, async () => {
+  const token = mintToken({ sub: PERSON.userId, workspace: PERSON.workspaceId });
+  const key = await (await fetch(`${relay.url}/v1/push/key`)).json();
+  assert.deepEqual(key, { publicKey });
+  const { context, page, errors, deliver, shown } = await openApp();
+  try {
+    const subscribed = await subscribeInPage(page, relay.url, token);
+    assert.equal(subscribed.error, undefined, JSON.stringify(subscribed.error));
+    const { endpoint } = subscribed;
+    assert.ok(endpoint.startsWith(`${pushService.origin}/push/`), endpoint);
+    // The browser was asked as the Push API requires, with the relay's published key.
+    assert.deepEqual(await page.evaluate(() => window.browserSide.subscribed), [{ userVisibleOnly: true, applicationServerKey: publicKey }]);
+    pushService.register(endpoint, await page.evaluate((endpoint) => window.browserSide.keys[endpoint], endpoint));
+    assert.deepEqual((await listSubscriptions(token)).map((s) => [s.id, s.endpoint]), [[subscribed.id, endpoint]]);
+
+    // Again (another click, a reload): the browser's subscription is reused and the relay's id is the same.
+    const again = await page.evaluate(async (relayUrl, token) => {
+      const { subscribePush } = await import('/dist/relay.js');
+      const { id, subscription } = await subscribePush(relayUrl, { token, registration: window.pushRegistration });
+      return { id, endpoint: subscription.endpoint };
+    }, relay.url, token);
+    assert.deepEqual(again, subscribed);
+    assert.equal(await page.evaluate(() => window.browserSide.subscribed.length), 1);
+    assert.equal((await listSubscriptions(token)).length, 1);
+
+    // A host asks the person: one push, decrypted by the push service with the subscription's key.
+    const created = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: PERSON, serverName: 'Weather', request: CITY, timeoutMs: 60_000 });
+    const asked = await nextPush(endpoint);
+    const { expiresInMs, ...payload } = asked.payload;
+    assert.deepEqual(payload, {
+      type: 'elicitation',
+      id: created.id,
+      serverName: 'Weather',
+      message: CITY.message,
+      workspaceId: PERSON.workspaceId,
+      conversationId: PERSON.conversationId,
+      url: `${pages.url}/push-app.html?elicitation=${encodeURIComponent(created.id)}&conversation=${encodeURIComponent(PERSON.conversationId)}`,
+    });
+    assert.ok(expiresInMs > 0 && expiresInMs <= 60_000, `expiresInMs ${expiresInMs}`);
+    const ttl = Number(asked.headers.ttl);
+    assert.ok(Number.isInteger(ttl) && ttl >= 0 && ttl <= 60, `TTL ${asked.headers.ttl}: no more than the seconds left`);
+    const exp = asked.vapid.claims.exp - Math.floor(asked.at / 1000);
+    assert.ok(exp > 0 && exp <= 24 * 3600, `exp ${exp} s ahead`);
+
+    // The worker shows what a person sees: the server's name, the message, tagged by the elicitation.
+    const [notification, ...more] = await deliver(asked.text, (now) => now.length > 0);
+    assert.deepEqual(more, []);
+    assert.deepEqual(notification, { tag: created.id, title: 'Weather', body: CITY.message, url: payload.url });
+
+    // The person answers (in the page a click on it opens): the relay pushes a close, without the answer.
+    const answered = await fetch(`${relay.url}/v1/elicitations/${created.id}/result`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'accept', content: { city: 'Lisbon' } }),
+    });
+    assert.equal(answered.status, 200);
+    const settled = await nextPush(endpoint);
+    assert.equal(settled.headers.topic, asked.headers.topic, 'the close replaces the question at the push service');
+    assert.deepEqual(settled.payload, { type: 'settled', id: created.id, status: 'settled' });
+    assert.doesNotMatch(settled.text, /Lisbon/);
+    assert.deepEqual(await deliver(settled.text, (now) => now.length === 0), [], 'the settled push closed the notification');
+
+    // A second question, withdrawn by the host: shown, then closed.
+    const withdrawnOne = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: PERSON, serverName: 'Weather', request: CITY });
+    const second = await nextPush(endpoint);
+    assert.equal(second.payload.id, withdrawnOne.id);
+    assert.equal((await deliver(second.text, (now) => now.length === 1))[0]?.tag, withdrawnOne.id);
+    const withdrawn = await fetch(`${relay.url}/v1/elicitations/${withdrawnOne.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
+    assert.ok(withdrawn.ok, `withdraw answered ${withdrawn.status}`);
+    const closed = await nextPush(endpoint);
+    assert.deepEqual(closed.payload, { type: 'settled', id: withdrawnOne.id, status: 'withdrawn' });
+    assert.deepEqual(await deliver(closed.text, (now) => now.length === 0), []);
+
+    // unsubscribePush: gone at the relay and in the browser; the next question pushes nothing.
+    const removed = await page.evaluate(async (relayUrl, token) => {
+      const { unsubscribePush } = await import('/dist/relay.js');
+      return unsubscribePush(relayUrl, { token, registration: window.pushRegistration });
+    }, relay.url, token);
+    assert.equal(removed, true);
+    assert.deepEqual(await listSubscriptions(token), []);
+    assert.deepEqual(await page.evaluate(() => window.browserSide.unsubscribed), [endpoint]);
+    const unheard = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: PERSON, request: CITY });
+    await assert.rejects(pushService.next(2_000), /no push within/);
+    await fetch(`${relay.url}/v1/elicitations/${unheard.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
+    // Nothing left to remove: false, and nothing asked of the relay.
+    assert.equal(await page.evaluate(async (relayUrl, token) => {
+      const { unsubscribePush } = await import('/dist/relay.js');
+      return unsubscribePush(relayUrl, { token, registration: window.pushRegistration });
+    }, relay.url, token), false);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(pushService.received.filter((push) => push.problem !== undefined), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('subscribePush refuses clearly: a relay without a VAPID key (404), and a browser without the permission', { timeout: TIMEOUT_MS }, async () => {
+  const token = mintToken({ sub: PERSON.userId, workspace: PERSON.workspaceId });
+  const plain = await startRelay({ allowOrigins: [pages.url] });
+  try {
+    assert.equal((await fetch(`${plain.url}/v1/push/key`)).status, 404);
+    const { context, page, errors } = await openApp();
+    try {
+      const refused = await subscribeInPage(page, plain.url, token);
+      assert.equal(refused.error?.name, 'RelayError');
+      assert.equal(refused.error.status, 404);
+      assert.match(refused.error.message, /no Web Push.*VAPID key/);
+      // The browser was never asked to subscribe.
+      assert.deepEqual(await page.evaluate(() => window.browserSide.subscribed), []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  } finally {
+    await plain.stop();
+  }
+
+  const { context, page } = await openApp({ granted: false });
+  try {
+    const denied = await subscribeInPage(page, relay.url, token);
+    assert.equal(denied.error?.name, 'NotAllowedError');
+    assert.deepEqual(await listSubscriptions(token), [], 'nothing stored for a browser that would not subscribe');
+  } finally {
+    await context.close();
+  }
+});
+
+test('a relay with another key: the browser\'s old subscription is replaced; unsubscribePush unsubscribes in the browser even when the relay is unreachable', { timeout: TIMEOUT_MS }, async () => {
+  const token = mintToken({ sub: PERSON.userId, workspace: PERSON.workspaceId });
+  const otherPem = join(keyDir, 'other.pem');
+  const otherKey = (await promisify(execFile)(relayBinary(), ['vapid', 'generate', '--out', otherPem])).stdout.trim();
+  assert.notEqual(otherKey, publicKey);
+  const other = await startRelay({
+    allowOrigins: [pages.url],
+    args: ['--vapid-private-key-file', otherPem, '--vapid-subject', SUBJECT, '--push-endpoint-allow', pushService.origin],
+  });
+  const { context, page, errors } = await openApp();
+  try {
+    const first = await subscribeInPage(page, relay.url, token);
+    assert.equal(first.error, undefined, JSON.stringify(first.error));
+    const second = await page.evaluate(async (relayUrl, token) => {
+      const { subscribePush } = await import('/dist/relay.js');
+      const { id, subscription } = await subscribePush(relayUrl, { token, registration: window.pushRegistration });
+      return { id, endpoint: subscription.endpoint };
+    }, other.url, token);
+    assert.notEqual(second.endpoint, first.endpoint);
+    const side = await page.evaluate(() => window.browserSide);
+    assert.deepEqual(side.subscribed.map((call) => call.applicationServerKey), [publicKey, otherKey]);
+    assert.deepEqual(side.unsubscribed, [first.endpoint], 'the subscription made for the first key was dropped first');
+    const response = await fetch(`${other.url}/v1/push/subscriptions`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.deepEqual((await response.json()).subscriptions.map((s) => s.endpoint), [second.endpoint]);
+
+    // The relay is gone: the browser's subscription still goes, and the error says why.
+    await other.stop();
+    const outcome = await page.evaluate(async (relayUrl, token) => {
+      const { unsubscribePush } = await import('/dist/relay.js');
+      try {
+        return { resolved: await unsubscribePush(relayUrl, { token, registration: window.pushRegistration }) };
+      } catch (error) {
+        return { rejected: error.message };
+      }
+    }, other.url, token);
+    assert.match(outcome.rejected ?? '', /unreachable/);
+    assert.deepEqual(await page.evaluate(() => window.browserSide.unsubscribed), [first.endpoint, second.endpoint]);
+    // The first relay still holds the first subscription: its endpoint is dead, so the relay drops it
+    // at its next push (the push service answers 404); removed here so later pushes are not tried.
+    const stale = await listSubscriptions(token);
+    assert.deepEqual(stale.map((s) => s.endpoint), [first.endpoint]);
+    const deleted = await fetch(`${relay.url}/v1/push/subscriptions/${stale[0].id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(deleted.status, 204);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await other.stop();
+  }
+});
