@@ -87,9 +87,8 @@ pub struct AuditEntry {
 }
 
 impl AuditEntry {
-    /// The entry recording `event`, made by `actor` at `at`, as entry `chain_seq` of its
-    /// tenant's chain, after the entry whose hash is `prev_hash` ([`GENESIS_HASH`] for the
-    /// first). Its `seq` is given by the store.
+    /// The entry recording `event` by `actor` at `at`, as entry `chain_seq` of its tenant's
+    /// chain, after the one hashed `prev_hash`. The store gives its `seq`.
     pub fn next(
         chain_seq: i64,
         prev_hash: String,

@@ -7,10 +7,6 @@
 //! hash], …]]`: `seq` the largest the trail had, then per chain its last entry with a `seq` up
 //! to it, ordered by chain key (bytewise), no whitespace.
 
-use std::io::Write;
-
-use koder_elicitation_relay_protocol::AuditCheckpoint;
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 /// A chain's head as a checkpoint covers it.
@@ -24,75 +20,42 @@ pub struct ChainHead {
     pub hash: String,
 }
 
-/// One checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checkpoint {
-    /// The largest `seq` of the trail it covers: every entry up to it.
-    pub seq: i64,
-    /// When it was made, ms since the Unix epoch.
-    pub at: i64,
-    /// How many chains it covers.
-    pub chains: i64,
-    /// The hash over their heads (see the module's documentation).
-    pub hash: String,
-}
+/// One checkpoint, as `GET /v1/audit/checkpoint` shows it.
+pub use koder_elicitation_relay_protocol::AuditCheckpoint as Checkpoint;
 
-impl Checkpoint {
-    /// The checkpoint over `heads` (any order) once the trail reached `seq`, made at `at`.
-    pub fn over(seq: i64, at: i64, mut heads: Vec<ChainHead>) -> Checkpoint {
-        let chains = i64::try_from(heads.len()).unwrap_or(i64::MAX);
-        Checkpoint {
-            seq,
-            at,
-            chains,
-            hash: heads_hash(seq, &mut heads),
-        }
-    }
-
-    /// As `GET /v1/audit/checkpoint` shows it.
-    pub fn to_wire(&self) -> AuditCheckpoint {
-        AuditCheckpoint {
-            seq: self.seq,
-            at: self.at,
-            chains: self.chains,
-            hash: self.hash.clone(),
-        }
+/// The checkpoint over `heads` (any order) once the trail reached `seq`, made at `at`.
+pub fn checkpoint_over(seq: i64, at: i64, mut heads: Vec<ChainHead>) -> Checkpoint {
+    Checkpoint {
+        seq,
+        at,
+        chains: i64::try_from(heads.len()).unwrap_or(i64::MAX),
+        hash: heads_hash(seq, &mut heads),
     }
 }
 
-/// SHA-256 written to as JSON is: the heads of many chains are hashed without one big string.
-struct HashWriter(Sha256);
-
-impl Write for HashWriter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.update(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+/// A checkpoint as selected: `seq, at, chains, hash`.
+pub(crate) fn checkpoint_from_row((seq, at, chains, hash): (i64, i64, i64, String)) -> Checkpoint {
+    Checkpoint {
+        seq,
+        at,
+        chains,
+        hash,
     }
 }
 
 /// The hash over `heads` (sorted here by chain key) once the trail reached `seq`.
 pub fn heads_hash(seq: i64, heads: &mut [ChainHead]) -> String {
     heads.sort_by(|a, b| a.chain.as_bytes().cmp(b.chain.as_bytes()));
-    let mut hasher = HashWriter(Sha256::new());
-    // Writing to a hasher cannot fail, nor can serializing strings and integers.
-    let _ = write!(hasher, "[{seq},[");
-    for (index, head) in heads.iter().enumerate() {
-        if index > 0 {
-            let _ = hasher.write_all(b",");
-        }
-        let _ = serde_json::to_writer(&mut hasher, &json!([head.chain, head.chain_seq, head.hash]));
-    }
-    let _ = hasher.write_all(b"]]");
-    hasher
-        .0
-        .finalize()
+    // Tuples serialize as JSON arrays: the heads of many chains are hashed as they are
+    // written, without one big string.
+    let heads: Vec<_> = heads
         .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+        .map(|head| (&head.chain, head.chain_seq, &head.hash))
+        .collect();
+    let mut hasher = Sha256::new();
+    // Writing to a hasher cannot fail, nor can serializing strings and integers.
+    let _ = serde_json::to_writer(&mut hasher, &(seq, heads));
+    format!("{:x}", hasher.finalize())
 }
 
 #[cfg(test)]
@@ -111,17 +74,17 @@ mod tests {
     #[test]
     fn the_hash_is_sha256_of_the_documented_array_in_chain_order() {
         let heads = vec![head(r#"["bob","x"]"#, 2, "b2"), head("", 5, "s5")];
-        let checkpoint = Checkpoint::over(9, 100, heads.clone());
+        let checkpoint = checkpoint_over(9, 100, heads.clone());
         let text = r#"[9,[["",5,"s5"],["[\"bob\",\"x\"]",2,"b2"]]]"#;
         assert_eq!(checkpoint.hash, sha256_hex(text.as_bytes()));
         assert_eq!(checkpoint.chains, 2);
         // Any order in, the same hash out; another head, another hash.
         let reversed: Vec<ChainHead> = heads.iter().rev().cloned().collect();
-        assert_eq!(Checkpoint::over(9, 5, reversed).hash, checkpoint.hash);
+        assert_eq!(checkpoint_over(9, 5, reversed).hash, checkpoint.hash);
         let shorter = vec![head(r#"["bob","x"]"#, 1, "b1"), head("", 5, "s5")];
-        assert_ne!(Checkpoint::over(9, 100, shorter).hash, checkpoint.hash);
+        assert_ne!(checkpoint_over(9, 100, shorter).hash, checkpoint.hash);
         assert_eq!(
-            Checkpoint::over(0, 1, Vec::new()).hash,
+            checkpoint_over(0, 1, Vec::new()).hash,
             sha256_hex(b"[0,[]]")
         );
     }

@@ -15,8 +15,9 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
 
 use crate::audit::{audit_columns, entry_from_row, place_in_chain, ChainBreak, ChainCheck};
-use crate::audit_checkpoint::{ChainHead, Checkpoint};
+use crate::audit_checkpoint::{checkpoint_from_row, checkpoint_over, ChainHead, Checkpoint};
 use crate::config::{redact_database, DatabaseKind};
+use crate::store::db::{either, Either};
 
 /// Entries read per query by `audit verify`.
 const VERIFY_PAGE: i64 = 1000;
@@ -37,7 +38,6 @@ const CHAIN_PAGE: &str = concat!(
     " FROM koder_audit WHERE (chain, chain_seq) > ($1, $2) ORDER BY chain, chain_seq LIMIT $3"
 );
 
-/// Every chain's head.
 const HEADS: &str = "SELECT chain, chain_seq FROM koder_audit_heads";
 
 /// Fails on a database whose schema predates per-tenant chains (migration 0005).
@@ -70,6 +70,12 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+impl From<sqlx::Error> for VerifyError {
+    fn from(error: sqlx::Error) -> Self {
+        VerifyError::Database(error.to_string())
+    }
+}
+
 /// What an intact trail came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
@@ -85,32 +91,19 @@ pub struct Verified {
 }
 
 /// A read-only connection to either database.
-enum Reader {
-    Sqlite(SqlitePool),
-    Postgres(PgPool),
-}
-
-/// `$body` run on whichever pool `$reader` holds, as `$pool` (the same SQL text for both).
-macro_rules! on_pool {
-    ($reader:expr, $pool:ident => $body:expr) => {
-        match $reader {
-            Reader::Sqlite($pool) => $body,
-            Reader::Postgres($pool) => $body,
-        }
-    };
-}
+type Reader = Either<SqlitePool, PgPool>;
 
 impl Reader {
     async fn open(url: &str) -> Result<Reader, sqlx::Error> {
         Ok(match DatabaseKind::of(url) {
-            Some(DatabaseKind::Sqlite) => Reader::Sqlite(
+            Some(DatabaseKind::Sqlite) => Either::Sqlite(
                 SqlitePoolOptions::new()
                     .max_connections(1)
                     .connect_with(SqliteConnectOptions::from_str(url)?.read_only(true))
                     .await?,
             ),
             Some(DatabaseKind::Postgres) => {
-                Reader::Postgres(PgPoolOptions::new().max_connections(1).connect(url).await?)
+                Either::Postgres(PgPoolOptions::new().max_connections(1).connect(url).await?)
             }
             None => {
                 return Err(sqlx::Error::Configuration(
@@ -121,20 +114,20 @@ impl Reader {
     }
 
     async fn close(&self) {
-        on_pool!(self, pool => pool.close().await)
+        either!(self, |pool| pool.close().await)
     }
 
-    /// The first `seq` missing from 1..largest, if any.
-    async fn missing_seq(&self) -> Result<Option<i64>, sqlx::Error> {
-        on_pool!(self, pool => {
-            let summary = sqlx::query(SEQ_SUMMARY).fetch_one(pool).await?;
-            let (sequenced, top): (i64, i64) =
-                (summary.try_get("sequenced")?, summary.try_get("top")?);
+    /// The largest `seq`, and the first missing from 1..largest, if any.
+    async fn seqs(&self) -> Result<(i64, Option<i64>), sqlx::Error> {
+        either!(self, |pool| {
+            let (sequenced, top): (i64, i64) = sqlx::query_as(SEQ_SUMMARY).fetch_one(pool).await?;
             if sequenced == top {
-                return Ok(None);
+                return Ok((top, None));
             }
-            let missing = sqlx::query(FIRST_MISSING_SEQ).fetch_one(pool).await?;
-            Ok(missing.try_get::<Option<i64>, _>("missing")?)
+            let missing = sqlx::query_scalar(FIRST_MISSING_SEQ)
+                .fetch_one(pool)
+                .await?;
+            Ok((top, missing))
         })
     }
 
@@ -142,7 +135,7 @@ impl Reader {
         &self,
         after: &(String, i64),
     ) -> Result<Vec<crate::audit::AuditEntry>, sqlx::Error> {
-        on_pool!(self, pool => {
+        either!(self, |pool| {
             let rows = sqlx::query(CHAIN_PAGE)
                 .bind(&after.0)
                 .bind(after.1)
@@ -154,7 +147,7 @@ impl Reader {
     }
 
     async fn heads(&self) -> Result<HashMap<String, i64>, sqlx::Error> {
-        on_pool!(self, pool => {
+        either!(self, |pool| {
             let rows = sqlx::query(HEADS).fetch_all(pool).await?;
             rows.iter()
                 .map(|row| Ok((row.try_get("chain")?, row.try_get("chain_seq")?)))
@@ -163,17 +156,12 @@ impl Reader {
     }
 
     async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
-        on_pool!(self, pool => {
-            let row = sqlx::query(CHECKPOINT).bind(hash).fetch_optional(pool).await?;
-            row.map(|row| {
-                Ok(Checkpoint {
-                    seq: row.try_get("seq")?,
-                    at: row.try_get("at")?,
-                    chains: row.try_get("chains")?,
-                    hash: row.try_get("hash")?,
-                })
-            })
-            .transpose()
+        either!(self, |pool| {
+            let row = sqlx::query_as(CHECKPOINT)
+                .bind(hash)
+                .fetch_optional(pool)
+                .await?;
+            Ok(row.map(checkpoint_from_row))
         })
     }
 }
@@ -181,11 +169,20 @@ impl Reader {
 /// Recomputes the whole trail in the database at `url`, reading only (no migration, no write),
 /// and, given a checkpoint's hash, holds the trail against it.
 pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Verified, VerifyError> {
-    let database_error =
-        |error: sqlx::Error| VerifyError::Database(format!("{error} ({})", redact_database(url)));
-    let reader = Reader::open(url).await.map_err(database_error)?;
-    let has_chains =
-        on_pool!(&reader, pool => sqlx::query(HAS_CHAINS).fetch_one(pool).await.map(drop));
+    // A database's error names the database (without its password).
+    let database_error = |error: VerifyError| match error {
+        VerifyError::Database(error) => {
+            VerifyError::Database(format!("{error} ({})", redact_database(url)))
+        }
+        other => other,
+    };
+    let reader = Reader::open(url)
+        .await
+        .map_err(|error| database_error(error.into()))?;
+    let has_chains = either!(&reader, |pool| sqlx::query(HAS_CHAINS)
+        .fetch_one(pool)
+        .await
+        .map(drop));
     if has_chains.is_err() {
         reader.close().await;
         return Err(VerifyError::Database(format!(
@@ -196,32 +193,19 @@ pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Veri
     }
     let verified = verify(&reader, checkpoint).await;
     reader.close().await;
-    verified.map_err(|error| match error {
-        Failure::Database(error) => database_error(error),
-        Failure::Verify(error) => error,
-    })
+    verified.map_err(database_error)
 }
 
-enum Failure {
-    Database(sqlx::Error),
-    Verify(VerifyError),
-}
-
-impl From<sqlx::Error> for Failure {
-    fn from(error: sqlx::Error) -> Self {
-        Failure::Database(error)
-    }
-}
-
-fn broken(at: String, reason: impl Into<String>) -> Failure {
-    Failure::Verify(VerifyError::Broken(ChainBreak {
+fn broken(at: String, reason: impl Into<String>) -> VerifyError {
+    VerifyError::Broken(ChainBreak {
         at,
         reason: reason.into(),
-    }))
+    })
 }
 
 /// The heads one pass over the chains collects: each chain's last entry, and its last entry
 /// with a `seq` up to a bound (the checkpoint's, or the largest).
+#[derive(Default)]
 struct Heads {
     bound: i64,
     covered: Vec<ChainHead>,
@@ -229,14 +213,6 @@ struct Heads {
 }
 
 impl Heads {
-    fn new(bound: i64) -> Heads {
-        Heads {
-            bound,
-            covered: Vec::new(),
-            last: None,
-        }
-    }
-
     /// A new chain begins: the last one's covered head is kept.
     fn end_chain(&mut self) {
         self.covered.extend(self.last.take());
@@ -253,8 +229,9 @@ impl Heads {
     }
 }
 
-async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verified, Failure> {
-    if let Some(missing) = reader.missing_seq().await? {
+async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verified, VerifyError> {
+    let (top, missing) = reader.seqs().await?;
+    if let Some(missing) = missing {
         return Err(broken(
             format!("seq {missing}"),
             "the entry is missing (the seqs after it are there): an entry was deleted",
@@ -263,17 +240,18 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
     let checkpoint = match checkpoint_hash {
         None => None,
         Some(hash) => Some(reader.checkpoint(hash).await?.ok_or_else(|| {
-            Failure::Verify(VerifyError::Checkpoint(format!(
+            VerifyError::Checkpoint(format!(
                 "the database holds no checkpoint {hash} (it was removed, or is not of this \
                  database)"
-            )))
+            ))
         })?),
     };
-    let top = on_pool!(reader, pool => {
-        sqlx::query(SEQ_SUMMARY).fetch_one(pool).await?.try_get::<i64, _>("top")?
-    });
-    let mut heads_now = Heads::new(top);
-    let mut heads_then = Heads::new(checkpoint.as_ref().map_or(0, |found| found.seq));
+    let bound = |bound| Heads {
+        bound,
+        ..Heads::default()
+    };
+    let mut heads_now = bound(top);
+    let mut heads_then = bound(checkpoint.as_ref().map_or(0, |found| found.seq));
     let mut recorded_heads = reader.heads().await?;
     let mut headless = Vec::new();
     let mut entries = 0i64;
@@ -296,9 +274,7 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
                 current = Some(ChainCheck::new(&entry.chain));
             }
             if let Some(check) = current.as_mut() {
-                check
-                    .check(entry)
-                    .map_err(|error| Failure::Verify(VerifyError::Broken(error)))?;
+                check.check(entry).map_err(VerifyError::Broken)?;
             }
             heads_now.saw(entry);
             heads_then.saw(entry);
@@ -338,17 +314,17 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
     }
     heads_now.end_chain();
     heads_then.end_chain();
-    let now = Checkpoint::over(top, 0, heads_now.covered);
+    let now = checkpoint_over(top, 0, heads_now.covered);
     let checkpoint = match checkpoint {
         None => None,
         Some(found) => {
-            let recomputed = Checkpoint::over(found.seq, found.at, heads_then.covered);
+            let recomputed = checkpoint_over(found.seq, found.at, heads_then.covered);
             if recomputed.hash != found.hash {
-                return Err(Failure::Verify(VerifyError::Checkpoint(format!(
+                return Err(VerifyError::Checkpoint(format!(
                     "the entries checkpoint {} covered (up to seq {}) no longer hash to it: \
                      entries it covered were removed or changed",
                     found.hash, found.seq
-                ))));
+                )));
             }
             Some(found)
         }
@@ -367,7 +343,7 @@ fn reaches_its_head(
     check: &ChainCheck,
     recorded_heads: &mut HashMap<String, i64>,
     headless: &mut Vec<String>,
-) -> Result<(), Failure> {
+) -> Result<(), VerifyError> {
     match recorded_heads.remove(check.chain()) {
         Some(head) if check.entries() < head => Err(broken(
             place_in_chain(check.chain(), check.entries().saturating_add(1)),

@@ -12,9 +12,8 @@ use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
 
-/// The longest `sub`, workspace or conversation a token may carry: the core's scope limit, as
-/// the host API allows.
-pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
+// The longest `sub`, workspace or conversation a token may carry, as the host API allows.
+use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
 
 /// The service token, the keys people's tokens are checked with, and what their claims must say.
 pub struct Auth {
@@ -198,14 +197,11 @@ impl Auth {
 /// Equal-length inputs take the same time whatever their content; a length difference is not
 /// a secret worth hiding.
 fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
-    if given.len() != expected.len() {
-        return false;
-    }
     let difference = given
         .iter()
         .zip(expected)
         .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    std::hint::black_box(difference) == 0
+    given.len() == expected.len() && std::hint::black_box(difference) == 0
 }
 
 /// What a redeemed stream ticket grants: the scope and the end of the token it was issued for
@@ -230,11 +226,7 @@ pub fn new_ticket() -> Result<(String, String), ApiError> {
 
 /// SHA-256 of a ticket, hex: what a database leak would show cannot be redeemed.
 pub fn ticket_digest(ticket: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(ticket.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::canonical::sha256_hex(ticket.as_bytes())
 }
 
 #[cfg(test)]

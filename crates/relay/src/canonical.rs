@@ -4,50 +4,16 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// JSON with every object's keys in sorted order (depth is bounded by the JSON parser's limit).
-pub fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(object) => {
-            let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (index, (key, value)) in entries.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(value, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
-
-/// `value` as canonical JSON text.
+/// `value` as canonical JSON text: every object's keys in sorted order.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
+    let mut sorted = value.clone();
+    sorted.sort_all_objects();
+    sorted.to_string()
 }
 
 /// SHA-256 of `bytes`, as 64 lowercase hex characters.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]

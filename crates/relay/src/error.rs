@@ -121,12 +121,6 @@ impl ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no randomness available")
     }
 
-    /// 500: the database failed. The detail goes to the log, never to the caller.
-    pub fn storage(error: &StoreError) -> Self {
-        tracing::error!(%error, "storage failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
-    }
-
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         self.status
@@ -136,31 +130,13 @@ impl ApiError {
     pub fn message(&self) -> &str {
         &self.message
     }
-
-    /// The JSON body.
-    pub fn body(&self) -> ErrorBody {
-        ErrorBody {
-            error: ErrorDetail {
-                status: self.status.as_u16(),
-                message: self.message.clone(),
-                jsonrpc_code: self.jsonrpc_code,
-                errors: self
-                    .errors
-                    .iter()
-                    .map(|error| WireContentError {
-                        path: error.path.clone(),
-                        keyword: error.keyword.to_string(),
-                        message: error.message.clone(),
-                    })
-                    .collect(),
-            },
-        }
-    }
 }
 
+/// 500: the database failed. The detail goes to the log, never to the caller.
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
-        ApiError::storage(&error)
+        tracing::error!(%error, "storage failed");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
     }
 }
 
@@ -174,7 +150,20 @@ impl std::error::Error for ApiError {}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, axum::Json(self.body())).into_response();
+        let errors = self.errors.into_iter().map(|error| WireContentError {
+            path: error.path,
+            keyword: error.keyword.to_string(),
+            message: error.message,
+        });
+        let body = ErrorBody {
+            error: ErrorDetail {
+                status: self.status.as_u16(),
+                message: self.message,
+                jsonrpc_code: self.jsonrpc_code,
+                errors: errors.collect(),
+            },
+        };
+        let mut response = (self.status, axum::Json(body)).into_response();
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()

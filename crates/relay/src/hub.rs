@@ -73,7 +73,7 @@ pub struct Hub {
 struct Inner {
     limits: StreamLimits,
     hasher: RandomState,
-    shards: Vec<Mutex<HashMap<PersonKey, Channel>>>,
+    shards: [Mutex<HashMap<PersonKey, Channel>>; SHARDS],
     waiters: Mutex<HashMap<String, Arc<Notify>>>,
     open_streams: AtomicUsize,
 }
@@ -85,12 +85,6 @@ struct Channel {
     streams: usize,
 }
 
-impl Default for Hub {
-    fn default() -> Self {
-        Hub::new(StreamLimits::default())
-    }
-}
-
 impl Hub {
     /// A switchboard that allows `limits` open streams.
     pub fn new(limits: StreamLimits) -> Hub {
@@ -98,7 +92,7 @@ impl Hub {
             inner: Arc::new(Inner {
                 limits,
                 hasher: RandomState::new(),
-                shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+                shards: std::array::from_fn(|_| Mutex::new(HashMap::new())),
                 waiters: Mutex::new(HashMap::new()),
                 open_streams: AtomicUsize::new(0),
             }),
@@ -114,15 +108,12 @@ impl Hub {
         if streams >= self.inner.limits.per_person {
             return Err(Refusal::PersonFull);
         }
-        let admitted =
-            self.inner
-                .open_streams
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                    (open < self.inner.limits.per_replica).then_some(open + 1)
-                });
-        if admitted.is_err() {
-            return Err(Refusal::ReplicaFull);
-        }
+        self.inner
+            .open_streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < self.inner.limits.per_replica).then_some(open + 1)
+            })
+            .map_err(|_| Refusal::ReplicaFull)?;
         let channel = shard.entry(key.clone()).or_insert_with(|| Channel {
             sender: broadcast::channel(STREAM_BACKLOG).0,
             streams: 0,
@@ -197,16 +188,9 @@ impl Hub {
 
     fn shard(&self, key: &PersonKey) -> MutexGuard<'_, HashMap<PersonKey, Channel>> {
         let index = usize::try_from(self.inner.hasher.hash_one(key) % SHARDS as u64).unwrap_or(0);
-        // `index < SHARDS` always; `first()` only keeps the no-panic floor.
-        let shard = self
-            .inner
-            .shards
-            .get(index)
-            .or_else(|| self.inner.shards.first());
-        match shard {
-            Some(shard) => lock(shard),
-            None => unreachable_shard(),
-        }
+        // `index < SHARDS` always; the first shard only keeps the no-panic floor.
+        let [first, ..] = &self.inner.shards;
+        lock(self.inner.shards.get(index).unwrap_or(first))
     }
 
     fn waiters(&self) -> MutexGuard<'_, HashMap<String, Arc<Notify>>> {
@@ -228,12 +212,6 @@ impl Hub {
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-#[cold]
-fn unreachable_shard() -> ! {
-    // `Hub::new` always makes SHARDS shards; aborting beats serving with no switchboard.
-    std::process::abort()
 }
 
 /// One open stream's feed; dropping it closes the stream's place in the counts.
@@ -305,7 +283,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_person_hears_their_own_messages_only() {
-        let hub = Hub::default();
+        let hub = Hub::new(StreamLimits::default());
         let mut ana = hub.subscribe("ana", "w").unwrap();
         let mut bob = hub.subscribe("bob", "w").unwrap();
         hub.publish("x", Some(message("ana")));
@@ -332,7 +310,7 @@ mod tests {
 
     #[tokio::test]
     async fn ending_streams_closes_them_and_keeps_the_counts() {
-        let hub = Hub::default();
+        let hub = Hub::new(StreamLimits::default());
         let mut ana = hub.subscribe("ana", "w").unwrap();
         hub.end_streams();
         assert!(matches!(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, KeyAlgorithm, PublicKeyUse};
-use jsonwebtoken::{Algorithm, DecodingKey};
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use serde_json::Value;
 use tokio::sync::{Mutex, RwLock};
 use tokio::time::Instant;
@@ -22,21 +22,14 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// provider.
 pub const REFETCH_INTERVAL: Duration = Duration::from_secs(3);
 
-/// One usable key: its algorithm, pinned when the set was read.
-#[derive(Clone)]
+/// One usable key (public: a key set's symmetric keys are never taken): its algorithm, pinned
+/// when the set was read.
+#[derive(Debug, Clone)]
 pub struct PinnedKey {
     /// The only algorithm a token verified with this key may name.
     pub algorithm: Algorithm,
     /// The public key.
     pub key: DecodingKey,
-}
-
-impl std::fmt::Debug for PinnedKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PinnedKey")
-            .field("algorithm", &self.algorithm)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Where the set comes from.
@@ -151,12 +144,12 @@ async fn fetch(source: &Source) -> Result<HashMap<String, PinnedKey>, String> {
 }
 
 fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path)
-        .map_err(|error| format!("cannot read the JWKS file {}: {error}", path.display()))?;
+    let cannot_read = |error| format!("cannot read the JWKS file {}: {error}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot_read)?;
     let mut bytes = Vec::new();
     file.take(MAX_JWKS_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|error| format!("cannot read the JWKS file {}: {error}", path.display()))?;
+        .map_err(cannot_read)?;
     if bytes.len() > MAX_JWKS_BYTES {
         return Err(format!("the JWKS is larger than {MAX_JWKS_BYTES} bytes"));
     }
@@ -219,46 +212,33 @@ pub fn parse_key_set(bytes: &[u8]) -> Result<HashMap<String, PinnedKey>, String>
     Ok(keys)
 }
 
-/// The key and the one algorithm it verifies: RSA → RS256 unless its own `alg` names another
-/// RSA algorithm; EC P-256 → ES256, P-384 → ES384; OKP Ed25519 → EdDSA. Symmetric keys are
-/// never taken from a key set.
+/// The key and the one algorithm it verifies, by its own type, curve and `alg` (never a
+/// symmetric key).
 fn pin(jwk: &Jwk) -> Option<PinnedKey> {
     if matches!(jwk.common.public_key_use, Some(ref usage) if *usage != PublicKeyUse::Signature) {
         return None;
     }
     let declared = jwk.common.key_algorithm;
     let algorithm = match &jwk.algorithm {
-        AlgorithmParameters::RSA(_) => match declared {
+        AlgorithmParameters::RSA(_) => match declared.map(Algorithm::try_from) {
             None => Algorithm::RS256,
-            Some(KeyAlgorithm::RS256) => Algorithm::RS256,
-            Some(KeyAlgorithm::RS384) => Algorithm::RS384,
-            Some(KeyAlgorithm::RS512) => Algorithm::RS512,
-            Some(KeyAlgorithm::PS256) => Algorithm::PS256,
-            Some(KeyAlgorithm::PS384) => Algorithm::PS384,
-            Some(KeyAlgorithm::PS512) => Algorithm::PS512,
+            Some(Ok(algorithm)) if algorithm.family() == AlgorithmFamily::Rsa => algorithm,
             Some(_) => return None,
         },
-        AlgorithmParameters::EllipticCurve(params) => {
-            let algorithm = match params.curve {
-                EllipticCurve::P256 => Algorithm::ES256,
-                EllipticCurve::P384 => Algorithm::ES384,
-                _ => return None,
-            };
-            if declared.is_some_and(|declared| declared != KeyAlgorithm::from(algorithm)) {
-                return None;
-            }
-            algorithm
-        }
-        AlgorithmParameters::OctetKeyPair(params) => {
-            if params.curve != EllipticCurve::Ed25519
-                || declared.is_some_and(|declared| declared != KeyAlgorithm::EdDSA)
-            {
-                return None;
-            }
+        AlgorithmParameters::EllipticCurve(params) => match params.curve {
+            EllipticCurve::P256 => Algorithm::ES256,
+            EllipticCurve::P384 => Algorithm::ES384,
+            _ => return None,
+        },
+        AlgorithmParameters::OctetKeyPair(params) if params.curve == EllipticCurve::Ed25519 => {
             Algorithm::EdDSA
         }
         _ => return None,
     };
+    // A key's own `alg` must be the one its type and curve call for.
+    if declared.is_some_and(|declared| declared != KeyAlgorithm::from(algorithm)) {
+        return None;
+    }
     let key = DecodingKey::from_jwk(jwk).ok()?;
     Some(PinnedKey { algorithm, key })
 }

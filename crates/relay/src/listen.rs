@@ -44,9 +44,7 @@ pub struct Listening {
 
 impl Listening {
     /// Connects to `url`, listens, and only then returns, so nothing announced after this is
-    /// missed. `origin` is this replica's own id (its notifications are skipped: it announced
-    /// those itself); `elicitations` reads and announces the changed records; with `metrics`, each
-    /// heard change's lag is recorded.
+    /// missed. Notifications from `origin` (this replica) are skipped: it announced those itself.
     pub async fn start(
         url: &str,
         origin: &str,
@@ -108,11 +106,10 @@ async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
     Ok(listener)
 }
 
-/// Hands the other replicas' changes to the service until aborted. When the connection is lost,
-/// the link is marked down and the service told to resync (this replica's streams end, and new ones are
-/// refused until the link is back: changes made meanwhile are not heard); a fresh listener is
-/// then built with a doubling delay, and the link marked up once it listens. Long-polls re-read
-/// the row every second, so they never depend on the link.
+/// Hands the other replicas' changes to the service until aborted. While the connection is lost
+/// the link is down and the service resyncs (streams end, and new ones are refused: changes made
+/// meanwhile are not heard) until a fresh listener, rebuilt with a doubling delay, listens.
+/// Long-polls re-read the row every second, so they never depend on the link.
 async fn relay_notifications(mut listener: PgListener, link: Link, elicitations: Elicitations) {
     loop {
         match listener.try_recv().await {

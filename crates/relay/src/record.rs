@@ -1,57 +1,12 @@
 //! What an elicitation is as the relay keeps it: who it is for, where it is in its life, the
 //! scope a person's token admits, and who changed it. Stores keep these; events carry them.
 
-use koder_elicitation_relay_protocol::HostStatus;
 use serde_json::{json, Value};
 
-/// Where an elicitation is in its life. `complete` is not a status but a flag ([`Record::completed`]):
-/// URL-mode completion may come before or after the person's consent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Waiting for the person.
-    Pending,
-    /// The person answered; the result is stored.
-    Settled,
-    /// Nobody answered in time; settled as the element's timeout does (`{"action":"cancel"}`).
-    Expired,
-    /// The host withdrew it (its tool call ended).
-    Withdrawn,
-}
-
-impl Status {
-    /// The name stored in the database and shown in the API.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::Settled => "settled",
-            Status::Expired => "expired",
-            Status::Withdrawn => "withdrawn",
-        }
-    }
-
-    /// The status a stored name stands for.
-    pub fn parse(name: &str) -> Option<Status> {
-        [
-            Status::Pending,
-            Status::Settled,
-            Status::Expired,
-            Status::Withdrawn,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == name)
-    }
-}
-
-impl From<Status> for HostStatus {
-    fn from(status: Status) -> HostStatus {
-        match status {
-            Status::Pending => HostStatus::Pending,
-            Status::Settled => HostStatus::Settled,
-            Status::Expired => HostStatus::Expired,
-            Status::Withdrawn => HostStatus::Withdrawn,
-        }
-    }
-}
+/// Where an elicitation is in its life, stored under the names the host API shows. `complete`
+/// is not a status but a flag ([`Record::completed`]): URL-mode completion may come before or
+/// after the person's consent.
+pub use koder_elicitation_relay_protocol::HostStatus as Status;
 
 /// Who an elicitation is for: the core's tenant (user, workspace, conversation; the
 /// conversation empty when the host gave none). Made by the host API from a checked body, and

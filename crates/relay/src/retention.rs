@@ -29,18 +29,15 @@ pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError
     Ok(purged)
 }
 
-/// Runs `batch` (deleting up to [`PURGE_BATCH`] rows) until it deletes fewer, at most
-/// [`MAX_BATCHES_PER_SWEEP`] times; returns how many it deleted.
-async fn in_batches<Batch, Run>(mut batch: Batch) -> Result<u64, StoreError>
-where
-    Batch: FnMut() -> Run,
-    Run: std::future::Future<Output = Result<u64, StoreError>>,
-{
+/// Runs `purge` until a batch comes back short, a sweep's batches at most; how many in all.
+async fn in_batches<F: std::future::Future<Output = Result<u64, StoreError>>>(
+    purge: impl Fn() -> F,
+) -> Result<u64, StoreError> {
     let mut purged = 0;
     for _ in 0..MAX_BATCHES_PER_SWEEP {
-        let deleted = batch().await?;
-        purged += deleted;
-        if deleted < PURGE_BATCH.unsigned_abs() {
+        let batch = purge().await?;
+        purged += batch;
+        if batch < PURGE_BATCH.unsigned_abs() {
             break;
         }
         tokio::task::yield_now().await;

@@ -46,7 +46,7 @@ pub async fn list(
 /// there is none (nothing has been audited yet).
 pub async fn checkpoint(State(state): State<AppState>, _host: Host) -> Result<Response, ApiError> {
     match state.store.audit.latest_checkpoint().await? {
-        Some(checkpoint) => Ok(Json(checkpoint.to_wire()).into_response()),
+        Some(checkpoint) => Ok(Json(checkpoint).into_response()),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "no audit checkpoint yet: nothing has been audited",

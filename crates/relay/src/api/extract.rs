@@ -2,16 +2,14 @@
 //! [`Auth`], which alone makes a scope from it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use axum::extract::{FromRef, FromRequestParts, Query};
+use axum::extract::{FromRequestParts, Query};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use super::AppState;
-use crate::auth::{ticket_digest, ticket_grant, Auth, PersonToken};
+use crate::auth::{ticket_digest, ticket_grant, PersonToken};
 use crate::error::ApiError;
-use crate::store::TenantFilter;
 
 fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
     let Some(value) = parts.headers.get(AUTHORIZATION) else {
@@ -32,17 +30,12 @@ fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
 #[derive(Debug, Clone, Copy)]
 pub struct Host;
 
-impl<S> FromRequestParts<S> for Host
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
+impl FromRequestParts<AppState> for Host {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match bearer(parts)? {
-            Some(token) if auth.is_service_token(token) => Ok(Host),
+            Some(token) if state.auth.is_service_token(token) => Ok(Host),
             Some(_) => Err(ApiError::unauthorized("invalid service token")),
             None => Err(ApiError::unauthorized("missing bearer token")),
         }
@@ -50,37 +43,14 @@ where
 }
 
 /// A person's verified token from the Authorization header (and never from the URL).
-impl<S> FromRequestParts<S> for PersonToken
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
+impl FromRequestParts<AppState> for PersonToken {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let auth = Arc::<Auth>::from_ref(state);
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match bearer(parts)? {
-            Some(token) => auth.person(token).await,
+            Some(token) => state.auth.person(token).await,
             None => Err(ApiError::unauthorized("missing bearer token")),
         }
-    }
-}
-
-/// A person, by the scope of their token (Authorization header only).
-#[derive(Debug, Clone)]
-pub struct Person(pub TenantFilter);
-
-impl<S> FromRequestParts<S> for Person
-where
-    Arc<Auth>: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        PersonToken::from_request_parts(parts, state)
-            .await
-            .map(|token| Person(token.filter))
     }
 }
 
@@ -90,28 +60,17 @@ pub const ACCESS_TOKEN_REFUSED: &str = "?access_token= is not accepted: send the
      /v1/stream?ticket=…";
 
 /// A person on the stream: the Authorization header, or `?ticket=` (a one-use ticket from
-/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers.
+/// `POST /v1/stream/ticket`) for `EventSource`, which cannot send headers. The stream ends when
+/// the token behind it does.
 #[derive(Debug, Clone)]
-pub struct StreamPerson {
-    /// What the stream may carry.
-    pub filter: TenantFilter,
-    /// When the token behind it ends (ms since the Unix epoch); the stream ends then too.
-    pub expires_at_ms: i64,
-}
+pub struct StreamPerson(pub PersonToken);
 
 impl FromRequestParts<AppState> for StreamPerson {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if let Some(token) = bearer(parts)? {
-            let token = state.auth.person(token).await?;
-            return Ok(StreamPerson {
-                filter: token.filter,
-                expires_at_ms: token.expires_at_ms,
-            });
+            return Ok(StreamPerson(state.auth.person(token).await?));
         }
         let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
             .map_err(|_| ApiError::unauthorized("invalid query string"))?;
@@ -129,11 +88,7 @@ impl FromRequestParts<AppState> for StreamPerson {
             .await?
         {
             Some(redeemed) if redeemed.token_expires_at > now => {
-                let grant = ticket_grant(redeemed);
-                Ok(StreamPerson {
-                    filter: grant.filter,
-                    expires_at_ms: grant.expires_at_ms,
-                })
+                Ok(StreamPerson(ticket_grant(redeemed)))
             }
             Some(_) => Err(ApiError::unauthorized("token expired")),
             None => Err(ApiError::unauthorized(

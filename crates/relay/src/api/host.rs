@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use koder_elicitation_relay_protocol::{
-    CreateElicitation, Created as CreatedView, HostView, StatusView,
+    CreateElicitation, Created as CreatedView, HostView, StatusView, MAX_FIELD_CHARS,
 };
 use serde_json::Value;
 use tokio::time::Instant;
@@ -20,16 +20,12 @@ use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
 use super::views::{host_view, status_view};
 use super::{json_body, new_id, AppState};
-use crate::canonical::{sha256_hex, write_canonical};
+use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::store::{NewElicitation, Record, Status, Tenant};
 
-/// Without `timeoutMs`, an elicitation waits this long; others are clamped to this range.
-pub use koder_elicitation_relay_protocol::{DEFAULT_TIMEOUT_MS, TIMEOUT_RANGE_MS};
 /// The longest `?wait=` in seconds (longer is clamped).
 pub const MAX_WAIT_SECONDS: f64 = 60.0;
-/// The longest scope id, server name or idempotency key: the core's scope limit.
-pub use koder_elicitation_relay_protocol::MAX_FIELD_CHARS;
 /// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
 const REREAD_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -79,11 +75,10 @@ pub async fn create(
 /// sent), serialized with sorted object keys: a retry that orders its keys differently is the
 /// same request.
 fn request_digest(body: &Value) -> String {
-    let mut canonical = String::new();
-    for field in ["request", "scope", "serverName", "timeoutMs"] {
-        write_canonical(body.get(field).unwrap_or(&Value::Null), &mut canonical);
-        canonical.push('\n');
-    }
+    let canonical: String = ["request", "scope", "serverName", "timeoutMs"]
+        .iter()
+        .map(|field| canonical_json(body.get(field).unwrap_or(&Value::Null)) + "\n")
+        .collect();
     sha256_hex(canonical.as_bytes())
 }
 
@@ -178,8 +173,8 @@ pub async fn complete(
     Ok(Json(status_view(completed.record())))
 }
 
-/// The elicitation a host names in the path; a malformed id reads as unknown (404).
-async fn found(
+/// The elicitation the path names; a malformed id reads as unknown (404).
+pub(super) async fn found(
     state: &AppState,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Record, ApiError> {

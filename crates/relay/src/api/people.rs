@@ -8,13 +8,14 @@ use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::Json;
-use koder_elicitation_relay_protocol::{ElicitationList, HostStatus, HostView, StatusView};
+use koder_elicitation_relay_protocol::{ElicitationList, HostView, StatusView};
 use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
-use super::extract::Person;
-use super::views::{elicitation_view, status_view};
+use super::host::found;
+use super::views::{elicitation_view, host_view, status_view};
 use super::{json_body, AppState};
+use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::service::Changed;
 use crate::store::{Record, Status, TenantFilter};
@@ -22,7 +23,7 @@ use crate::store::{Record, Status, TenantFilter};
 /// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
 pub async fn list_pending(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Json<ElicitationList>, ApiError> {
     let query = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
@@ -49,19 +50,18 @@ async fn scoped(
     filter: &TenantFilter,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Record, ApiError> {
-    let Ok(Path(id)) = id else {
-        return Err(ApiError::no_such_elicitation());
-    };
-    match state.elicitations.get(&id).await? {
-        Some(record) if filter.admits(&record.tenant) => Ok(record),
-        _ => Err(ApiError::no_such_elicitation()),
+    let record = found(state, id).await?;
+    if filter.admits(&record.tenant) {
+        Ok(record)
+    } else {
+        Err(ApiError::no_such_elicitation())
     }
 }
 
 /// `POST /v1/elicitations/{id}/result`: the person's `ElicitResult`, stored exactly once.
 pub async fn answer(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -86,7 +86,7 @@ pub async fn answer(
         .answer(record, &result, &filter.user_id)
         .await?
     {
-        Changed::ByThisCall(_) => Ok(Json(settled(result))),
+        Changed::ByThisCall(record) => Ok(Json(host_view(&record))),
         // Another writer won (or it was over already): answer from the row as it is now.
         Changed::Already(record) => settled_answer(&record, &result),
     }
@@ -95,9 +95,7 @@ pub async fn answer(
 /// The answer for one no longer pending: the same result again is fine, another one conflicts.
 fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, ApiError> {
     match record.status {
-        Status::Settled if record.result.as_ref() == Some(result) => {
-            Ok(Json(settled(record.result_or_cancel())))
-        }
+        Status::Settled if record.result.as_ref() == Some(result) => Ok(Json(host_view(record))),
         Status::Settled => Err(ApiError::conflict(
             "already answered with a different result",
         )),
@@ -108,18 +106,10 @@ fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, Api
     }
 }
 
-/// A person's answer as stored: `{"status":"settled","result"}`.
-fn settled(result: Value) -> HostView {
-    HostView {
-        status: HostStatus::Settled,
-        result: Some(result),
-    }
-}
-
 /// `GET /v1/elicitations/{id}/status`.
 pub async fn status(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
     let record = scoped(&state, &filter, id).await?;

@@ -13,8 +13,8 @@ use koder_elicitation_relay_protocol::{
 };
 use koder_web_push::SubscriptionKeys;
 
-use super::extract::Person;
 use super::{json_body, new_id, AppState};
+use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::push::PushSettings;
 use crate::store::{PushSubscriptionRow, Subscribed, TenantFilter};
@@ -59,7 +59,7 @@ pub async fn key(State(state): State<AppState>) -> Result<Json<PushKey>, ApiErro
 /// 201 with a new id, 200 with the same id for an endpoint they subscribed already.
 pub async fn subscribe(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<PushSubscriptionCreated>), ApiError> {
     let push = push_on(&state)?;
@@ -95,7 +95,7 @@ pub async fn subscribe(
 /// `GET /v1/push/subscriptions`: the token's person's, oldest first, without their keys.
 pub async fn list(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
 ) -> Result<Json<PushSubscriptionList>, ApiError> {
     push_on(&state)?;
     let (user_id, workspace_id) = whole_person(filter)?;
@@ -119,7 +119,7 @@ pub async fn list(
 /// alike.
 pub async fn unsubscribe(
     State(state): State<AppState>,
-    Person(filter): Person,
+    PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<StatusCode, ApiError> {
     push_on(&state)?;

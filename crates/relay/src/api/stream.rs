@@ -18,6 +18,7 @@ use tokio::sync::{broadcast, watch};
 use super::extract::StreamPerson;
 use super::state::{now_ms, AppState};
 use super::views::elicitation_view;
+use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::hub::{Refusal, Subscription};
 use crate::service::Elicitations;
@@ -36,10 +37,10 @@ const RECONNECT_HINT: Duration = Duration::from_millis(1_000);
 /// The stream handler.
 pub async fn stream(
     State(state): State<AppState>,
-    StreamPerson {
+    StreamPerson(PersonToken {
         filter,
         expires_at_ms,
-    }: StreamPerson,
+    }): StreamPerson,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     // Subscribed before reading the pending ones, so nothing created in between is lost.
     let subscription = state
@@ -64,7 +65,7 @@ pub async fn stream(
         queue,
         subscription,
         filter,
-        token_ends: Some(token_deadline(state.elicitations.now_ms(), expires_at_ms)),
+        token_ends: token_deadline(state.elicitations.now_ms(), expires_at_ms),
         shutdown: state.shutdown.clone(),
         ended: false,
     };
@@ -94,7 +95,7 @@ struct PersonStream {
     filter: TenantFilter,
     /// When the token that opened the stream ends: the stream ends then too, and its client
     /// reconnects with a fresh token.
-    token_ends: Option<tokio::time::Instant>,
+    token_ends: tokio::time::Instant,
     shutdown: watch::Receiver<bool>,
     /// The farewell (`retry:`) was sent: the next poll ends the stream.
     ended: bool,
@@ -110,11 +111,10 @@ impl PersonStream {
             if let Some(event) = self.queue.pop_front() {
                 return Some(event);
             }
-            let token_ends = self.token_ends;
             let received = tokio::select! {
                 received = self.subscription.recv() => Some(received),
                 _ = self.shutdown.wait_for(|stopping| *stopping) => None,
-                () = until(token_ends) => None,
+                () = tokio::time::sleep_until(self.token_ends) => None,
             };
             // The token ended, or the relay is draining: so does the stream, and its client
             // comes back (with a fresh token, or to another replica).
@@ -142,14 +142,6 @@ impl PersonStream {
         SseEvent::default()
             .comment("ended by the relay: reconnect")
             .retry(RECONNECT_HINT + Duration::from_millis(jitter_ms))
-    }
-}
-
-/// Resolves at `deadline`, or never without one.
-async fn until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
     }
 }
 

@@ -2,8 +2,8 @@
 //! use `EventSource` (no headers) never puts its long-lived token in a URL.
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::header;
+use axum::response::IntoResponse;
 use axum::Json;
 use koder_elicitation_relay_protocol::StreamTicket;
 
@@ -20,7 +20,7 @@ pub const TICKET_LIFETIME_MS: i64 = 30_000;
 pub async fn issue(
     State(state): State<AppState>,
     token: PersonToken,
-) -> Result<Response, ApiError> {
+) -> Result<impl IntoResponse, ApiError> {
     let now = now_ms();
     // `exp` is checked in whole seconds: a token in its last second may already be over here.
     if token.expires_at_ms <= now {
@@ -37,31 +37,19 @@ pub async fn issue(
         token_expires_at: token.expires_at_ms,
         expires_at,
     };
-    if !state
-        .store
-        .tickets
-        .issue(&kept, MAX_LIVE_TICKETS, now)
-        .await?
-    {
-        let mut response = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
+    let issued = state.store.tickets.issue(&kept, MAX_LIVE_TICKETS, now);
+    if !issued.await? {
+        return Err(ApiError::too_many_requests(
             format!("too many live stream tickets (at most {MAX_LIVE_TICKETS}); try again later"),
-        )
-        .into_response();
-        // The oldest of them is gone by then at the latest.
-        let retry_after = (TICKET_LIFETIME_MS / 1000).to_string();
-        if let Ok(value) = HeaderValue::from_str(&retry_after) {
-            response.headers_mut().insert(header::RETRY_AFTER, value);
-        }
-        return Ok(response);
+            // The oldest of them is gone by then at the latest.
+            TICKET_LIFETIME_MS.unsigned_abs() / 1000,
+        ));
     }
     Ok((
-        StatusCode::OK,
         [(header::CACHE_CONTROL, "no-store")],
         Json(StreamTicket {
             ticket,
             expires_in_ms: expires_at - now,
         }),
-    )
-        .into_response())
+    ))
 }

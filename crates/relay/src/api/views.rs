@@ -27,7 +27,7 @@ pub fn status_view(record: &Record) -> StatusView {
 /// The host's view: `{"status":"pending"}` or `{"status","result"}`.
 pub fn host_view(record: &Record) -> HostView {
     HostView {
-        status: record.status.into(),
+        status: record.status,
         result: (record.status != Status::Pending).then(|| record.result_or_cancel()),
     }
 }

@@ -72,7 +72,7 @@ pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64) -> Vec<u8>
 pub fn settled(record: &Record) -> Vec<u8> {
     let payload = PushPayload::Settled {
         id: record.id.clone(),
-        status: record.status.into(),
+        status: record.status,
     };
     serde_json::to_vec(&payload).unwrap_or_default()
 }

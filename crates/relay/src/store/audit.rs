@@ -2,11 +2,11 @@
 //! appended by the change it records, in that change's transaction (`journal`, called by
 //! `changes`).
 
-use super::db::{Database, Either};
+use super::db::{either, Database, Either};
 use super::journal;
 use super::StoreError;
-use crate::audit::AuditEntry;
-use crate::audit_checkpoint::Checkpoint;
+use crate::audit::{entry_from_row, AuditEntry};
+use crate::audit_checkpoint::{checkpoint_from_row, Checkpoint};
 
 /// The audit trail.
 #[derive(Debug, Clone)]
@@ -16,39 +16,51 @@ pub struct AuditStore {
 
 impl AuditStore {
     /// The entries after `after`, oldest first, at most `limit`.
-    /// On PostgreSQL, committed entries get their `seq` first (see `journal`).
     pub async fn page(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
-        match self.database.reader() {
-            Either::Sqlite(pool) => {
-                let rows = sqlx::query(journal::PAGE)
-                    .bind(after)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?;
-                Ok(journal::entries(&rows)?)
-            }
-            Either::Postgres(pool) => Ok(journal::page_postgres(pool, after, limit).await?),
+        // On PostgreSQL, committed entries get their `seq` first (see `journal`).
+        if let Either::Postgres(pool) = self.database.reader() {
+            journal::sequence_postgres(pool, journal::SEQUENCE_BATCH.max(limit)).await?;
         }
+        either!(self.database.reader(), |pool| {
+            let rows = sqlx::query(journal::PAGE)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?;
+            Ok(rows.iter().map(entry_from_row).collect::<Result<_, _>>()?)
+        })
     }
 
     /// Keeps a checkpoint of every chain's head now, made at `now_ms` (unless one at the same
     /// point is kept already); the latest checkpoint, `None` while the trail is empty.
     pub async fn write_checkpoint(&self, now_ms: i64) -> Result<Option<Checkpoint>, StoreError> {
-        Ok(match &self.database {
-            Database::Sqlite { readers, writer } => {
-                journal::write_checkpoint_sqlite(readers, writer, now_ms).await?
-            }
-            Database::Postgres(pool) => {
-                journal::write_checkpoint_postgres(pool, pool, now_ms).await?
-            }
-        })
+        if let Either::Postgres(pool) = self.database.reader() {
+            journal::sequence_everything_postgres(pool).await?;
+        }
+        let heads = either!(self.database.reader(), |pool| {
+            sqlx::query_as(journal::HEADS).fetch_all(pool).await?
+        });
+        if let Some(checkpoint) = journal::checkpoint_of(heads, now_ms) {
+            either!(self.database.writer(), |pool| {
+                sqlx::query(journal::INSERT_CHECKPOINT)
+                    .bind(checkpoint.seq)
+                    .bind(checkpoint.at)
+                    .bind(checkpoint.chains)
+                    .bind(&checkpoint.hash)
+                    .execute(pool)
+                    .await?;
+            });
+        }
+        self.latest_checkpoint().await
     }
 
     /// The latest checkpoint kept.
     pub async fn latest_checkpoint(&self) -> Result<Option<Checkpoint>, StoreError> {
-        Ok(match self.database.reader() {
-            Either::Sqlite(pool) => journal::latest_checkpoint_sqlite(pool).await?,
-            Either::Postgres(pool) => journal::latest_checkpoint_postgres(pool).await?,
+        either!(self.database.reader(), |pool| {
+            let row = sqlx::query_as(journal::LATEST_CHECKPOINT)
+                .fetch_optional(pool)
+                .await?;
+            Ok(row.map(checkpoint_from_row))
         })
     }
 }

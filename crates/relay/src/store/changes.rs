@@ -5,7 +5,7 @@
 //! by dialect: on PostgreSQL the statement also sends `pg_notify` on the replicas' channel.
 
 use serde_json::Value;
-use sqlx::{PgConnection, Row, SqliteConnection};
+use sqlx::Row;
 
 use super::clock::Clock;
 use super::db::{either, Connection, Dialects};
@@ -130,38 +130,6 @@ const BY_IDEMPOTENCY_KEY: &str = concat!(
     "AND conversation_id = $3 AND idempotency_key = $4"
 );
 
-/// The audit entry of a change, by dialect (the journal's own append for each).
-trait AuditAppend {
-    async fn append_audit(
-        &mut self,
-        event: &Event,
-        actor: &Actor,
-        at_ms: i64,
-    ) -> Result<(), sqlx::Error>;
-}
-
-impl AuditAppend for SqliteConnection {
-    async fn append_audit(
-        &mut self,
-        event: &Event,
-        actor: &Actor,
-        at: i64,
-    ) -> Result<(), sqlx::Error> {
-        journal::append_sqlite(self, event, actor, at).await
-    }
-}
-
-impl AuditAppend for PgConnection {
-    async fn append_audit(
-        &mut self,
-        event: &Event,
-        actor: &Actor,
-        at: i64,
-    ) -> Result<(), sqlx::Error> {
-        journal::append_postgres(self, event, actor, at).await
-    }
-}
-
 impl Change {
     /// The event each row it changes announces.
     fn kind(&self) -> Result<EventKind, StoreError> {
@@ -266,7 +234,14 @@ pub(super) async fn apply(
         // Several events (an expiry sweep) lock their chains' heads in one order, so two
         // replicas sweeping at once never wait on each other in a circle.
         for event in journal::in_lock_order(&events) {
-            db.append_audit(event, change.actor(), at).await?;
+            journal::append(
+                &mut *db,
+                dialect(journal::INSERT),
+                event,
+                change.actor(),
+                at,
+            )
+            .await?;
             if let Some(row) = context.webhook_rows.and_then(|rows| rows(event)) {
                 sqlx::query(ENQUEUE)
                     .bind(&row.id)

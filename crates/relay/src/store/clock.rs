@@ -5,7 +5,6 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The deployment's clock: the process clock plus an offset (0 unless measured). Clones share
 /// the offset, so a re-measurement reaches every holder.
@@ -32,12 +31,7 @@ impl Clock {
 }
 
 /// Milliseconds since the Unix epoch by this process's clock.
-pub fn process_now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
+pub use koder_elicitation_relay_protocol::now_ms as process_now_ms;
 
 /// One reading of the database's clock: the process clock when the query was sent, the
 /// database's answer, and the process clock when the answer arrived (all ms since the epoch).

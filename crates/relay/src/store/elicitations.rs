@@ -84,7 +84,7 @@ impl ElicitationStore {
             at: now_ms,
             actor: actor.clone(),
         };
-        self.one_event(change).await
+        Ok(self.changed(change).await?.into_iter().next())
     }
 
     /// Marks URL-mode completion, journalled as made by `actor`: the change, or `None` when
@@ -94,7 +94,7 @@ impl ElicitationStore {
             id: id.to_string(),
             actor: actor.clone(),
         };
-        self.one_event(change).await
+        Ok(self.changed(change).await?.into_iter().next())
     }
 
     /// Expires every pending elicitation due at `now_ms` (result `{"action":"cancel"}`), oldest
@@ -114,14 +114,7 @@ impl ElicitationStore {
         if !due {
             return Ok(Vec::new());
         }
-        match self
-            .committer
-            .commit(Change::ExpireDue { at: now_ms })
-            .await?
-        {
-            Applied::Changed(events) => Ok(events),
-            Applied::Created(_) => Err(StoreError("an expiry created a row".into())),
-        }
+        self.changed(Change::ExpireDue { at: now_ms }).await
     }
 
     /// Deletes up to `batch` finished elicitations (settled, expired, withdrawn) that finished
@@ -152,10 +145,11 @@ impl ElicitationStore {
         })
     }
 
-    /// Commits a change of one row: its event when this call won.
-    async fn one_event(&self, change: Change) -> Result<Option<Event>, StoreError> {
+    /// Commits a change that creates no row: the events of the rows it changed (none when
+    /// another writer won).
+    async fn changed(&self, change: Change) -> Result<Vec<Event>, StoreError> {
         match self.committer.commit(change).await? {
-            Applied::Changed(events) => Ok(events.into_iter().next()),
+            Applied::Changed(events) => Ok(events),
             Applied::Created(_) => Err(StoreError("a change created a row".into())),
         }
     }

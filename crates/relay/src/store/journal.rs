@@ -1,28 +1,25 @@
-//! The audit trail's SQL: the one call every change makes inside its transaction
-//! ([`append_sqlite`] / [`append_postgres`]), the entry after its tenant's chain head; the pages
-//! of `GET /v1/audit`; and the checkpoints. One text per statement for both dialects, except
-//! where they truly differ: how an entry gets its `seq`.
+//! The audit trail's SQL: the one call every change makes inside its transaction ([`append`]),
+//! the entry after its tenant's chain head; the pages of `GET /v1/audit`; and the checkpoints.
+//! One text per statement for both dialects, except where they truly differ: how an entry gets
+//! its `seq`.
 //!
 //! A change takes its chain's next place in `koder_audit_heads` (an upsert that, on PostgreSQL,
 //! locks that one row until the change commits), so changes of one tenant take turns and
 //! changes of different tenants never wait on each other.
 //!
-//! `seq`, the order pages follow: on SQLite, whose one writer commits changes one after the
-//! other, an entry takes the next `seq` as it is inserted. On PostgreSQL, changes commit in any
-//! order, so a `seq` taken before commit could be passed by a later one that commits first, and
-//! a reader paging with `after=` would skip the late one for good. There an entry is inserted
-//! without `seq`, and whoever reads the trail first gives `seq` to every committed entry still
-//! without one ([`sequence_postgres`], one at a time across replicas, under an advisory lock
-//! that no change takes): each batch commits before the next starts, so the entries with a
-//! `seq` are always 1..N with no gap, and a late commit gets a `seq` after every one already
-//! shown.
+//! `seq`, the order pages follow: on SQLite, whose one writer commits changes in order, an
+//! entry takes the next `seq` as it is inserted. On PostgreSQL, changes commit in any order, so a
+//! `seq` taken before commit could be passed by one that commits first, and a reader paging with
+//! `after=` would skip the late one for good. There whoever reads the trail first gives `seq` to
+//! every committed entry still without one ([`sequence_postgres`], under an advisory lock no
+//! change takes): the sequenced entries are always 1..N with no gap, and a late commit gets a
+//! `seq` after every one already shown.
 
-use sqlx::{PgConnection, PgPool, Row, SqliteConnection, SqlitePool};
+use sqlx::PgPool;
 
-use crate::audit::{
-    audit_columns, chain_key, entry_from_row, place_in_chain, AuditEntry, GENESIS_HASH,
-};
-use crate::audit_checkpoint::{ChainHead, Checkpoint};
+use super::db::Dialects;
+use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, GENESIS_HASH};
+use crate::audit_checkpoint::{checkpoint_over, ChainHead, Checkpoint};
 use crate::events::Event;
 use crate::record::Actor;
 
@@ -49,10 +46,12 @@ macro_rules! insert_entry {
     };
 }
 
-/// SQLite: the next `seq` as it inserts (its one writer commits in this order).
-const INSERT_SQLITE: &str = insert_entry!("(SELECT coalesce(max(seq), 0) + 1 FROM koder_audit)");
-/// PostgreSQL: no `seq` yet ([`sequence_postgres`] gives it after commit).
-const INSERT_POSTGRES: &str = insert_entry!("NULL");
+/// SQLite takes the next `seq` as it inserts (its one writer commits in this order);
+/// PostgreSQL none yet ([`sequence_postgres`] gives it after commit).
+pub(super) const INSERT: Dialects = Dialects {
+    sqlite: insert_entry!("(SELECT coalesce(max(seq), 0) + 1 FROM koder_audit)"),
+    postgres: insert_entry!("NULL"),
+};
 
 /// Held (transaction-scoped) by whoever gives `seq` on PostgreSQL: readers and checkpoint
 /// writers take turns; changes never take it.
@@ -73,7 +72,7 @@ const SEQUENCE: &str = "WITH top AS (SELECT coalesce(max(seq), 0) AS seq FROM ko
 
 /// Entries given `seq` per statement: at least a page ([`crate::audit::MAX_PAGE`]), so a page
 /// comes back short only when nothing more has committed.
-const SEQUENCE_BATCH: i64 = 10_000;
+pub(super) const SEQUENCE_BATCH: i64 = 10_000;
 
 /// `SELECT` of entries after a seq, in order (`$1` after, `$2` how many).
 pub(super) const PAGE: &str = concat!(
@@ -85,7 +84,7 @@ pub(super) const PAGE: &str = concat!(
 /// Every chain's head once the trail reached its largest `seq`, in one statement (one
 /// snapshot): that `seq`, and per chain its last entry with a `seq` up to it. A chain whose
 /// entries have no `seq` yet is not covered.
-const HEADS: &str = "SELECT top.seq AS covered, a.chain, a.chain_seq, a.hash \
+pub(super) const HEADS: &str = "SELECT top.seq AS covered, a.chain, a.chain_seq, a.hash \
      FROM (SELECT coalesce(max(seq), 0) AS seq FROM koder_audit) top \
      JOIN koder_audit_heads h ON true \
      JOIN koder_audit a ON a.chain = h.chain AND a.seq = (SELECT max(b.seq) FROM koder_audit b \
@@ -93,60 +92,65 @@ const HEADS: &str = "SELECT top.seq AS covered, a.chain, a.chain_seq, a.hash \
 
 /// Keeps a checkpoint; one at the same `seq` already kept (by another replica, or with nothing
 /// new since) stays.
-const INSERT_CHECKPOINT: &str = "INSERT INTO koder_audit_checkpoints (seq, at, chains, hash) \
+pub(super) const INSERT_CHECKPOINT: &str =
+    "INSERT INTO koder_audit_checkpoints (seq, at, chains, hash) \
      VALUES ($1, $2, $3, $4) ON CONFLICT (seq) DO NOTHING";
 
-/// The latest checkpoint.
-const LATEST_CHECKPOINT: &str =
+pub(super) const LATEST_CHECKPOINT: &str =
     "SELECT seq, at, chains, hash FROM koder_audit_checkpoints ORDER BY seq DESC LIMIT 1";
 
-/// The append, written once for each dialect's connection and insert.
-macro_rules! append {
-    ($(#[$doc:meta])* $name:ident, $connection:ty, $insert:expr) => {
-        $(#[$doc])*
-        pub(super) async fn $name(
-            transaction: &mut $connection,
-            event: &Event,
-            actor: &Actor,
-            at_ms: i64,
-        ) -> Result<(), sqlx::Error> {
-            let chain = chain_key(event.tenant());
-            let chain_seq: i64 = sqlx::query_scalar(TAKE_PLACE)
-                .bind(&chain)
-                .fetch_one(&mut *transaction)
-                .await?;
-            let prev_hash = if chain_seq > 1 {
-                let previous: Option<String> = sqlx::query_scalar(ENTRY_HASH)
-                    .bind(&chain)
-                    .bind(chain_seq - 1)
-                    .fetch_optional(&mut *transaction)
-                    .await?;
-                previous.ok_or_else(|| missing_head(&chain, chain_seq - 1))?
-            } else {
-                GENESIS_HASH.to_string()
-            };
-            let entry = AuditEntry::next(chain_seq, prev_hash, event, actor, at_ms);
-            bind_entry(sqlx::query($insert), &entry)
-                .execute(&mut *transaction)
-                .await?;
-            Ok(())
-        }
+/// Records `event`, made by `actor` at `at_ms`, in the transaction that made it (`insert`:
+/// the dialect's [`INSERT`]).
+pub(super) async fn append<C, DB>(
+    transaction: &mut C,
+    insert: &'static str,
+    event: &Event,
+    actor: &Actor,
+    at_ms: i64,
+) -> Result<(), sqlx::Error>
+where
+    C: sqlx::Connection<Database = DB>,
+    DB: sqlx::Database,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+    for<'c> &'c mut C: sqlx::Executor<'c, Database = DB>,
+    i64: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    String: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    let chain = chain_key(event.tenant());
+    let chain_seq: i64 = sqlx::query_scalar(TAKE_PLACE)
+        .bind(&chain)
+        .fetch_one(&mut *transaction)
+        .await?;
+    let prev_hash = if chain_seq > 1 {
+        let previous: Option<String> = sqlx::query_scalar(ENTRY_HASH)
+            .bind(&chain)
+            .bind(chain_seq - 1)
+            .fetch_optional(&mut *transaction)
+            .await?;
+        previous.ok_or_else(|| missing_head(&chain, chain_seq - 1))?
+    } else {
+        GENESIS_HASH.to_string()
     };
+    let entry = AuditEntry::next(chain_seq, prev_hash, event, actor, at_ms);
+    sqlx::query(insert)
+        .bind(entry.chain)
+        .bind(entry.chain_seq)
+        .bind(entry.at)
+        .bind(entry.elicitation_id)
+        .bind(entry.tenant.user_id)
+        .bind(entry.tenant.workspace_id)
+        .bind(entry.tenant.conversation_id)
+        .bind(entry.actor)
+        .bind(entry.action)
+        .bind(entry.digest)
+        .bind(entry.prev_hash)
+        .bind(entry.hash)
+        .execute(&mut *transaction)
+        .await?;
+    Ok(())
 }
-
-append!(
-    /// Records `event`, made by `actor` at `at_ms`, in the SQLite transaction that made it.
-    append_sqlite,
-    SqliteConnection,
-    INSERT_SQLITE
-);
-
-append!(
-    /// Records `event`, made by `actor` at `at_ms`, in the PostgreSQL transaction that made it.
-    append_postgres,
-    PgConnection,
-    INSERT_POSTGRES
-);
 
 /// The head of a chain names an entry that is not there: its newest entries were removed.
 fn missing_head(chain: &str, chain_seq: i64) -> sqlx::Error {
@@ -160,48 +164,9 @@ fn missing_head(chain: &str, chain_seq: i64) -> sqlx::Error {
 /// chain, so two such transactions (two replicas expiring at once) never wait on each other in
 /// a circle.
 pub(super) fn in_lock_order(events: &[Event]) -> Vec<&Event> {
-    let mut ordered: Vec<(String, &Event)> = events
-        .iter()
-        .map(|event| (chain_key(event.tenant()), event))
-        .collect();
-    ordered.sort_by(|a, b| a.0.cmp(&b.0));
-    ordered.into_iter().map(|(_, event)| event).collect()
-}
-
-fn bind_entry<'q, DB>(
-    query: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>,
-    entry: &AuditEntry,
-) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>
-where
-    DB: sqlx::Database,
-    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-{
-    query
-        .bind(entry.chain.clone())
-        .bind(entry.chain_seq)
-        .bind(entry.at)
-        .bind(entry.elicitation_id.clone())
-        .bind(entry.tenant.user_id.clone())
-        .bind(entry.tenant.workspace_id.clone())
-        .bind(entry.tenant.conversation_id.clone())
-        .bind(entry.actor.clone())
-        .bind(entry.action.clone())
-        .bind(entry.digest.clone())
-        .bind(entry.prev_hash.clone())
-        .bind(entry.hash.clone())
-}
-
-/// A page of rows as entries.
-pub(super) fn entries<'r, R>(rows: &'r [R]) -> Result<Vec<AuditEntry>, sqlx::Error>
-where
-    R: sqlx::Row,
-    &'static str: sqlx::ColumnIndex<R>,
-    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-{
-    rows.iter().map(entry_from_row).collect()
+    let mut ordered: Vec<&Event> = events.iter().collect();
+    ordered.sort_by_cached_key(|event| chain_key(event.tenant()));
+    ordered
 }
 
 /// Gives `seq` to committed entries without one, up to `batch` of them (see the module's
@@ -221,116 +186,25 @@ pub(super) async fn sequence_postgres(pool: &PgPool, batch: i64) -> Result<u64, 
     Ok(sequenced)
 }
 
-/// The entries after `after`, at most `limit`, on PostgreSQL: committed ones get their `seq`
-/// first.
-pub(super) async fn page_postgres(
-    pool: &PgPool,
-    after: i64,
-    limit: i64,
-) -> Result<Vec<AuditEntry>, sqlx::Error> {
-    sequence_postgres(pool, SEQUENCE_BATCH.max(limit)).await?;
-    let rows = sqlx::query(PAGE)
-        .bind(after)
-        .bind(limit)
-        .fetch_all(pool)
-        .await?;
-    entries(&rows)
-}
-
-/// Every chain's head now as a checkpoint made at `now_ms`; `None` while no entry has a `seq`.
-fn checkpoint_of<'r, R>(rows: &'r [R], now_ms: i64) -> Result<Option<Checkpoint>, sqlx::Error>
-where
-    R: Row,
-    &'static str: sqlx::ColumnIndex<R>,
-    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-{
-    let Some(first) = rows.first() else {
-        return Ok(None);
-    };
-    let covered: i64 = first.try_get("covered")?;
-    let heads = rows
-        .iter()
-        .map(|row| {
-            Ok(ChainHead {
-                chain: row.try_get("chain")?,
-                chain_seq: row.try_get("chain_seq")?,
-                hash: row.try_get("hash")?,
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
-    Ok(Some(Checkpoint::over(covered, now_ms, heads)))
-}
-
-fn checkpoint_from_row<'r, R>(row: &'r R) -> Result<Checkpoint, sqlx::Error>
-where
-    R: Row,
-    &'static str: sqlx::ColumnIndex<R>,
-    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-{
-    Ok(Checkpoint {
-        seq: row.try_get("seq")?,
-        at: row.try_get("at")?,
-        chains: row.try_get("chains")?,
-        hash: row.try_get("hash")?,
-    })
-}
-
-/// The checkpoint writes and reads, written once for each dialect's pool (`$sequence` gives
-/// `seq` to every committed entry first).
-macro_rules! checkpoints {
-    ($write:ident, $latest:ident, $pool:ty, $sequence:ident) => {
-        /// Keeps a checkpoint of every chain's head now (see [`HEADS`]); the latest checkpoint
-        /// after it.
-        pub(super) async fn $write(
-            reader: &$pool,
-            writer: &$pool,
-            now_ms: i64,
-        ) -> Result<Option<Checkpoint>, sqlx::Error> {
-            $sequence(reader).await?;
-            let rows = sqlx::query(HEADS).fetch_all(reader).await?;
-            if let Some(checkpoint) = checkpoint_of(&rows, now_ms)? {
-                sqlx::query(INSERT_CHECKPOINT)
-                    .bind(checkpoint.seq)
-                    .bind(checkpoint.at)
-                    .bind(checkpoint.chains)
-                    .bind(&checkpoint.hash)
-                    .execute(writer)
-                    .await?;
-            }
-            $latest(reader).await
-        }
-
-        /// The latest checkpoint kept.
-        pub(super) async fn $latest(pool: &$pool) -> Result<Option<Checkpoint>, sqlx::Error> {
-            let row = sqlx::query(LATEST_CHECKPOINT).fetch_optional(pool).await?;
-            row.as_ref().map(checkpoint_from_row).transpose()
-        }
-    };
-}
-
-checkpoints!(
-    write_checkpoint_sqlite,
-    latest_checkpoint_sqlite,
-    SqlitePool,
-    sequenced_at_insert_sqlite
-);
-
-checkpoints!(
-    write_checkpoint_postgres,
-    latest_checkpoint_postgres,
-    PgPool,
-    sequence_everything_postgres
-);
-
-/// Nothing to do: on SQLite every entry gets its `seq` as it is inserted.
-async fn sequenced_at_insert_sqlite(_: &SqlitePool) -> Result<(), sqlx::Error> {
-    Ok(())
-}
-
 /// Gives `seq` to every committed entry without one, batch after batch.
-async fn sequence_everything_postgres(pool: &PgPool) -> Result<(), sqlx::Error> {
+pub(super) async fn sequence_everything_postgres(pool: &PgPool) -> Result<(), sqlx::Error> {
     while sequence_postgres(pool, SEQUENCE_BATCH).await? >= SEQUENCE_BATCH as u64 {}
     Ok(())
+}
+
+/// The rows of [`HEADS`] as a checkpoint made at `now_ms`; `None` while no entry has a `seq`.
+pub(super) fn checkpoint_of(
+    heads: Vec<(i64, String, i64, String)>,
+    now_ms: i64,
+) -> Option<Checkpoint> {
+    let covered = heads.first()?.0;
+    let heads = heads
+        .into_iter()
+        .map(|(_, chain, chain_seq, hash)| ChainHead {
+            chain,
+            chain_seq,
+            hash,
+        })
+        .collect();
+    Some(checkpoint_over(covered, now_ms, heads))
 }

@@ -4,7 +4,7 @@
 //! `SKIP LOCKED` and how changes are committed differ. Stores know nothing of who listens.
 
 /// The database of either dialect, and running one text on both.
-mod db;
+pub(crate) mod db;
 
 /// Every change to an elicitation, with its audit entry, webhook row and push rows, written once.
 mod changes;

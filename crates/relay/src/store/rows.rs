@@ -19,8 +19,8 @@ where
     bool: Decode<'r, R::Database> + Type<R::Database>,
 {
     let status_name: String = row.try_get("status")?;
-    let status = Status::parse(&status_name)
-        .ok_or_else(|| StoreError(format!("unknown status {status_name:?} in the database")))?;
+    let status: Status = serde_json::from_value(Value::String(status_name.clone()))
+        .map_err(|_| StoreError(format!("unknown status {status_name:?} in the database")))?;
     let request_text: String = row.try_get("request")?;
     let result_text: Option<String> = row.try_get("result")?;
     Ok(Record {
@@ -44,10 +44,9 @@ where
 /// Whether a repeat asks for what the first create did. A digest missing on either side (a row
 /// from before digests were kept) cannot tell a difference, so it counts as the same.
 pub(super) fn same_request(stored: Option<&str>, repeated: Option<&str>) -> bool {
-    match (stored, repeated) {
-        (Some(stored), Some(repeated)) => stored == repeated,
-        _ => true,
-    }
+    stored
+        .zip(repeated)
+        .is_none_or(|(stored, repeated)| stored == repeated)
 }
 
 fn parse_json(text: &str) -> Result<Value, StoreError> {

@@ -122,7 +122,7 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
             id: record.id.clone(),
             scope: ViewScope::from(&record.tenant),
             server_name: record.server_name.clone(),
-            status: record.status.into(),
+            status: record.status,
             created_at: record.created_at,
             expires_at: record.expires_at,
             finished_at: record.finished_at.filter(|_| finished),
