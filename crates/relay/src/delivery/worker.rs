@@ -20,6 +20,9 @@ pub const BATCH: i64 = 32;
 /// bounded by [`ATTEMPT_TIMEOUT`]), so no other claim sends them meanwhile. A worker that dies
 /// holding rows leaves them to be claimed again after this.
 pub const LEASE: Duration = Duration::from_secs(30);
+/// How long a woken worker waits before it claims: changes come in bursts, and a moment lets
+/// one claim (one write, on SQLite through the one writer) take a burst's rows together.
+pub const GATHER: Duration = Duration::from_millis(20);
 /// How long a shutdown waits for a batch in flight.
 pub const SHUTDOWN_WAIT: Duration = ATTEMPT_TIMEOUT;
 
@@ -82,10 +85,13 @@ pub async fn run<O: Outbox>(outbox: O, wake: Arc<Notify>, mut shutdown: watch::R
                 failing = true;
             }
         }
-        tokio::select! {
-            _ = wake.notified() => {}
-            _ = tokio::time::sleep(next_wait) => {}
+        let woken = tokio::select! {
+            _ = wake.notified() => true,
+            _ = tokio::time::sleep(next_wait) => false,
             _ = shutdown.wait_for(|stopping| *stopping) => return,
+        };
+        if woken {
+            tokio::time::sleep(GATHER).await;
         }
     }
 }
