@@ -11,7 +11,7 @@ use rand_core::{OsRng, RngCore};
 use sha2::Sha256;
 
 use crate::keys::{parse_uncompressed_point, AUTH_SECRET_LEN, UNCOMPRESSED_POINT_LEN};
-use crate::{PushError, SubscriptionKeys, MAX_PLAINTEXT, RECORD_SIZE};
+use crate::{PushError, Receiver, SubscriptionKeys, MAX_PLAINTEXT, RECORD_SIZE};
 
 const SALT_LEN: usize = 16;
 const TAG_LEN: usize = 16;
@@ -69,9 +69,17 @@ pub(crate) fn encrypt_with(
     Ok(body)
 }
 
+impl Receiver {
+    /// Decrypts an `aes128gcm` push body. Any body may be given: a broken, altered or foreign
+    /// one is an error, never a panic.
+    pub fn decrypt(&self, body: &[u8]) -> Result<Vec<u8>, PushError> {
+        decrypt(&self.secret, &self.auth, body)
+    }
+}
+
 /// The receiver's side: reads the header, derives the keys from the sender's key in it, and
 /// opens the single record.
-pub(crate) fn decrypt(
+fn decrypt(
     receiver_secret: &SecretKey,
     auth: &[u8; AUTH_SECRET_LEN],
     body: &[u8],

@@ -7,7 +7,7 @@ use p256::elliptic_curve::sec1::ToEncodedPoint;
 use p256::{PublicKey, SecretKey};
 use rand_core::{OsRng, RngCore};
 
-use crate::{base64url, ece, PushError};
+use crate::{base64url, PushError};
 
 /// Length of the auth secret (RFC 8291 §3.2).
 pub(crate) const AUTH_SECRET_LEN: usize = 16;
@@ -59,8 +59,8 @@ impl fmt::Debug for SubscriptionKeys {
 /// secret. It hands out its [`SubscriptionKeys`] and decrypts what is pushed to them.
 #[derive(Clone)]
 pub struct Receiver {
-    secret: SecretKey,
-    auth: [u8; AUTH_SECRET_LEN],
+    pub(crate) secret: SecretKey,
+    pub(crate) auth: [u8; AUTH_SECRET_LEN],
 }
 
 impl Receiver {
@@ -99,12 +99,6 @@ impl Receiver {
             p256dh: self.secret.public_key(),
             auth: self.auth,
         }
-    }
-
-    /// Decrypts an `aes128gcm` push body. Any body may be given: a broken, altered or foreign
-    /// one is an error, never a panic.
-    pub fn decrypt(&self, body: &[u8]) -> Result<Vec<u8>, PushError> {
-        ece::decrypt(&self.secret, &self.auth, body)
     }
 }
 
