@@ -120,15 +120,8 @@ fn source_of(url: &str) -> Result<Source, String> {
 /// A reqwest client for `https://` only, with its own rustls configuration (ring, the platform's
 /// roots): nothing process-wide is installed behind the application's back.
 pub fn https_client() -> Result<reqwest::Client, String> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|builder| builder.with_platform_verifier())
-        .map_err(|error| format!("cannot set up TLS for --jwks-url: {error}"))?
-        .with_no_client_auth();
     reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
+        .tls_backend_preconfigured(crate::tls::client_config("--jwks-url")?)
         .https_only(true)
         .timeout(FETCH_TIMEOUT)
         .build()

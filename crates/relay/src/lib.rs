@@ -38,6 +38,7 @@ pub mod retention;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod tls;
 pub mod webhooks;
 
 pub use config::Config;

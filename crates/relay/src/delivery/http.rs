@@ -2,7 +2,6 @@
 //! is reduced to. Nothing in an answer can point a request elsewhere: redirects are not
 //! followed, and an answer is read only up to a small cap, then dropped.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How long one attempt may take, connection included.
@@ -16,15 +15,8 @@ const MAX_ERROR_CHARS: usize = 200;
 /// process-wide is installed), no redirects and a per-attempt timeout. `purpose` names what it
 /// is for in an error (`--webhook-url`, `Web Push`).
 pub fn client(purpose: &str) -> Result<reqwest::Client, String> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|builder| builder.with_platform_verifier())
-        .map_err(|error| format!("cannot set up TLS for {purpose}: {error}"))?
-        .with_no_client_auth();
     reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
+        .tls_backend_preconfigured(crate::tls::client_config(purpose)?)
         .redirect(reqwest::redirect::Policy::none())
         .timeout(ATTEMPT_TIMEOUT)
         .user_agent(concat!(
