@@ -1,8 +1,9 @@
 //! Every change to an elicitation, written once for both dialects: its conditional statement
 //! (so exactly one writer wins), then for each row it changed the audit entry, the webhook row
-//! and the push rows (one per subscription of the person), all inside the transaction its committer runs: on PostgreSQL one per change, on SQLite
-//! one per batch of queued changes (`sqlite::GroupCommit`). Only the statement's NOTIFY differs
-//! by dialect: on PostgreSQL the statement also sends `pg_notify` on the replicas' channel.
+//! and the push rows (one per subscription of the person), all inside the transaction its
+//! committer runs: on PostgreSQL one per change, on SQLite one per batch of queued changes
+//! (`sqlite::GroupCommit`). Only the statement's NOTIFY differs by dialect: on PostgreSQL the
+//! statement also sends `pg_notify` on the replicas' channel.
 
 use serde_json::Value;
 use sqlx::Row;
