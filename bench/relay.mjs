@@ -18,7 +18,7 @@
 // into bench/RESULTS.md (right after the generated header part; every other section is kept).
 //
 //   node bench/relay.mjs [--no-build] [--write-results] [--replicas N] [--streams N] [--elicitations N] [--hosts N]
-//                        [--light-hosts N] [--perf] [--only sqlite|postgres] [--wait-quiet SECONDS] [--quiet-load L]
+//                        [--light-hosts N] [--perf] [--statements] [--only sqlite|postgres] [--wait-quiet SECONDS] [--quiet-load L]
 //   node bench/relay.mjs --streams-only [--streams 10000] [--no-build]
 //
 //   --streams-only    memory only: one SQLite relay holds --streams open streams (default 10,000), one
@@ -28,6 +28,7 @@
 //
 //   --light-hosts N   after the main run, a second one on the same relays with N hosts in flight and
 //                     a fifth of the elicitations: the latencies without a queue (default 8; 0: none)
+//   --statements      PostgreSQL runs: log the statements of the main run (pg_stat_statements), per elicitation
 //   --perf            one more run per setup under `perf record` (kept apart: perf slows the relay)
 //                     for the share of samples in the kernel, per thread and per symbol
 //   --wait-quiet S    before each run, wait up to S seconds for the 1-min load average to fall to
@@ -77,6 +78,8 @@ const LIGHT_ELICITATIONS = Math.max(1, Math.round(ELICITATIONS / 5));
 const WAIT_QUIET = Number(option('--wait-quiet', 0));
 const QUIET_LOAD = Number(option('--quiet-load', 2));
 const PERF = flag('--perf');
+// PostgreSQL's statements during the main run (pg_stat_statements): calls per elicitation and time.
+const STATEMENTS = flag('--statements');
 // `npm run bench:relay --replicas 2` hands the flag to npm, which passes it on as npm_config_replicas.
 const REPLICAS = Number(option('--replicas', process.env.npm_config_replicas ?? 2));
 if (!Number.isInteger(REPLICAS) || REPLICAS < 1 || REPLICAS > 3) {
@@ -264,9 +267,33 @@ function runGenerator(relays, dbPid, { hosts = HOSTS, elicitations = ELICITATION
 }
 
 function pgTemp(action, dir) {
-  const r = spawnSync('bash', [join(ROOT, 'scripts', 'pg-temp.sh'), action, dir], { cwd: ROOT, encoding: 'utf8' });
+  const settings = STATEMENTS ? '-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all' : '';
+  const env = { ...process.env, PG_TEMP_SETTINGS: settings };
+  const r = spawnSync('bash', [join(ROOT, 'scripts', 'pg-temp.sh'), action, dir], { cwd: ROOT, encoding: 'utf8', env });
   if (r.status !== 0) throw new Error(`pg-temp.sh ${action}: ${r.stderr.trim()}`);
   return r.stdout.trim();
+}
+
+function psqlQuery(url, sql) {
+  const r = spawnSync(join(PG_BIN ?? '', 'psql'), [url, '-v', 'ON_ERROR_STOP=1', '-AtF', '\t', '-c', sql], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`psql: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+/** Logs the statements PostgreSQL ran during the main run: per elicitation, calls and milliseconds. */
+function logStatements(name, url) {
+  const rows = psqlQuery(url, 'select calls, total_exec_time, regexp_replace(left(query, 90), \'\\s+\', \' \', \'g\') '
+    + 'from pg_stat_statements order by calls desc limit 30').trim().split('\n');
+  log(`${name}: PostgreSQL statements per elicitation (calls · exec ms · statement):`);
+  let calls = 0;
+  let time = 0;
+  for (const row of rows) {
+    const [count, total, text] = row.split('\t');
+    calls += Number(count);
+    time += Number(total);
+    log(`  ${(Number(count) / ELICITATIONS).toFixed(2)} · ${(Number(total) / ELICITATIONS).toFixed(3)} · ${text}`);
+  }
+  log(`  total of these: ${(calls / ELICITATIONS).toFixed(1)} calls · ${(time / ELICITATIONS).toFixed(3)} ms`);
 }
 
 /** Waits (up to --wait-quiet seconds) for the machine to calm down; returns the load it saw. */
@@ -387,8 +414,10 @@ async function measure(name, setUp) {
     const loadStart = load1();
     log(`${name}: ${relays.length} relay(s) at ${relays.map((r) => r.url).join(', ')}; running the generator…`);
     const stopSampling = dbUrl && PG_BIN ? sampleWaits(dbUrl) : null;
+    if (STATEMENTS && dbUrl) psqlQuery(dbUrl, 'create extension if not exists pg_stat_statements; select pg_stat_statements_reset()');
     const figures = await runGenerator(relays, dbPid);
     if (stopSampling) figures.pgWaits = await stopSampling();
+    if (STATEMENTS && dbUrl) logStatements(name, dbUrl);
     figures.load = { start: loadStart, end: load1() };
     if (LIGHT_HOSTS > 0) {
       await waitQuiet();

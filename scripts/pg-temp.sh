@@ -5,6 +5,7 @@
 #   scripts/pg-temp.sh stop DIR    fast shutdown (nothing to do when it is not running)
 # PostgreSQL refuses to run as root, so as root it runs as the `postgres` user (DIR is chowned to
 # it); as anyone else it runs as that user. Trust authentication on loopback only.
+# PG_TEMP_SETTINGS adds server options (e.g. "-c shared_preload_libraries=pg_stat_statements").
 set -euo pipefail
 
 die() { printf 'pg-temp: %s\n' "$*" >&2; exit 1; }
@@ -68,7 +69,7 @@ case "$action" in
       printf '%s\n' "$port" >"$dir/port"
       [ "$(id -u)" -ne 0 ] || chown postgres: "$dir/port"
       if as_owner "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-          -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+          -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${PG_TEMP_SETTINGS:-}" \
           start >/dev/null 2>&1; then
         printf 'postgres://postgres@127.0.0.1:%s/postgres\n' "$port"
         exit 0

@@ -1,7 +1,9 @@
 //! The tamper-evident audit trail: one append-only hash chain per tenant (user and workspace),
-//! one entry per change (created, answered, expired, withdrawn, completed), each written in the
-//! transaction of its change. A change locks only its own chain's head, so changes of different
-//! tenants never wait on each other, on any replica.
+//! one entry per change (created, answered, expired, withdrawn, completed). A change records
+//! its entry in its own transaction without taking any lock ([`Recorded`]); the sealer then
+//! gives recorded entries, oldest first, their places in their chains and their hashes
+//! (`store::journal`), one sealer at a time. So changes never wait on each other for the trail,
+//! on any replica.
 //!
 //! An entry holds no content: only a SHA-256 of the request (on create) or of the result (when
 //! it ends). Each entry's `hash` covers all its other fields and the previous entry's hash in its
@@ -86,33 +88,59 @@ pub struct AuditEntry {
     pub hash: String,
 }
 
-impl AuditEntry {
-    /// The entry recording `event` by `actor` at `at`, as entry `chain_seq` of its tenant's
-    /// chain, after the one hashed `prev_hash`. The store gives its `seq`.
-    pub fn next(
-        chain_seq: i64,
-        prev_hash: String,
-        event: &Event,
-        actor: &Actor,
-        at: i64,
-    ) -> AuditEntry {
-        let mut entry = AuditEntry {
-            seq: None,
-            chain: chain_key(event.tenant()),
-            chain_seq,
+/// What a change records, in its own transaction: an entry before the sealer gives it its
+/// place in its chain (`store::journal`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// When the change was made, ms since the Unix epoch by the deployment's clock.
+    pub at: i64,
+    /// The elicitation changed.
+    pub elicitation_id: String,
+    /// Whose elicitation it is.
+    pub tenant: Tenant,
+    /// Who made the change.
+    pub actor: String,
+    /// What the change was.
+    pub action: String,
+    /// SHA-256 (hex) of its content, empty for none.
+    pub digest: String,
+}
+
+impl Recorded {
+    /// The record of `event`, made by `actor` at `at`.
+    pub fn of(event: &Event, actor: &Actor, at: i64) -> Recorded {
+        Recorded {
             at,
             elicitation_id: event.id().to_string(),
             tenant: event.tenant().clone(),
             actor: actor.name(),
             action: action_of(event),
             digest: digest_of(event),
+        }
+    }
+
+    /// Its entry as entry `chain_seq` of its tenant's chain, after the one hashed `prev_hash`.
+    /// The store gives its `seq`.
+    pub fn sealed(self, chain_seq: i64, prev_hash: String) -> AuditEntry {
+        let mut entry = AuditEntry {
+            seq: None,
+            chain: chain_key(&self.tenant),
+            chain_seq,
+            at: self.at,
+            elicitation_id: self.elicitation_id,
+            tenant: self.tenant,
+            actor: self.actor,
+            action: self.action,
+            digest: self.digest,
             prev_hash,
             hash: String::new(),
         };
         entry.hash = entry.computed_hash();
         entry
     }
+}
 
+impl AuditEntry {
     /// The hash its fields and `prev_hash` call for (the single chain's entries as they were
     /// hashed: over `seq`, which is their `chain_seq`).
     pub fn computed_hash(&self) -> String {
@@ -374,24 +402,18 @@ mod tests {
     }
 
     fn chain() -> Vec<AuditEntry> {
-        let mut created = AuditEntry::next(
-            1,
-            GENESIS_HASH.into(),
-            &event(EventKind::Created, None),
-            &Actor::Host,
-            10,
-        );
+        let mut created = Recorded::of(&event(EventKind::Created, None), &Actor::Host, 10)
+            .sealed(1, GENESIS_HASH.into());
         created.seq = Some(4);
-        let mut answered = AuditEntry::next(
-            2,
-            created.hash.clone(),
+        let mut answered = Recorded::of(
             &event(
                 EventKind::Settled,
                 Some(json!({"action": "accept", "content": {"city": "Lisbon"}})),
             ),
             &Actor::Person { sub: "ana".into() },
             20,
-        );
+        )
+        .sealed(2, created.hash.clone());
         answered.seq = Some(9);
         vec![created, answered]
     }

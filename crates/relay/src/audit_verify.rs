@@ -43,6 +43,9 @@ const HEADS: &str = "SELECT chain, chain_seq FROM koder_audit_heads";
 /// Fails on a database whose schema predates per-tenant chains (migration 0005).
 const HAS_CHAINS: &str = "SELECT count(*) AS heads FROM koder_audit_heads";
 
+/// Changes recorded and not yet sealed into their chains (migration 0008 on).
+const UNSEALED: &str = "SELECT count(*) FROM koder_audit_pending";
+
 /// A kept checkpoint by its hash.
 const CHECKPOINT: &str =
     "SELECT seq, at, chains, hash FROM koder_audit_checkpoints WHERE hash = $1 LIMIT 1";
@@ -88,6 +91,9 @@ pub struct Verified {
     pub heads: Checkpoint,
     /// The checkpoint asked for, found and matching.
     pub checkpoint: Option<Checkpoint>,
+    /// Changes recorded but not yet in their chains (a running relay seals them within a
+    /// second; one that stopped, when it starts again), so not verified yet.
+    pub unsealed: i64,
 }
 
 /// A read-only connection to either database.
@@ -153,6 +159,14 @@ impl Reader {
                 .map(|row| Ok((row.try_get("chain")?, row.try_get("chain_seq")?)))
                 .collect()
         })
+    }
+
+    /// Changes waiting for the sealer; none on a schema older than the sealer.
+    async fn unsealed(&self) -> i64 {
+        either!(self, |pool| sqlx::query_scalar(UNSEALED)
+            .fetch_one(pool)
+            .await
+            .unwrap_or(0))
     }
 
     async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
@@ -334,6 +348,7 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
         chains,
         heads: now,
         checkpoint,
+        unsealed: reader.unsealed().await,
     })
 }
 

@@ -12,7 +12,9 @@ use http_support::TempDir;
 use koder_elicitation_relay::events::{Event, EventKind, EventSink};
 use koder_elicitation_relay::metrics::Metrics;
 use koder_elicitation_relay::service::Elicitations;
-use koder_elicitation_relay::store::{Actor, Created, NewElicitation, Status, Store, Tenant};
+use koder_elicitation_relay::store::{
+    Actor, Created, NewElicitation, Record, Status, Store, Tenant,
+};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -55,25 +57,28 @@ async fn raced_changes_each_get_their_own_result_and_one_settle_each() {
             (index, store.elicitations.create(new, &Actor::Host).await)
         })
     });
+    let mut records = vec![None; ELICITATIONS];
     for joined in join_all(creates).await {
         let (index, created) = joined.expect("task");
         match created.expect("create") {
             Created::New(event) => {
                 assert_eq!(event.kind, EventKind::Created);
                 assert_eq!(event.id(), format!("{index:032x}"));
+                records[index] = Some((*event.record).clone());
             }
             other => panic!("{index}: expected a new record, got {other:?}"),
         }
     }
+    let records: Arc<Vec<Record>> = Arc::new(records.into_iter().flatten().collect());
 
     // 200 settles at once, two racers per elicitation, with 20 changes that cannot be made
     // (finishing as pending) among them.
     let mut tasks = Vec::new();
     for index in 0..ELICITATIONS {
         for racer in 0..2 {
-            let store = Arc::clone(&store);
+            let (store, records) = (Arc::clone(&store), Arc::clone(&records));
             tasks.push(tokio::spawn(async move {
-                let id = format!("{index:032x}");
+                let record = &records[index];
                 let result = answer(index, racer);
                 let now = store.now_ms();
                 let person = Actor::Person {
@@ -81,18 +86,23 @@ async fn raced_changes_each_get_their_own_result_and_one_settle_each() {
                 };
                 let settled = store
                     .elicitations
-                    .finish(&id, Status::Settled, &result, now, &person)
+                    .finish(record, Status::Settled, &result, now, &person)
                     .await;
                 (Some((index, racer)), settled)
             }));
         }
         if index % 5 == 0 {
-            let store = Arc::clone(&store);
+            let (store, records) = (Arc::clone(&store), Arc::clone(&records));
             tasks.push(tokio::spawn(async move {
-                let id = format!("{index:032x}");
                 let refused = store
                     .elicitations
-                    .finish(&id, Status::Pending, &json!({}), 0, &Actor::Relay)
+                    .finish(
+                        &records[index],
+                        Status::Pending,
+                        &json!({}),
+                        0,
+                        &Actor::Relay,
+                    )
                     .await;
                 (None, refused)
             }));

@@ -3,7 +3,8 @@
 //! edited, deleted or swapped by hand; `GET /v1/audit/checkpoint` gives a hash that `audit verify
 //! --checkpoint` holds the trail against, catching newest entries cut off; two PostgreSQL
 //! replicas append at once and their chains verify; a trail written before per-tenant chains
-//! migrates and still verifies.
+//! migrates and still verifies; a running relay seals what changes record without anyone
+//! reading, and one stopped before sealing seals it when it starts again.
 
 mod http_support;
 
@@ -473,6 +474,84 @@ async fn two_postgres_replicas_append_at_once_and_their_chains_verify() {
     let (code, _, stderr) = verify_with(&postgres.url, &["--checkpoint", &hash]);
     assert_eq!(code, Some(1));
     assert!(stderr.contains("no longer hash to it"), "{stderr}");
+}
+
+/// `audit verify` on `database` until its summary starts with `summary` (within 10 s).
+async fn verify_until(database: &str, summary: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let (code, stdout, stderr) = verify(database);
+        assert_eq!(code, Some(0), "{stderr}");
+        if stdout.starts_with(summary) {
+            return stdout;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "not {summary:?} within 10 s: {stdout}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_relay_seals_what_changes_record_and_a_stopped_ones_are_sealed_at_its_start() {
+    let dir = TempDir::new("audit-sealing");
+    let database = format!("sqlite://{}", dir.0.join("relay.db").display());
+    let mut relay = Replica::spawn(&format!("{database}?mode=rwc"), &dir);
+    relay.wait_listening();
+    let client = koder_elicitation_relay_client::http_client().unwrap();
+    for conversation in ["c1", "c2"] {
+        let created = client
+            .post(format!("{}/v1/elicitations", relay.url))
+            .bearer_auth(SERVICE_TOKEN)
+            .body(create_body("ana", "acme", conversation).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), StatusCode::CREATED);
+    }
+    // Nobody reads the trail: the relay seals on its own.
+    verify_until(&database, "audit chain intact: 2 entries in 1 chains").await;
+    drop(relay);
+
+    // A change the relay recorded and was stopped (killed) before sealing.
+    tamper(
+        &database,
+        &[
+            "INSERT INTO koder_audit_pending (at, elicitation_id, user_id, workspace_id, \
+           conversation_id, actor, action, digest) \
+           VALUES (1, 'e3', 'ana', 'acme', 'c3', 'host', 'created', '')"
+                .to_string(),
+        ],
+    )
+    .await;
+    let (code, stdout, stderr) = verify(&database);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with("audit chain intact: 2 entries in 1 chains")
+            && stdout.contains("; 1 recorded change(s) not sealed yet, so not verified"),
+        "{stdout}"
+    );
+    let mut restarted = Replica::spawn(&database, &dir);
+    restarted.wait_listening();
+    let stdout = verify_until(&database, "audit chain intact: 3 entries in 1 chains").await;
+    assert!(!stdout.contains("not sealed"), "{stdout}");
+    let text = client
+        .get(format!("{}/v1/audit", restarted.url))
+        .bearer_auth(SERVICE_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let entries: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(field(&entries, "elicitationId")[2], "e3");
+    assert_eq!(entries[2]["chainSeq"], 3);
+    assert_eq!(entries[2]["prevHash"], entries[1]["hash"]);
 }
 
 // ---------------------------------------------------------------------------------------------

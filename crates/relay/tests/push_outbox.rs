@@ -154,10 +154,11 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
 
     // Answered: one close each, due at once, for an hour.
     let finished_at = store.now_ms();
+    let question = store.elicitations.get(ID).await.unwrap().expect("stored");
     store
         .elicitations
         .finish(
-            ID,
+            &question,
             Status::Settled,
             &json!({"action": "accept", "content": {}}),
             finished_at,

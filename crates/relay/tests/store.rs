@@ -84,6 +84,14 @@ fn new_elicitation(tenant: &Tenant, created_at: i64, expires_at: i64) -> NewElic
     }
 }
 
+/// A record like `record` under an id nobody stored.
+fn unknown(record: &Record) -> Record {
+    Record {
+        id: "no-such-id".into(),
+        ..record.clone()
+    }
+}
+
 fn ids(records: &[Record]) -> Vec<&str> {
     records.iter().map(|record| record.id.as_str()).collect()
 }
@@ -360,12 +368,12 @@ async fn check_store_promises(store: Arc<Store>) {
     // only one to get an event.
     let finishes = (0..50).map(|index| {
         let store = Arc::clone(&store);
-        let id = first.id.clone();
+        let first = first.clone();
         tokio::spawn(async move {
             let result = json!({"action": "accept", "content": {"name": format!("n{index}")}});
             let won = store
                 .elicitations
-                .finish(&id, Status::Settled, &result, t0 + 10, &Actor::Relay)
+                .finish(&first, Status::Settled, &result, t0 + 10, &Actor::Relay)
                 .await
                 .expect("finish");
             (won, result)
@@ -396,13 +404,7 @@ async fn check_store_promises(store: Arc<Store>) {
     let withdraw = json!({"action": "cancel"});
     assert!(store
         .elicitations
-        .finish(
-            &first.id,
-            Status::Withdrawn,
-            &withdraw,
-            t0 + 11,
-            &Actor::Relay
-        )
+        .finish(&first, Status::Withdrawn, &withdraw, t0 + 11, &Actor::Relay)
         .await
         .expect("finish")
         .is_none());
@@ -412,13 +414,13 @@ async fn check_store_promises(store: Arc<Store>) {
     );
     assert!(store
         .elicitations
-        .finish(&second.id, Status::Pending, &withdraw, t0, &Actor::Relay)
+        .finish(&second, Status::Pending, &withdraw, t0, &Actor::Relay)
         .await
         .is_err());
     let withdrawn = store
         .elicitations
         .finish(
-            &second.id,
+            &second,
             Status::Withdrawn,
             &withdraw,
             t0 + 12,
@@ -431,7 +433,13 @@ async fn check_store_promises(store: Arc<Store>) {
     assert_eq!(withdrawn.record.status, Status::Withdrawn);
     assert!(store
         .elicitations
-        .finish("no-such-id", Status::Settled, &withdraw, t0, &Actor::Relay)
+        .finish(
+            &unknown(&first),
+            Status::Settled,
+            &withdraw,
+            t0,
+            &Actor::Relay
+        )
         .await
         .expect("finish unknown")
         .is_none());
@@ -450,7 +458,7 @@ async fn check_store_promises(store: Arc<Store>) {
     // complete: marks once, also after settling; unknown ids are not marked.
     let completed = store
         .elicitations
-        .complete(&first.id, &Actor::Host)
+        .complete(&first, &Actor::Host)
         .await
         .expect("complete")
         .expect("marked");
@@ -458,13 +466,13 @@ async fn check_store_promises(store: Arc<Store>) {
     assert!(completed.record.completed);
     assert!(store
         .elicitations
-        .complete(&first.id, &Actor::Host)
+        .complete(&first, &Actor::Host)
         .await
         .expect("complete again")
         .is_none());
     assert!(store
         .elicitations
-        .complete("no-such-id", &Actor::Host)
+        .complete(&unknown(&first), &Actor::Host)
         .await
         .expect("complete unknown")
         .is_none());
@@ -529,7 +537,7 @@ async fn check_store_promises(store: Arc<Store>) {
     assert!(store
         .elicitations
         .finish(
-            &soon.id,
+            &soon,
             Status::Settled,
             &json!({"action": "decline"}),
             t0 + 2_000,
@@ -589,7 +597,7 @@ async fn check_retention(store: &Store) {
         store
             .elicitations
             .finish(
-                &record.id,
+                &record,
                 status,
                 &json!({"action": "cancel"}),
                 t0 + index as i64,
@@ -608,7 +616,7 @@ async fn check_retention(store: &Store) {
     store
         .elicitations
         .finish(
-            &later.id,
+            &later,
             Status::Settled,
             &json!({"action": "decline"}),
             t0 + 1_000,
@@ -767,12 +775,12 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         } else {
             Arc::clone(&replica_b)
         };
-        let id = record.id.clone();
+        let record = record.clone();
         tokio::spawn(async move {
             let won = replica
                 .elicitations
                 .finish(
-                    &id,
+                    &record,
                     Status::Settled,
                     &json!({"action": "decline", "n": index}),
                     t0,
@@ -904,7 +912,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
     }
     assert!(replica_a
         .elicitations
-        .complete(&record.id, &Actor::Host)
+        .complete(&record, &Actor::Host)
         .await
         .expect("complete")
         .is_some());
@@ -1126,10 +1134,16 @@ async fn check_previous_rows_upgraded(store: &Store, now: i64) {
         Created::KeyReused
     );
 
+    let previous = store
+        .elicitations
+        .get(PREVIOUS_PENDING)
+        .await
+        .expect("get")
+        .expect("the previous pending one is there");
     let settled = store
         .elicitations
         .finish(
-            PREVIOUS_PENDING,
+            &previous,
             Status::Settled,
             &json!({"action": "accept", "content": {}}),
             now + 1,
@@ -1261,8 +1275,8 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
     let mut late = new_elicitation(&tenant("ana", "acme", "c1"), now, now + 600_000);
     late.id = format!("late-{}", unique());
     let late_id = late.id.clone();
-    // ana's change is held open after its audit entry, before its commit: an open transaction
-    // holds the id of the webhook row it queues next.
+    // ana's change (one statement, with its audit record and its webhook row) is held before
+    // its commit: an open transaction holds the id of the webhook row it queues.
     let raw = sqlx::PgPool::connect(&postgres.url).await.expect("raw");
     let mut holding = raw.begin().await.expect("begin");
     sqlx::query(
@@ -1279,7 +1293,7 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
         async move { store.elicitations.create(late, &Actor::Host).await }
     });
     let started = std::time::Instant::now();
-    while waiting_on_a_lock(&raw, "INSERT INTO koder_webhook_outbox").await == 0 {
+    while waiting_on_a_lock(&raw, "WITH changed AS (INSERT INTO koder_elicitations").await == 0 {
         assert!(started.elapsed() < EVENT_WAIT, "ana's change never waited");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

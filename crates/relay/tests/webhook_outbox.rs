@@ -55,10 +55,16 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
             .unwrap(),
         Created::KeyReused | Created::Existing(_)
     ));
+    let question = store
+        .elicitations
+        .get(&format!("{:032x}", 1))
+        .await
+        .unwrap()
+        .expect("stored");
     store
         .elicitations
         .finish(
-            &format!("{:032x}", 1),
+            &question,
             Status::Settled,
             &json!({"action": "accept", "content": {}}),
             store.now_ms(),
@@ -71,7 +77,7 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
     assert!(store
         .elicitations
         .finish(
-            &format!("{:032x}", 1),
+            &question,
             Status::Withdrawn,
             &json!({"action": "cancel"}),
             store.now_ms(),

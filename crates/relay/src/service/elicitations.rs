@@ -1,5 +1,5 @@
-//! The elicitation lifecycle. Every change is one conditional store call (one transaction with
-//! its audit entry and its webhook row), so exactly one writer wins, here, in the sweeper or on
+//! The elicitation lifecycle. Every change is one conditional store call (committed with its
+//! audit record, its webhook row and its push rows), so exactly one writer wins, here, in the sweeper or on
 //! another replica; the winner announces it once and counts it once. A loser reads the row
 //! again to say how it ended. Reads expire what is due, so nobody is shown one whose time is up.
 
@@ -145,9 +145,13 @@ impl Elicitations {
         if record.completed {
             return Ok(Changed::Already(record));
         }
-        let (this, id) = (self.clone(), record.id.clone());
+        let (this, before) = (self.clone(), record.clone());
         let event = detached(async move {
-            let event = this.store.elicitations.complete(&id, &Actor::Host).await?;
+            let event = this
+                .store
+                .elicitations
+                .complete(&before, &Actor::Host)
+                .await?;
             Ok(this.announced(event))
         })
         .await?;
@@ -191,17 +195,13 @@ impl Elicitations {
         if record.status != Status::Pending {
             return Ok(Changed::Already(record));
         }
-        let (this, id, result, actor) = (
-            self.clone(),
-            record.id.clone(),
-            result.clone(),
-            actor.clone(),
-        );
+        let (this, before, result, actor) =
+            (self.clone(), record.clone(), result.clone(), actor.clone());
         let event = detached(async move {
             let now = this.now_ms();
             let elicitations = &this.store.elicitations;
             let event = elicitations
-                .finish(&id, status, &result, now, &actor)
+                .finish(&before, status, &result, now, &actor)
                 .await?;
             Ok(this.announced(event))
         })

@@ -1,8 +1,8 @@
 //! The jobs that run beside the requests, each on its own timer: expiring what is due, measuring
 //! the deployment's clock again, deleting used-up stream tickets, deleting finished
-//! elicitations past `--retention`, and keeping an audit checkpoint every
-//! `--audit-checkpoint-interval` (the first at once). A failing job is said once per outage, not
-//! on every tick.
+//! elicitations past `--retention`, keeping an audit checkpoint every
+//! `--audit-checkpoint-interval` (the first at once), and sealing the audit records changes
+//! make. A failing job is said once per outage, not on every tick.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,11 @@ pub const CLOCK_SYNC_INTERVAL: Duration = Duration::from_secs(5);
 const TICKET_PURGE_INTERVAL: Duration = Duration::from_secs(30);
 /// The shortest interval between audit checkpoints (a zero one would spin).
 const MIN_CHECKPOINT_INTERVAL: Duration = Duration::from_millis(10);
+/// How long the sealer lets records gather after a change, so one transaction seals many.
+const SEAL_GATHER: Duration = Duration::from_millis(20);
+/// How often the sealer looks without being told: records of another replica that was sealing
+/// when this one's turn came, or of a replica that stopped.
+const SEAL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Runs every job until `shutdown` turns true.
 pub async fn sweep(
@@ -37,6 +42,7 @@ pub async fn sweep(
     // The hash last logged: a checkpoint is logged when it is new.
     let last_logged = Mutex::new(None::<String>);
     tokio::join!(
+        seal_as_recorded(store, &shutdown),
         every(SWEEP_INTERVAL, "expiry sweep failed", &shutdown, || async {
             elicitations.expire_due().await.map(drop)
         }),
@@ -82,6 +88,34 @@ pub async fn sweep(
             }
         ),
     );
+}
+
+/// Seals the audit records of changes as they are made (after [`SEAL_GATHER`]), and every
+/// [`SEAL_INTERVAL`], until `shutdown`; then once more, so a relay that stops leaves none.
+async fn seal_as_recorded(store: &Store, shutdown: &watch::Receiver<bool>) {
+    let mut stopping = shutdown.clone();
+    let mut failing = false;
+    loop {
+        let stop = tokio::select! {
+            () = store.audit.recorded() => false,
+            () = tokio::time::sleep(SEAL_INTERVAL) => false,
+            _ = stopping.wait_for(|stopping| *stopping) => true,
+        };
+        if !stop {
+            tokio::time::sleep(SEAL_GATHER).await;
+        }
+        match store.audit.seal(stop).await {
+            Ok(_) => failing = false,
+            Err(error) if !failing => {
+                tracing::error!(%error, "sealing the audit trail failed");
+                failing = true;
+            }
+            Err(_) => {}
+        }
+        if stop {
+            return;
+        }
+    }
 }
 
 /// Runs `job` every `period` until `shutdown` turns true; a failure is logged as `failure`,

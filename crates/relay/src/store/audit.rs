@@ -1,9 +1,12 @@
-//! The audit trail as stored: pages of entries, oldest first, and its checkpoints. Each entry is
-//! appended by the change it records, in that change's transaction (`journal`, called by
-//! `changes`).
+//! The audit trail as stored: sealing what changes recorded, pages of entries, oldest first, and
+//! its checkpoints (SQL in `journal`). Reads seal first, so they show every committed change.
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
 
 use super::db::{either, Database, Either};
-use super::journal;
+use super::journal::{self, Turn};
 use super::StoreError;
 use crate::audit::{entry_from_row, AuditEntry};
 use crate::audit_checkpoint::{checkpoint_from_row, Checkpoint};
@@ -12,11 +15,33 @@ use crate::audit_checkpoint::{checkpoint_from_row, Checkpoint};
 #[derive(Debug, Clone)]
 pub struct AuditStore {
     pub(super) database: Database,
+    /// Told by the committer after changes that recorded entries.
+    pub(super) recorded: Arc<Notify>,
 }
 
 impl AuditStore {
+    /// Resolves when changes recorded entries since the last call (or before the first).
+    pub async fn recorded(&self) {
+        self.recorded.notified().await;
+    }
+
+    /// Seals every committed record into its chain, batch after batch (see `journal`); how
+    /// many. With `wait` false, stops when another replica is sealing (it seals them).
+    pub async fn seal(&self, wait: bool) -> Result<usize, StoreError> {
+        let turn = if wait { Turn::Wait } else { Turn::Skip };
+        let mut sealed = 0;
+        while let Some(batch) = journal::seal(&self.database, turn).await? {
+            sealed += batch;
+            if batch < journal::SEAL_BATCH as usize {
+                break;
+            }
+        }
+        Ok(sealed)
+    }
+
     /// The entries after `after`, oldest first, at most `limit`.
     pub async fn page(&self, after: i64, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        self.seal(true).await?;
         // On PostgreSQL, committed entries get their `seq` first (see `journal`).
         if let Either::Postgres(pool) = self.database.reader() {
             journal::sequence_postgres(pool, journal::SEQUENCE_BATCH.max(limit)).await?;
@@ -34,6 +59,7 @@ impl AuditStore {
     /// Keeps a checkpoint of every chain's head now, made at `now_ms` (unless one at the same
     /// point is kept already); the latest checkpoint, `None` while the trail is empty.
     pub async fn write_checkpoint(&self, now_ms: i64) -> Result<Option<Checkpoint>, StoreError> {
+        self.seal(true).await?;
         if let Either::Postgres(pool) = self.database.reader() {
             journal::sequence_everything_postgres(pool).await?;
         }

@@ -1,20 +1,27 @@
 //! Every change to an elicitation, written once for both dialects: its conditional statement
-//! (so exactly one writer wins), then for each row it changed the audit entry, the webhook row
-//! and the push rows (one per subscription of the person), all inside the transaction its
-//! committer runs: on PostgreSQL one per change, on SQLite one per batch of queued changes
-//! (`sqlite::GroupCommit`). Only the statement's NOTIFY differs by dialect: on PostgreSQL the
-//! statement also sends `pg_notify` on the replicas' channel.
+//! (so exactly one writer wins), and beside it, for the row it changed, the audit record, the
+//! webhook row and the push rows (one per subscription of the person). All of it commits
+//! together:
+//! - on PostgreSQL, a change whose row is known beforehand (all but an expiry sweep) is one
+//!   statement: the change, with what it writes beside it as CTEs over its `RETURNING`, and
+//!   `pg_notify` on the replicas' channel. One round trip, and the row's lock is held only
+//!   while that statement runs;
+//! - otherwise (SQLite's group committer, an expiry sweep on PostgreSQL) the statement runs
+//!   first, then what each changed row writes beside it, in the committer's transaction.
 
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::postgres::PgPool;
+use sqlx::{AssertSqlSafe, Row};
 
 use super::clock::Clock;
-use super::db::{either, Connection, Dialects};
+use super::db::{either, Connection, Either};
 use super::journal;
-use super::outbox::{WebhookRows, ENQUEUE};
-use super::push_outbox::{PushQueue, PUSH_ENQUEUE};
+use super::outbox::{self, WebhookRows};
+use super::postgres::EVENTS_CHANNEL;
+use super::push_outbox::{self, PushQueue};
 use super::rows::{record_from_row, same_request};
-use super::{Created, NewElicitation, Status, StoreError};
+use super::{Created, NewElicitation, Record, Status, StoreError};
+use crate::audit::Recorded;
 use crate::events::{Event, EventKind};
 use crate::record::Actor;
 
@@ -25,14 +32,14 @@ pub(super) enum Change {
     Create { new: NewElicitation, actor: Actor },
     /// A pending one settled, withdrawn or expired, at `at`.
     Finish {
-        id: String,
+        record: Box<Record>,
         status: Status,
         result: Value,
         at: i64,
         actor: Actor,
     },
     /// URL-mode completion.
-    Complete { id: String, actor: Actor },
+    Complete { record: Box<Record>, actor: Actor },
     /// Every pending one due at `at`, expired.
     ExpireDue { at: i64 },
 }
@@ -57,6 +64,8 @@ pub(super) struct ChangeContext {
     pub(super) webhook_rows: Option<WebhookRows>,
     /// Which pushes an event queues, when Web Push is on.
     pub(super) push: Option<PushQueue>,
+    /// Told after every change that recorded audit entries, so the sealer seals them.
+    pub(super) recorded: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// Every column of a record, for `SELECT` and `RETURNING`.
@@ -68,60 +77,127 @@ macro_rules! record_columns {
 }
 pub(super) use record_columns;
 
-/// A changing statement returning the changed rows; on PostgreSQL wrapped to also notify the
-/// replicas of each (`$origin`, `$kind`: its last two parameters, bound on both dialects and
-/// unused on SQLite). Only the id travels: each replica reads the record once.
-macro_rules! changing {
-    ($statement:literal, $origin:literal, $kind:literal) => {
-        Dialects {
-            sqlite: concat!($statement, " RETURNING ", record_columns!()),
-            postgres: concat!(
-                "WITH changed AS (",
-                $statement,
-                " RETURNING ",
-                record_columns!(),
-                ") SELECT ",
-                record_columns!(),
-                ", pg_notify('koder_relay_events', json_build_object('origin', ",
-                $origin,
-                "::text, 'kind', ",
-                $kind,
-                "::text, 'id', id)::text)::text AS notified FROM changed"
-            ),
+/// A value bound to a statement.
+#[derive(Debug, Clone)]
+pub(super) enum Arg {
+    Text(String),
+    OptionalText(Option<String>),
+    Int(i64),
+}
+
+/// An insert a change writes beside itself, selecting from `changed`: the row the change made.
+/// `alone` runs after the change, where `changed` is one row of nothing; `joined` is a CTE of
+/// the change's own statement, over its `RETURNING`. Written with [`beside!`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BesideText {
+    pub(super) alone: &'static str,
+    pub(super) joined: &'static str,
+}
+
+/// `beside!("INSERT … SELECT … FROM ", " WHERE …")`: the text on both sides of `changed`.
+macro_rules! beside {
+    ($before:literal, $after:literal) => {
+        $crate::store::changes::BesideText {
+            alone: concat!($before, "(SELECT 1) AS changed", $after),
+            joined: concat!($before, "changed", $after),
         }
     };
 }
+pub(super) use beside;
 
-const INSERT: Dialects = changing!(
-    "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
-     server_name, created_at, expires_at, status, result, finished_at, completed, \
+/// One insert beside a change, with its values.
+#[derive(Debug, Clone)]
+pub(super) struct Beside {
+    pub(super) text: BesideText,
+    pub(super) args: Vec<Arg>,
+}
+
+/// A changing statement, returning the changed rows; `params` values of its own, then (on
+/// PostgreSQL) the origin and the kind of the notification.
+struct Changing {
+    statement: &'static str,
+    params: usize,
+}
+
+const INSERT: Changing = Changing {
+    statement: "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, \
+     request, server_name, created_at, expires_at, status, result, finished_at, completed, \
      idempotency_key, request_digest) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', NULL, NULL, FALSE, $9, $10) \
      ON CONFLICT DO NOTHING",
-    "$11",
-    "$12"
-);
+    params: 10,
+};
 
-const FINISH: Dialects = changing!(
-    "UPDATE koder_elicitations SET status = $1, result = $2, finished_at = $3 \
+const FINISH: Changing = Changing {
+    statement: "UPDATE koder_elicitations SET status = $1, result = $2, finished_at = $3 \
      WHERE id = $4 AND status = 'pending'",
-    "$5",
-    "$6"
-);
+    params: 4,
+};
 
-const COMPLETE: Dialects = changing!(
-    "UPDATE koder_elicitations SET completed = TRUE WHERE id = $1 AND NOT completed",
-    "$2",
-    "$3"
-);
+const COMPLETE: Changing = Changing {
+    statement: "UPDATE koder_elicitations SET completed = TRUE WHERE id = $1 AND NOT completed",
+    params: 1,
+};
 
-const EXPIRE_DUE: Dialects = changing!(
-    "UPDATE koder_elicitations \
+const EXPIRE_DUE: Changing = Changing {
+    statement: "UPDATE koder_elicitations \
      SET status = 'expired', result = '{\"action\":\"cancel\"}', finished_at = $1 \
      WHERE status = 'pending' AND expires_at <= $1",
-    "$2",
-    "$3"
-);
+    params: 1,
+};
+
+impl Changing {
+    /// The statement alone: on PostgreSQL also notifying the replicas of each changed row.
+    /// Only the id travels: each replica reads the record once.
+    fn alone(&self, postgres: bool) -> String {
+        self.joined(postgres, &[])
+    }
+
+    /// The statement with `besides` as CTEs over its `RETURNING` (PostgreSQL; on SQLite the
+    /// statement alone, as it has no CTEs that write).
+    fn joined(&self, postgres: bool, besides: &[Beside]) -> String {
+        let returning = format!("{} RETURNING {}", self.statement, record_columns!());
+        if !postgres {
+            return returning;
+        }
+        let mut text = format!("WITH changed AS ({returning})");
+        // Each beside's own $1… follow the statement's values, the origin and the kind.
+        let mut taken = self.params + 2;
+        for (index, beside) in besides.iter().enumerate() {
+            text.push_str(&format!(
+                ", beside_{index} AS ({})",
+                renumbered(beside.text.joined, taken)
+            ));
+            taken += beside.args.len();
+        }
+        text.push_str(&format!(
+            " SELECT {}, pg_notify('{EVENTS_CHANNEL}', json_build_object('origin', ${}::text, \
+             'kind', ${}::text, 'id', id)::text)::text AS notified FROM changed",
+            record_columns!(),
+            self.params + 1,
+            self.params + 2
+        ));
+        text
+    }
+}
+
+/// `text` with every `$N` moved to `$(N + by)`.
+fn renumbered(text: &str, by: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<usize>() {
+            Ok(number) => out.push_str(&(number + by).to_string()),
+            Err(_) => out.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// The record a tenant's idempotency key made, with the digest of its request.
 const BY_IDEMPOTENCY_KEY: &str = concat!(
@@ -130,6 +206,27 @@ const BY_IDEMPOTENCY_KEY: &str = concat!(
     ", request_digest FROM koder_elicitations WHERE user_id = $1 AND workspace_id = $2 ",
     "AND conversation_id = $3 AND idempotency_key = $4"
 );
+
+/// `query` with `args` bound in order.
+fn bound<'q, DB>(
+    mut query: sqlx::query::Query<'q, DB, DB::Arguments>,
+    args: impl IntoIterator<Item = Arg>,
+) -> sqlx::query::Query<'q, DB, DB::Arguments>
+where
+    DB: sqlx::Database,
+    String: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    Option<String>: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    i64: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+{
+    for arg in args {
+        query = match arg {
+            Arg::Text(text) => query.bind(text),
+            Arg::OptionalText(text) => query.bind(text),
+            Arg::Int(number) => query.bind(number),
+        };
+    }
+    query
+}
 
 impl Change {
     /// The event each row it changes announces.
@@ -161,133 +258,281 @@ impl Change {
             Change::Complete { .. } => clock.now_ms(),
         }
     }
+
+    /// Its statement and that statement's values.
+    fn statement(&self) -> (&'static Changing, Vec<Arg>) {
+        match self {
+            Change::Create { new, .. } => (
+                &INSERT,
+                vec![
+                    Arg::Text(new.id.clone()),
+                    Arg::Text(new.tenant.user_id.clone()),
+                    Arg::Text(new.tenant.workspace_id.clone()),
+                    Arg::Text(new.tenant.conversation_id.clone()),
+                    Arg::Text(new.request.to_string()),
+                    Arg::OptionalText(new.server_name.clone()),
+                    Arg::Int(new.created_at),
+                    Arg::Int(new.expires_at),
+                    Arg::OptionalText(new.idempotency_key.clone()),
+                    Arg::OptionalText(new.request_digest.clone()),
+                ],
+            ),
+            Change::Finish {
+                record,
+                status,
+                result,
+                at,
+                ..
+            } => (
+                &FINISH,
+                vec![
+                    Arg::Text(status.as_str().to_string()),
+                    Arg::Text(result.to_string()),
+                    Arg::Int(*at),
+                    Arg::Text(record.id.clone()),
+                ],
+            ),
+            Change::Complete { record, .. } => (&COMPLETE, vec![Arg::Text(record.id.clone())]),
+            Change::ExpireDue { at } => (&EXPIRE_DUE, vec![Arg::Int(*at)]),
+        }
+    }
+
+    /// The one event it makes if it changes its row, known before it runs: all but an expiry
+    /// sweep. (What it writes beside itself is the same whatever else the row holds by then:
+    /// the change sets what those inserts read, and the rest of a record never changes.)
+    fn expected(&self, kind: EventKind) -> Option<Event> {
+        let record = match self {
+            Change::Create { new, .. } => Record {
+                id: new.id.clone(),
+                tenant: new.tenant.clone(),
+                request: new.request.clone(),
+                server_name: new.server_name.clone(),
+                created_at: new.created_at,
+                expires_at: new.expires_at,
+                status: Status::Pending,
+                result: None,
+                finished_at: None,
+                completed: false,
+            },
+            Change::Finish {
+                record,
+                status,
+                result,
+                at,
+                ..
+            } => Record {
+                status: *status,
+                result: Some(result.clone()),
+                finished_at: Some(*at),
+                ..(**record).clone()
+            },
+            Change::Complete { record, .. } => Record {
+                completed: true,
+                ..(**record).clone()
+            },
+            Change::ExpireDue { .. } => return None,
+        };
+        Some(Event::new(kind, record))
+    }
 }
 
-/// Makes `change` on `connection`, inside the caller's transaction: the statement, then each
-/// changed row's audit entry, webhook row and push rows. Committing is the caller's.
+/// What `event`, made by `actor` at `at`, writes beside its change.
+fn besides(event: &Event, actor: &Actor, at: i64, context: &ChangeContext) -> Vec<Beside> {
+    let mut besides = vec![journal::record(Recorded::of(event, actor, at))];
+    if let Some(row) = context.webhook_rows.and_then(|rows| rows(event)) {
+        besides.push(outbox::enqueue(row, context.clock.now_ms()));
+    }
+    let pushes = context.push.map(|push| push.rows(event, at));
+    besides.extend(
+        pushes
+            .into_iter()
+            .flatten()
+            .map(|rows| push_outbox::enqueue(rows, at)),
+    );
+    besides
+}
+
+/// Makes `change` on `connection`, inside the caller's transaction: the statement, then what
+/// each changed row writes beside it. Committing is the caller's.
 pub(super) async fn apply(
     connection: Connection<'_>,
     change: &Change,
     context: &ChangeContext,
 ) -> Result<Applied, StoreError> {
-    let origin = context.origin.as_str();
-    either!(connection, |db, dialect| {
-        let kind = change.kind()?;
-        let query = match change {
-            Change::Create { new, .. } => sqlx::query(dialect(INSERT))
-                .bind(&new.id)
-                .bind(&new.tenant.user_id)
-                .bind(&new.tenant.workspace_id)
-                .bind(&new.tenant.conversation_id)
-                .bind(new.request.to_string())
-                .bind(&new.server_name)
-                .bind(new.created_at)
-                .bind(new.expires_at)
-                .bind(&new.idempotency_key)
-                .bind(&new.request_digest),
-            Change::Finish {
-                id,
-                status,
-                result,
-                at,
-                ..
-            } => sqlx::query(dialect(FINISH))
-                .bind(status.as_str())
-                .bind(result.to_string())
-                .bind(*at)
-                .bind(id),
-            Change::Complete { id, .. } => sqlx::query(dialect(COMPLETE)).bind(id),
-            Change::ExpireDue { at } => sqlx::query(dialect(EXPIRE_DUE)).bind(*at),
-        };
-        let rows = query
-            .bind(origin)
-            .bind(kind.event_name())
-            .fetch_all(&mut *db)
-            .await?;
-        let mut events = rows
-            .iter()
-            .map(|row| Ok(Event::new(kind, record_from_row(row)?)))
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        events.sort_by(|a, b| (a.record.created_at, a.id()).cmp(&(b.record.created_at, b.id())));
-        if let (Change::Create { new, .. }, None) = (change, events.first()) {
-            // Nothing inserted: the tenant's idempotency key was used before.
-            let Some(key) = &new.idempotency_key else {
-                return Err(StoreError(format!("the id {} is taken", new.id)));
-            };
-            let row = sqlx::query(BY_IDEMPOTENCY_KEY)
-                .bind(&new.tenant.user_id)
-                .bind(&new.tenant.workspace_id)
-                .bind(&new.tenant.conversation_id)
-                .bind(key)
-                .fetch_optional(&mut *db)
-                .await?
-                .ok_or_else(|| StoreError("an idempotency key conflicts with no row".into()))?;
-            // `None` for a row the previous version wrote, which kept no digest.
-            let digest: Option<String> = row.try_get("request_digest")?;
-            let same = same_request(digest.as_deref(), new.request_digest.as_deref());
-            return Ok(Applied::Created(if same {
-                Created::Existing(Box::new(record_from_row(&row)?))
-            } else {
-                Created::KeyReused
-            }));
-        }
-        let at = change.at(&context.clock);
-        // Several events (an expiry sweep) lock their chains' heads in one order, so two
-        // replicas sweeping at once never wait on each other in a circle.
-        for event in journal::in_lock_order(&events) {
-            journal::append(
-                &mut *db,
-                dialect(journal::INSERT),
-                event,
-                change.actor(),
-                at,
-            )
-            .await?;
-            if let Some(row) = context.webhook_rows.and_then(|rows| rows(event)) {
-                sqlx::query(ENQUEUE)
-                    .bind(&row.id)
-                    .bind(&row.elicitation_id)
-                    .bind(row.event_type)
-                    .bind(&row.payload)
-                    .bind(context.clock.now_ms())
-                    .execute(&mut *db)
-                    .await?;
+    let kind = change.kind()?;
+    let at = change.at(&context.clock);
+    let (statement, args) = change.statement();
+    let postgres = matches!(connection, Either::Postgres(_));
+    either!(connection, |db| {
+        let notified = [
+            Arg::Text(context.origin.clone()),
+            Arg::Text(kind.event_name().to_string()),
+        ];
+        let text = statement.alone(postgres);
+        let rows = bound(
+            sqlx::query(AssertSqlSafe(text)),
+            args.into_iter().chain(notified),
+        )
+        .fetch_all(&mut *db)
+        .await?;
+        let events = events_of(kind, &rows)?;
+        if events.is_empty() {
+            if let Change::Create { new, .. } = change {
+                return Ok(Applied::Created(key_used(&mut *db, new).await?));
             }
-            let pushes = context.push.map(|push| push.rows(event, at));
-            for rows in pushes.into_iter().flatten() {
-                sqlx::query(PUSH_ENQUEUE)
-                    .bind(&rows.elicitation_id)
-                    .bind(rows.kind.as_str())
-                    .bind(at)
-                    .bind(rows.deadline)
-                    .bind(rows.due)
-                    .bind(&rows.user_id)
-                    .bind(&rows.workspace_id)
+        }
+        for event in &events {
+            for beside in besides(event, change.actor(), at, context) {
+                bound(sqlx::query(beside.text.alone), beside.args)
                     .execute(&mut *db)
                     .await?;
             }
         }
-        if let Change::Create { .. } = change {
-            if let Some(created) = events.pop() {
-                return Ok(Applied::Created(Created::New(created)));
-            }
+        Ok(applied(change, events))
+    })
+}
+
+/// Makes `change` in one statement on PostgreSQL when its event is known beforehand (see the
+/// module's documentation); an expiry sweep in a transaction of its own.
+pub(super) async fn apply_on_postgres(
+    pool: &PgPool,
+    change: &Change,
+    context: &ChangeContext,
+) -> Result<Applied, StoreError> {
+    let kind = change.kind()?;
+    let Some(expected) = change.expected(kind) else {
+        let mut transaction = pool.begin().await?;
+        let applied = apply(Either::Postgres(&mut *transaction), change, context).await?;
+        transaction.commit().await?;
+        return Ok(applied);
+    };
+    let at = change.at(&context.clock);
+    let besides = besides(&expected, change.actor(), at, context);
+    let (statement, args) = change.statement();
+    let text = statement.joined(true, &besides);
+    let notified = [
+        Arg::Text(context.origin.clone()),
+        Arg::Text(kind.event_name().to_string()),
+    ];
+    let values = args
+        .into_iter()
+        .chain(notified)
+        .chain(besides.into_iter().flat_map(|beside| beside.args));
+    // Built from this module's constants only: no caller's text is in it.
+    let rows = bound(sqlx::query(AssertSqlSafe(text)), values)
+        .fetch_all(pool)
+        .await?;
+    let events = events_of(kind, &rows)?;
+    if events.is_empty() {
+        if let Change::Create { new, .. } = change {
+            let mut connection = pool.acquire().await?;
+            return Ok(Applied::Created(key_used(&mut *connection, new).await?));
         }
-        Ok(Applied::Changed(events))
+    }
+    Ok(applied(change, events))
+}
+
+/// The events of the rows a change returned, oldest first.
+fn events_of<'r, R>(kind: EventKind, rows: &'r [R]) -> Result<Vec<Event>, StoreError>
+where
+    R: Row,
+    &'static str: sqlx::ColumnIndex<R>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let mut events = rows
+        .iter()
+        .map(|row| Ok(Event::new(kind, record_from_row(row)?)))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    events.sort_by(|a, b| (a.record.created_at, a.id()).cmp(&(b.record.created_at, b.id())));
+    Ok(events)
+}
+
+/// What a change that made `events` came to.
+fn applied(change: &Change, mut events: Vec<Event>) -> Applied {
+    if let Change::Create { .. } = change {
+        if let Some(created) = events.pop() {
+            return Applied::Created(Created::New(created));
+        }
+    }
+    Applied::Changed(events)
+}
+
+/// A create that inserted nothing: the tenant's idempotency key was used before (or the id is
+/// taken, which no key explains).
+async fn key_used<'c, C, DB>(db: &'c mut C, new: &NewElicitation) -> Result<Created, StoreError>
+where
+    DB: sqlx::Database,
+    for<'e> &'e mut C: sqlx::Executor<'e, Database = DB>,
+    String: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    Option<String>: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    i64: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+    &'static str: sqlx::ColumnIndex<DB::Row>,
+    for<'r> String: sqlx::Decode<'r, DB>,
+    for<'r> Option<String>: sqlx::Decode<'r, DB>,
+    for<'r> i64: sqlx::Decode<'r, DB>,
+    for<'r> Option<i64>: sqlx::Decode<'r, DB> + sqlx::Type<DB>,
+    for<'r> bool: sqlx::Decode<'r, DB> + sqlx::Type<DB>,
+{
+    let Some(key) = &new.idempotency_key else {
+        return Err(StoreError(format!("the id {} is taken", new.id)));
+    };
+    let args = [
+        Arg::Text(new.tenant.user_id.clone()),
+        Arg::Text(new.tenant.workspace_id.clone()),
+        Arg::Text(new.tenant.conversation_id.clone()),
+        Arg::Text(key.clone()),
+    ];
+    let row = bound(sqlx::query(BY_IDEMPOTENCY_KEY), args)
+        .fetch_optional(&mut *db)
+        .await?
+        .ok_or_else(|| StoreError("an idempotency key conflicts with no row".into()))?;
+    // `None` for a row the previous version wrote, which kept no digest.
+    let digest: Option<String> = row.try_get("request_digest")?;
+    let same = same_request(digest.as_deref(), new.request_digest.as_deref());
+    Ok(if same {
+        Created::Existing(Box::new(record_from_row(&row)?))
+    } else {
+        Created::KeyReused
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::postgres::EVENTS_CHANNEL;
 
     #[test]
     fn changes_notify_on_the_channel_replicas_listen_on() {
         for statement in [INSERT, FINISH, COMPLETE, EXPIRE_DUE] {
             assert!(statement
-                .postgres
+                .alone(true)
                 .contains(&format!("pg_notify('{EVENTS_CHANNEL}'")));
-            assert!(!statement.sqlite.contains("pg_notify"));
+            assert!(!statement.alone(false).contains("pg_notify"));
         }
+    }
+
+    #[test]
+    fn a_joined_change_numbers_each_beside_after_the_values_before_it() {
+        let record = Beside {
+            text: beside!("INSERT INTO a (x, y) SELECT $1, $2 FROM ", ""),
+            args: vec![Arg::Int(1), Arg::Int(2)],
+        };
+        let row = Beside {
+            text: beside!("INSERT INTO b (x) SELECT $1 FROM ", " WHERE $1 > 0"),
+            args: vec![Arg::Int(3)],
+        };
+        let text = FINISH.joined(true, &[record, row]);
+        // FINISH has 4 values, then the origin ($5) and the kind ($6).
+        assert!(text.contains(
+            "beside_0 AS (INSERT INTO a (x, y) SELECT $7, $8 FROM changed), \
+             beside_1 AS (INSERT INTO b (x) SELECT $9 FROM changed WHERE $9 > 0)"
+        ));
+        assert!(text.contains("'origin', $5::text, 'kind', $6::text"));
+        assert_eq!(renumbered("$1 || $10, $2", 4), "$5 || $14, $6");
+        assert_eq!(FINISH.joined(false, &[]), FINISH.alone(false));
     }
 }

@@ -5,8 +5,8 @@
 use serde_json::Value;
 use sqlx::PgPool;
 
-use super::changes::{apply, record_columns, Applied, Change, ChangeContext};
-use super::db::{either, Database, Either};
+use super::changes::{apply_on_postgres, record_columns, Applied, Change, ChangeContext};
+use super::db::{either, Database};
 use super::rows::record_from_row;
 use super::sqlite::GroupCommit;
 use super::{Created, NewElicitation, Record, Status, StoreError, TenantFilter};
@@ -67,18 +67,19 @@ impl ElicitationStore {
         })
     }
 
-    /// Moves a pending elicitation to `status` with `result` at `now_ms`, journalled as made by
-    /// `actor`: the change when this call won; `None` when it was no longer pending.
+    /// Moves `record`, while pending, to `status` with `result` at `now_ms`, journalled as made
+    /// by `actor`: the change when this call won; `None` when it was no longer pending. (The
+    /// record as read earlier: what the change writes beside itself is made from it.)
     pub async fn finish(
         &self,
-        id: &str,
+        record: &Record,
         status: Status,
         result: &Value,
         now_ms: i64,
         actor: &Actor,
     ) -> Result<Option<Event>, StoreError> {
         let change = Change::Finish {
-            id: id.to_string(),
+            record: Box::new(record.clone()),
             status,
             result: result.clone(),
             at: now_ms,
@@ -87,11 +88,15 @@ impl ElicitationStore {
         Ok(self.changed(change).await?.into_iter().next())
     }
 
-    /// Marks URL-mode completion, journalled as made by `actor`: the change, or `None` when
-    /// unknown or already marked.
-    pub async fn complete(&self, id: &str, actor: &Actor) -> Result<Option<Event>, StoreError> {
+    /// Marks URL-mode completion of `record`, journalled as made by `actor`: the change, or
+    /// `None` when gone or already marked.
+    pub async fn complete(
+        &self,
+        record: &Record,
+        actor: &Actor,
+    ) -> Result<Option<Event>, StoreError> {
         let change = Change::Complete {
-            id: id.to_string(),
+            record: Box::new(record.clone()),
             actor: actor.clone(),
         };
         Ok(self.changed(change).await?.into_iter().next())
@@ -155,8 +160,8 @@ impl ElicitationStore {
     }
 }
 
-/// Commits each change: on PostgreSQL in a transaction of its own, on SQLite in the group
-/// committer's batch.
+/// Commits each change: on PostgreSQL on its own (one statement, see `changes`), on SQLite in
+/// the group committer's batch. Either way the sealer hears of it.
 #[derive(Debug, Clone)]
 pub(super) enum Committer {
     /// SQLite's one writer.
@@ -174,9 +179,8 @@ impl Committer {
         match self {
             Committer::Sqlite(group) => group.commit(change).await,
             Committer::Postgres { pool, context } => {
-                let mut transaction = pool.begin().await?;
-                let applied = apply(Either::Postgres(&mut *transaction), &change, context).await?;
-                transaction.commit().await?;
+                let applied = apply_on_postgres(pool, &change, context).await?;
+                context.recorded.notify_one();
                 Ok(applied)
             }
         }

@@ -1,57 +1,257 @@
-//! The audit trail's SQL: the one call every change makes inside its transaction ([`append`]),
-//! the entry after its tenant's chain head; the pages of `GET /v1/audit`; and the checkpoints.
-//! One text per statement for both dialects, except where they truly differ: how an entry gets
-//! its `seq`.
+//! The audit trail's SQL: what every change records beside itself ([`record`]); the sealer,
+//! which gives recorded entries their places in their chains ([`seal`]); the pages of
+//! `GET /v1/audit`; and the checkpoints. One text per statement for both dialects, except where
+//! they truly differ: how an entry gets its `seq`, and the sealer's turn.
 //!
-//! A change takes its chain's next place in `koder_audit_heads` (an upsert that, on PostgreSQL,
-//! locks that one row until the change commits), so changes of one tenant take turns and
-//! changes of different tenants never wait on each other.
+//! A change takes no lock for the trail: it inserts its record into `koder_audit_pending`.
+//! The sealer, one at a time (SQLite's one writer; on PostgreSQL whoever holds an advisory lock
+//! no change takes), moves committed records, oldest first, into their chains: each gets the
+//! next `chain_seq` of its chain, the previous entry's hash and its own, and the chain's head in
+//! `koder_audit_heads` moves, all in one transaction that also deletes the records. Two
+//! changes of one elicitation commit in their order, so they are sealed in it.
 //!
-//! `seq`, the order pages follow: on SQLite, whose one writer commits changes in order, an
-//! entry takes the next `seq` as it is inserted. On PostgreSQL, changes commit in any order, so a
-//! `seq` taken before commit could be passed by one that commits first, and a reader paging with
-//! `after=` would skip the late one for good. There whoever reads the trail first gives `seq` to
-//! every committed entry still without one ([`sequence_postgres`], under an advisory lock no
-//! change takes): the sequenced entries are always 1..N with no gap, and a late commit gets a
-//! `seq` after every one already shown.
+//! `seq`, the order pages follow: on SQLite the sealer gives it as it seals. On PostgreSQL
+//! whoever reads the trail first gives `seq` to every sealed entry still without one
+//! ([`sequence_postgres`], under its own advisory lock): the sequenced entries are always
+//! 1..N with no gap.
 
-use sqlx::PgPool;
+use std::collections::HashMap;
 
-use super::db::Dialects;
-use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, GENESIS_HASH};
+use sqlx::{PgPool, QueryBuilder};
+
+use super::changes::{beside, Arg, Beside, BesideText};
+use super::db::{either, Database, Dialects};
+use super::StoreError;
+use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, Recorded, GENESIS_HASH};
 use crate::audit_checkpoint::{checkpoint_over, ChainHead, Checkpoint};
-use crate::events::Event;
-use crate::record::Actor;
+use crate::record::Tenant;
 
-/// Takes the chain's next place (`$1` the chain): its new length. On PostgreSQL the row stays
-/// locked until the change commits, so the next change of this chain waits for it, and then
-/// reads the entry it wrote.
-const TAKE_PLACE: &str = "INSERT INTO koder_audit_heads (chain, chain_seq) VALUES ($1, 1) \
-     ON CONFLICT (chain) DO UPDATE SET chain_seq = koder_audit_heads.chain_seq + 1 \
-     RETURNING chain_seq";
+/// A change's record, beside it (see `changes`).
+const RECORD: BesideText = beside!(
+    "INSERT INTO koder_audit_pending (at, elicitation_id, user_id, workspace_id, \
+     conversation_id, actor, action, digest) SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM ",
+    ""
+);
 
-/// The hash of entry `$2` of chain `$1`.
-const ENTRY_HASH: &str = "SELECT hash FROM koder_audit WHERE chain = $1 AND chain_seq = $2";
-
-/// The insert of one entry, with `$seq` the dialect's way to its `seq`.
-macro_rules! insert_entry {
-    ($seq:literal) => {
-        concat!(
-            "INSERT INTO koder_audit (chain, chain_seq, at, elicitation_id, user_id, ",
-            "workspace_id, conversation_id, actor, action, digest, prev_hash, hash, seq) ",
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, ",
-            $seq,
-            ")"
-        )
-    };
+/// What `recorded` writes beside its change.
+pub(super) fn record(recorded: Recorded) -> Beside {
+    Beside {
+        text: RECORD,
+        args: vec![
+            Arg::Int(recorded.at),
+            Arg::Text(recorded.elicitation_id),
+            Arg::Text(recorded.tenant.user_id),
+            Arg::Text(recorded.tenant.workspace_id),
+            Arg::Text(recorded.tenant.conversation_id),
+            Arg::Text(recorded.actor),
+            Arg::Text(recorded.action),
+            Arg::Text(recorded.digest),
+        ],
+    }
 }
 
-/// SQLite takes the next `seq` as it inserts (its one writer commits in this order);
-/// PostgreSQL none yet ([`sequence_postgres`] gives it after commit).
-pub(super) const INSERT: Dialects = Dialects {
-    sqlite: insert_entry!("(SELECT coalesce(max(seq), 0) + 1 FROM koder_audit)"),
-    postgres: insert_entry!("NULL"),
+/// Records sealed per transaction.
+pub(super) const SEAL_BATCH: i64 = 500;
+
+/// The oldest committed records (`$1` how many).
+const PENDING: &str = "SELECT id, at, elicitation_id, user_id, workspace_id, conversation_id, \
+     actor, action, digest FROM koder_audit_pending ORDER BY id LIMIT $1";
+
+/// Held (transaction-scoped) by the PostgreSQL sealer; changes never take it.
+const SEALER_LOCK_KEY: i64 = 0x6b6f_6465_725f_736c; // "koder_sl"
+
+/// Whose turn it is to seal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Turn {
+    /// Wait for it (a reader that must see every committed change).
+    Wait,
+    /// Skip when another replica is sealing (it seals what is committed).
+    Skip,
+}
+
+/// How a sealer begins: on SQLite taking the write lock at once.
+const BEGIN_SEAL: Dialects = Dialects {
+    sqlite: "BEGIN IMMEDIATE",
+    postgres: "BEGIN",
 };
+
+/// The turn to seal (`$1` the lock's key), waiting for it; true once taken. SQLite's one writer
+/// is the turn already.
+const WAIT_FOR_TURN: Dialects = Dialects {
+    sqlite: "SELECT $1 IS NOT NULL",
+    postgres: "SELECT count(*) = 1 FROM (SELECT pg_advisory_xact_lock($1)) AS taken",
+};
+
+/// The turn to seal, unless another has it: whether it was taken.
+const TRY_TURN: Dialects = Dialects {
+    sqlite: "SELECT $1 IS NOT NULL",
+    postgres: "SELECT pg_try_advisory_xact_lock($1)",
+};
+
+/// One committed record waiting for the sealer.
+#[derive(Debug, Clone, sqlx::FromRow)]
+struct PendingRow {
+    id: i64,
+    at: i64,
+    elicitation_id: String,
+    user_id: String,
+    workspace_id: String,
+    conversation_id: String,
+    actor: String,
+    action: String,
+    digest: String,
+}
+
+impl PendingRow {
+    fn recorded(self) -> Recorded {
+        Recorded {
+            at: self.at,
+            elicitation_id: self.elicitation_id,
+            tenant: Tenant {
+                user_id: self.user_id,
+                workspace_id: self.workspace_id,
+                conversation_id: self.conversation_id,
+            },
+            actor: self.actor,
+            action: self.action,
+            digest: self.digest,
+        }
+    }
+}
+
+/// Seals up to [`SEAL_BATCH`] records (see the module's documentation); how many, or `None`
+/// when another replica had the turn and `turn` is [`Turn::Skip`].
+pub(super) async fn seal(database: &Database, turn: Turn) -> Result<Option<usize>, StoreError> {
+    let postgres = matches!(database, Database::Postgres(_));
+    either!(database.writer(), |pool, dialect| {
+        let mut transaction = pool.begin_with(dialect(BEGIN_SEAL)).await?;
+        let take = match turn {
+            Turn::Wait => WAIT_FOR_TURN,
+            Turn::Skip => TRY_TURN,
+        };
+        let taken: bool = sqlx::query_scalar(dialect(take))
+            .bind(SEALER_LOCK_KEY)
+            .fetch_one(&mut *transaction)
+            .await?;
+        if !taken {
+            return Ok(None);
+        }
+        let pending: Vec<PendingRow> = sqlx::query_as(PENDING)
+            .bind(SEAL_BATCH)
+            .fetch_all(&mut *transaction)
+            .await?;
+        if pending.is_empty() {
+            return Ok(Some(0));
+        }
+        let ids: Vec<i64> = pending.iter().map(|row| row.id).collect();
+        let records: Vec<Recorded> = pending.into_iter().map(PendingRow::recorded).collect();
+        let mut chains: Vec<String> = records.iter().map(|r| chain_key(&r.tenant)).collect();
+        chains.sort();
+        chains.dedup();
+        let mut read_heads = QueryBuilder::new(
+            "SELECT h.chain, h.chain_seq, a.hash FROM koder_audit_heads h \
+             LEFT JOIN koder_audit a ON a.chain = h.chain AND a.chain_seq = h.chain_seq \
+             WHERE h.chain IN (",
+        );
+        let mut list = read_heads.separated(", ");
+        for chain in chains {
+            list.push_bind(chain);
+        }
+        read_heads.push(")");
+        let heads: Vec<(String, i64, Option<String>)> = read_heads
+            .build_query_as()
+            .fetch_all(&mut *transaction)
+            .await?;
+        // SQLite numbers entries as they are sealed; PostgreSQL when the trail is read.
+        let first_seq = if postgres {
+            None
+        } else {
+            let top: i64 = sqlx::query_scalar("SELECT coalesce(max(seq), 0) FROM koder_audit")
+                .fetch_one(&mut *transaction)
+                .await?;
+            Some(top + 1)
+        };
+        let entries = sealed(records, heads, first_seq)?;
+        let mut insert =
+            QueryBuilder::new(concat!("INSERT INTO koder_audit (", audit_columns!(), ") "));
+        insert.push_values(&entries, |mut row, entry| {
+            row.push_bind(entry.seq)
+                .push_bind(entry.chain.clone())
+                .push_bind(entry.chain_seq)
+                .push_bind(entry.at)
+                .push_bind(entry.elicitation_id.clone())
+                .push_bind(entry.tenant.user_id.clone())
+                .push_bind(entry.tenant.workspace_id.clone())
+                .push_bind(entry.tenant.conversation_id.clone())
+                .push_bind(entry.actor.clone())
+                .push_bind(entry.action.clone())
+                .push_bind(entry.digest.clone())
+                .push_bind(entry.prev_hash.clone())
+                .push_bind(entry.hash.clone());
+        });
+        insert.build().execute(&mut *transaction).await?;
+        let mut move_heads = QueryBuilder::new("INSERT INTO koder_audit_heads (chain, chain_seq) ");
+        move_heads.push_values(chain_heads(&entries), |mut row, (chain, chain_seq)| {
+            row.push_bind(chain).push_bind(chain_seq);
+        });
+        move_heads.push(" ON CONFLICT (chain) DO UPDATE SET chain_seq = excluded.chain_seq");
+        move_heads.build().execute(&mut *transaction).await?;
+        let mut delete = QueryBuilder::new("DELETE FROM koder_audit_pending WHERE id IN (");
+        let mut list = delete.separated(", ");
+        for id in ids {
+            list.push_bind(id);
+        }
+        delete.push(")");
+        delete.build().execute(&mut *transaction).await?;
+        transaction.commit().await?;
+        Ok(Some(entries.len()))
+    })
+}
+
+/// `records`, oldest first, sealed after their chains' `heads` (chain, length, the last
+/// entry's hash); numbered from `first_seq` when given.
+fn sealed(
+    records: Vec<Recorded>,
+    heads: Vec<(String, i64, Option<String>)>,
+    first_seq: Option<i64>,
+) -> Result<Vec<AuditEntry>, StoreError> {
+    let mut heads: HashMap<String, (i64, Option<String>)> = heads
+        .into_iter()
+        .map(|(chain, chain_seq, hash)| (chain, (chain_seq, hash)))
+        .collect();
+    let mut entries = Vec::with_capacity(records.len());
+    for (index, recorded) in records.into_iter().enumerate() {
+        let chain = chain_key(&recorded.tenant);
+        let (length, last_hash) = heads.remove(&chain).unwrap_or((0, None));
+        let prev_hash = match (length, last_hash) {
+            (0, _) => GENESIS_HASH.to_string(),
+            (_, Some(hash)) => hash,
+            (length, None) => {
+                return Err(StoreError(format!(
+                    "the audit trail lacks {}, its chain's newest entry (run audit verify)",
+                    place_in_chain(&chain, length)
+                )))
+            }
+        };
+        let mut entry = recorded.sealed(length + 1, prev_hash);
+        entry.seq = first_seq.map(|first| first + index as i64);
+        heads.insert(chain, (entry.chain_seq, Some(entry.hash.clone())));
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
+/// Each chain's last place among `entries`.
+fn chain_heads(entries: &[AuditEntry]) -> Vec<(String, i64)> {
+    let mut heads: HashMap<&str, i64> = HashMap::new();
+    for entry in entries {
+        heads.insert(&entry.chain, entry.chain_seq);
+    }
+    heads
+        .into_iter()
+        .map(|(chain, chain_seq)| (chain.to_string(), chain_seq))
+        .collect()
+}
 
 /// Held (transaction-scoped) by whoever gives `seq` on PostgreSQL: readers and checkpoint
 /// writers take turns; changes never take it.
@@ -98,76 +298,6 @@ pub(super) const INSERT_CHECKPOINT: &str =
 
 pub(super) const LATEST_CHECKPOINT: &str =
     "SELECT seq, at, chains, hash FROM koder_audit_checkpoints ORDER BY seq DESC LIMIT 1";
-
-/// Records `event`, made by `actor` at `at_ms`, in the transaction that made it (`insert`:
-/// the dialect's [`INSERT`]).
-pub(super) async fn append<C, DB>(
-    transaction: &mut C,
-    insert: &'static str,
-    event: &Event,
-    actor: &Actor,
-    at_ms: i64,
-) -> Result<(), sqlx::Error>
-where
-    C: sqlx::Connection<Database = DB>,
-    DB: sqlx::Database,
-    DB::Arguments: sqlx::IntoArguments<DB>,
-    for<'c> &'c mut C: sqlx::Executor<'c, Database = DB>,
-    i64: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
-    String: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
-    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
-    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
-{
-    let chain = chain_key(event.tenant());
-    let chain_seq: i64 = sqlx::query_scalar(TAKE_PLACE)
-        .bind(&chain)
-        .fetch_one(&mut *transaction)
-        .await?;
-    let prev_hash = if chain_seq > 1 {
-        let previous: Option<String> = sqlx::query_scalar(ENTRY_HASH)
-            .bind(&chain)
-            .bind(chain_seq - 1)
-            .fetch_optional(&mut *transaction)
-            .await?;
-        previous.ok_or_else(|| missing_head(&chain, chain_seq - 1))?
-    } else {
-        GENESIS_HASH.to_string()
-    };
-    let entry = AuditEntry::next(chain_seq, prev_hash, event, actor, at_ms);
-    sqlx::query(insert)
-        .bind(entry.chain)
-        .bind(entry.chain_seq)
-        .bind(entry.at)
-        .bind(entry.elicitation_id)
-        .bind(entry.tenant.user_id)
-        .bind(entry.tenant.workspace_id)
-        .bind(entry.tenant.conversation_id)
-        .bind(entry.actor)
-        .bind(entry.action)
-        .bind(entry.digest)
-        .bind(entry.prev_hash)
-        .bind(entry.hash)
-        .execute(&mut *transaction)
-        .await?;
-    Ok(())
-}
-
-/// The head of a chain names an entry that is not there: its newest entries were removed.
-fn missing_head(chain: &str, chain_seq: i64) -> sqlx::Error {
-    sqlx::Error::Protocol(format!(
-        "the audit trail lacks {}, its chain's newest entry (run audit verify)",
-        place_in_chain(chain, chain_seq)
-    ))
-}
-
-/// `events` in the order a transaction recording several should lock their chains' heads: by
-/// chain, so two such transactions (two replicas expiring at once) never wait on each other in
-/// a circle.
-pub(super) fn in_lock_order(events: &[Event]) -> Vec<&Event> {
-    let mut ordered: Vec<&Event> = events.iter().collect();
-    ordered.sort_by_cached_key(|event| chain_key(event.tenant()));
-    ordered
-}
 
 /// Gives `seq` to committed entries without one, up to `batch` of them (see the module's
 /// documentation); how many got one.

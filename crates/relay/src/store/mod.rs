@@ -181,11 +181,13 @@ impl Store {
 
     fn of(database: Database, outboxes: Outboxes, origin: Option<String>) -> Store {
         let clock = Clock::default();
+        let recorded = std::sync::Arc::new(tokio::sync::Notify::new());
         let context = ChangeContext {
             origin: origin.clone().unwrap_or_default(),
             clock: clock.clone(),
             webhook_rows: outboxes.webhooks,
             push: outboxes.push,
+            recorded: recorded.clone(),
         };
         let committer = match &database {
             Database::Sqlite { writer, .. } => {
@@ -206,6 +208,7 @@ impl Store {
             },
             audit: AuditStore {
                 database: database.clone(),
+                recorded,
             },
             outbox: OutboxStore {
                 database: database.clone(),

@@ -1,10 +1,11 @@
 //! The webhook outbox (`koder_webhook_outbox`, see the `0004_webhook_outbox` migrations): the
-//! row a change queues inside its own transaction (`ENQUEUE`, run by the change's committer), the
+//! row a change queues beside itself ([`enqueue`], committed with the change), the
 //! claim that leases due rows to one worker (on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so one
 //! replica sends each), what an attempt came to, and retention. One text for both dialects
 //! except the claim's lock. The claim and the record of attempts are written once for every
 //! outbox table ([`OutboxTable`]): the push outbox (`push_outbox`) runs the same.
 
+use super::changes::{beside, Arg, Beside, BesideText};
 use super::db::{either, Database, Dialects};
 use super::StoreError;
 use crate::events::Event;
@@ -56,10 +57,27 @@ pub enum Outcome {
     },
 }
 
-/// The insert of one row (`$5` its time); a repeat is a no-op.
-pub(super) const ENQUEUE: &str = "INSERT INTO koder_webhook_outbox \
+/// The insert of one row beside its change (`$5` its time); a repeat is a no-op.
+const ENQUEUE: BesideText = beside!(
+    "INSERT INTO koder_webhook_outbox \
      (id, elicitation_id, event_type, payload, created_at, attempts, next_attempt_at) \
-     VALUES ($1, $2, $3, $4, $5, 0, $5) ON CONFLICT (id) DO NOTHING";
+     SELECT $1, $2, $3, $4, $5, 0, $5 FROM ",
+    " WHERE TRUE ON CONFLICT (id) DO NOTHING"
+);
+
+/// What queuing `row` at `now_ms` writes beside its change.
+pub(super) fn enqueue(row: OutboxRow, now_ms: i64) -> Beside {
+    Beside {
+        text: ENQUEUE,
+        args: vec![
+            Arg::Text(row.id),
+            Arg::Text(row.elicitation_id),
+            Arg::Text(row.event_type.to_string()),
+            Arg::Text(row.payload),
+            Arg::Int(now_ms),
+        ],
+    }
+}
 
 /// The statements every outbox table runs alike (`koder_webhook_outbox`, `koder_push_outbox`):
 /// both have `id`, `attempts`, `next_attempt_at`, `delivered_at`, `failed_at` and `last_error`.

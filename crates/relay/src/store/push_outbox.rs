@@ -1,12 +1,13 @@
 //! The push outbox (`koder_push_outbox`, see the `0007_push_outbox` migrations): the rows a change
 //! queues inside its own transaction, one per subscription of the elicitation's person
-//! ([`PUSH_ENQUEUE`], run by the change's committer), the claim that leases due rows to one
+//! ([`enqueue`], committed with the change), the claim that leases due rows to one
 //! worker (the same statements as the webhook outbox's, [`OutboxTable`]), dropping the pushes
 //! of a subscription its push service says is gone, and retention. A row holds ids, a kind and times:
 //! the message is read from the elicitation when the push is sent.
 
 use std::time::Duration;
 
+use super::changes::{beside, Arg, Beside, BesideText};
 use super::db::{either, Database};
 use super::outbox::{outbox_table, OutboxTable, Outcome};
 use super::StoreError;
@@ -107,11 +108,29 @@ impl PushQueue {
 /// Queues one push of `$1` (the elicitation) of kind `$2` per subscription of the person
 /// (`$6` user, `$7` workspace), due at `$5`, never sent after `$4`, queued at `$3`. The row's id
 /// names the elicitation, the kind and the subscription, so a repeat is a no-op.
-pub(super) const PUSH_ENQUEUE: &str = "INSERT INTO koder_push_outbox \
+const ENQUEUE: BesideText = beside!(
+    "INSERT INTO koder_push_outbox \
      (id, subscription_id, elicitation_id, kind, created_at, deadline, attempts, next_attempt_at) \
-     SELECT CAST($1 AS TEXT) || '.' || CAST($2 AS TEXT) || '.' || id, id, $1, $2, $3, $4, 0, $5 \
-     FROM koder_push_subscriptions WHERE user_id = $6 AND workspace_id = $7 \
-     ON CONFLICT (id) DO NOTHING";
+     SELECT CAST($1 AS TEXT) || '.' || CAST($2 AS TEXT) || '.' || s.id, s.id, $1, $2, $3, $4, 0, $5 \
+     FROM koder_push_subscriptions s, ",
+    " WHERE s.user_id = $6 AND s.workspace_id = $7 ON CONFLICT (id) DO NOTHING"
+);
+
+/// What queuing `rows` at `now_ms` writes beside its change.
+pub(super) fn enqueue(rows: PushRows, now_ms: i64) -> Beside {
+    Beside {
+        text: ENQUEUE,
+        args: vec![
+            Arg::Text(rows.elicitation_id),
+            Arg::Text(rows.kind.as_str().to_string()),
+            Arg::Int(now_ms),
+            Arg::Int(rows.deadline),
+            Arg::Int(rows.due),
+            Arg::Text(rows.user_id),
+            Arg::Text(rows.workspace_id),
+        ],
+    }
+}
 
 const PUSHES: OutboxTable = outbox_table!(
     "koder_push_outbox",

@@ -99,6 +99,7 @@ async fn commit_groups(
             // Nothing of the group was kept: each change gets the error.
             Err(error) => changes.iter().map(|_| Err(error.clone())).collect(),
         };
+        context.recorded.notify_one();
         for (reply, result) in replies.into_iter().zip(results) {
             // A caller that stopped waiting has its change made all the same.
             let _ = reply.send(result);
