@@ -42,7 +42,7 @@ impl Announcer {
 impl EventSink for Announcer {
     fn deliver(&self, event: &Event) {
         self.hub
-            .publish(event.id(), rendered(event, self.clock.now_ms()));
+            .publish(&event.record, rendered(event, self.clock.now_ms()));
         for worker in &self.outboxes {
             worker.notify_one();
         }

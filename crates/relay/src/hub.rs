@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{broadcast, Notify};
 
-use crate::store::Tenant;
+use crate::store::{Record, Status, Tenant};
 
 /// How many messages a stream may fall behind before it is ended (its client reconnects and
 /// gets the pending ones replayed). Small: each person's channel holds this many slots.
@@ -74,8 +74,15 @@ struct Inner {
     limits: StreamLimits,
     hasher: RandomState,
     shards: [Mutex<HashMap<PersonKey, Channel>>; SHARDS],
-    waiters: Mutex<HashMap<String, Arc<Notify>>>,
+    waiters: Mutex<HashMap<String, Arc<Slot>>>,
     open_streams: AtomicUsize,
+}
+
+/// What the long-polls on one id wait for: the next event, and the record once it ended.
+#[derive(Debug, Default)]
+struct Slot {
+    notify: Notify,
+    ended: Mutex<Option<Arc<Record>>>,
 }
 
 /// One person's channel and how many of their streams are open.
@@ -129,8 +136,9 @@ impl Hub {
     }
 
     /// Delivers a rendered message to the streams of the person it is for, and wakes the
-    /// long-polls on `id` (with or without a message: some changes are for long-polls only).
-    pub fn publish(&self, id: &str, message: Option<Outgoing>) {
+    /// long-polls on `record`'s id (with or without a message: some changes are for long-polls
+    /// only), handing them the record when it ended, so they need not read it again.
+    pub fn publish(&self, record: &Arc<Record>, message: Option<Outgoing>) {
         if let Some(message) = message {
             let key = (
                 message.tenant.user_id.clone(),
@@ -142,19 +150,22 @@ impl Hub {
                 let _ = channel.sender.send(Arc::new(message));
             }
         }
-        if let Some(notify) = self.waiters().get(id) {
-            notify.notify_waiters();
+        if let Some(slot) = self.waiters().get(&record.id) {
+            if record.status != Status::Pending {
+                *lock(&slot.ended) = Some(Arc::clone(record));
+            }
+            slot.notify.notify_waiters();
         }
     }
 
     /// A waiter woken by the next event for `id`. Take it before reading the row, then await
     /// it, so an event between the read and the wait is not missed.
     pub fn waiter(&self, id: &str) -> Waiter {
-        let notify = Arc::clone(self.waiters().entry(id.to_string()).or_default());
+        let slot = Arc::clone(self.waiters().entry(id.to_string()).or_default());
         Waiter {
             hub: self.clone(),
             id: id.to_string(),
-            notify,
+            slot,
         }
     }
 
@@ -193,7 +204,7 @@ impl Hub {
         lock(self.inner.shards.get(index).unwrap_or(first))
     }
 
-    fn waiters(&self) -> MutexGuard<'_, HashMap<String, Arc<Notify>>> {
+    fn waiters(&self) -> MutexGuard<'_, HashMap<String, Arc<Slot>>> {
         lock(&self.inner.waiters)
     }
 
@@ -241,13 +252,18 @@ impl Drop for Subscription {
 pub struct Waiter {
     hub: Hub,
     id: String,
-    notify: Arc<Notify>,
+    slot: Arc<Slot>,
 }
 
 impl Waiter {
     /// Resolves on the next event for the id published after this waiter was made.
     pub fn notified(&self) -> tokio::sync::futures::Notified<'_> {
-        self.notify.notified()
+        self.slot.notify.notified()
+    }
+
+    /// The record as it ended, once an event published after this waiter was made says so.
+    pub fn ended(&self) -> Option<Arc<Record>> {
+        lock(&self.slot.ended).clone()
     }
 }
 
@@ -255,7 +271,7 @@ impl Drop for Waiter {
     fn drop(&mut self) {
         let mut waiters = self.hub.waiters();
         // Two references left: the map's and ours. Then nobody else waits on this id.
-        if Arc::strong_count(&self.notify) <= 2 {
+        if Arc::strong_count(&self.slot) <= 2 {
             waiters.remove(&self.id);
         }
     }
@@ -273,6 +289,21 @@ mod tests {
         }
     }
 
+    fn record(id: &str, status: Status) -> Arc<Record> {
+        Arc::new(Record {
+            id: id.into(),
+            tenant: tenant("ana"),
+            request: serde_json::json!({}),
+            server_name: None,
+            created_at: 1,
+            expires_at: 2,
+            status,
+            result: None,
+            finished_at: None,
+            completed: false,
+        })
+    }
+
     fn message(user: &str) -> Outgoing {
         Outgoing {
             tenant: tenant(user),
@@ -286,9 +317,32 @@ mod tests {
         let hub = Hub::new(StreamLimits::default());
         let mut ana = hub.subscribe("ana", "w").unwrap();
         let mut bob = hub.subscribe("bob", "w").unwrap();
-        hub.publish("x", Some(message("ana")));
+        hub.publish(&record("x", Status::Pending), Some(message("ana")));
         assert_eq!(ana.recv().await.unwrap().tenant.user_id, "ana");
         assert!(bob.receiver.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn long_polls_are_woken_and_handed_the_record_once_it_ended() {
+        let hub = Hub::new(StreamLimits::default());
+        let waiter = hub.waiter("x");
+        {
+            let woken = waiter.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            hub.publish(&record("x", Status::Pending), None);
+            woken.await;
+        }
+        assert!(waiter.ended().is_none(), "still pending");
+        hub.publish(&record("y", Status::Settled), None);
+        assert!(waiter.ended().is_none(), "another id");
+        hub.publish(&record("x", Status::Settled), None);
+        assert_eq!(
+            waiter.ended().map(|ended| ended.status),
+            Some(Status::Settled)
+        );
+        drop(waiter);
+        assert_eq!(hub.sizes().1, 0, "the last waiter's slot is gone");
     }
 
     #[test]

@@ -18,6 +18,8 @@ use crate::store::postgres::EVENTS_CHANNEL;
 /// The wait before rebuilding a lost listener, doubling up to the maximum.
 const RELISTEN_FIRST_DELAY: Duration = Duration::from_millis(100);
 const RELISTEN_MAX_DELAY: Duration = Duration::from_secs(5);
+/// The most changes read in one query.
+const MAX_BATCH: usize = 256;
 
 /// Whether a LISTEN link is connected right now: false from the moment it is lost until a new
 /// connection listens again. Cheap to clone: clones share one state.
@@ -113,31 +115,40 @@ async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
 async fn relay_notifications(mut listener: PgListener, link: Link, elicitations: Elicitations) {
     loop {
         match listener.try_recv().await {
-            Ok(Some(notification)) => {
-                let Some((kind, id)) =
-                    change_from_notification(notification.payload(), &link.origin)
-                else {
+            Ok(Some(first)) => {
+                // What else has arrived is read with it: one query for the batch, so a busy
+                // link does not queue one read per change.
+                let mut changes = Vec::new();
+                let mut next = Some(first);
+                while let Some(notification) = next {
+                    changes.extend(change_from_notification(
+                        notification.payload(),
+                        &link.origin,
+                    ));
+                    next = if changes.len() < MAX_BATCH {
+                        listener.next_buffered()
+                    } else {
+                        None
+                    };
+                }
+                if changes.is_empty() {
                     continue;
-                };
-                match elicitations.heard(kind, &id).await {
-                    Ok(Some(event)) => {
-                        if let (Some(metrics), Some(changed_at)) =
-                            (&link.metrics, changed_at(&event))
-                        {
-                            let now = elicitations.now_ms();
-                            metrics.observe_notify_lag(now.saturating_sub(changed_at));
+                }
+                match elicitations.heard(&changes).await {
+                    Ok(events) => {
+                        let now = elicitations.now_ms();
+                        for changed_at in events.iter().filter_map(changed_at) {
+                            if let Some(metrics) = &link.metrics {
+                                metrics.observe_notify_lag(now.saturating_sub(changed_at));
+                            }
                         }
                     }
-                    // Gone already (purged): nobody needs to hear of it.
-                    Ok(None) => {}
                     Err(error) => {
-                        tracing::error!(%error, "reading a changed record failed");
+                        tracing::error!(%error, "reading changed records failed");
                         elicitations.resync();
                     }
                 }
             }
-            // `Ok(None)`: the connection dropped (the listener would reconnect on the next call,
-            // but silently); `Err`: it could not. Either way: down until a fresh one listens.
             Ok(None) | Err(_) => {
                 link.state.set(false);
                 tracing::warn!(
@@ -152,7 +163,6 @@ async fn relay_notifications(mut listener: PgListener, link: Link, elicitations:
     }
 }
 
-/// When the change an event announces was stored (by the store's clock), where it says.
 fn changed_at(event: &Event) -> Option<i64> {
     match event.kind {
         EventKind::Created => Some(event.record.created_at),

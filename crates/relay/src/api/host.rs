@@ -126,6 +126,10 @@ pub async fn result(
         let notified = waiter.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
+        // Woken by its end: the event holds the record, so it is not read again.
+        if let Some(ended) = waiter.ended() {
+            return Ok(Json(host_view(&ended)));
+        }
         let record = state
             .elicitations
             .get(&id)

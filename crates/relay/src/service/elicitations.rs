@@ -167,16 +167,24 @@ impl Elicitations {
         Ok(expired.len())
     }
 
-    /// Another replica changed the elicitation `id`: reads it once and tells this replica's
-    /// sink (not the metrics: the replica that made the change counted it). The event, or
-    /// `None` when it is gone already (purged).
-    pub async fn heard(&self, kind: EventKind, id: &str) -> Result<Option<Event>, StoreError> {
-        let Some(record) = self.store.elicitations.get(id).await? else {
-            return Ok(None);
-        };
-        let event = Event::new(kind, record);
-        self.sink.deliver(&event);
-        Ok(Some(event))
+    /// Other replicas made `changes` (each a kind and an id, in the order heard): reads their
+    /// records in one query and tells this replica's sink of each, in that order (not the
+    /// metrics: the replica that made a change counted it). The events; one whose record is
+    /// gone already (purged) has none.
+    pub async fn heard(&self, changes: &[(EventKind, String)]) -> Result<Vec<Event>, StoreError> {
+        let ids: Vec<&str> = changes.iter().map(|(_, id)| id.as_str()).collect();
+        let records = self.store.elicitations.get_many(&ids).await?;
+        let events: Vec<Event> = changes
+            .iter()
+            .filter_map(|(kind, id)| {
+                let record = records.iter().find(|record| &record.id == id)?;
+                Some(Event::new(*kind, record.clone()))
+            })
+            .collect();
+        for event in &events {
+            self.sink.deliver(event);
+        }
+        Ok(events)
     }
 
     /// Changes may have been missed: everyone listening on this replica starts over.

@@ -3,7 +3,7 @@
 //! wins, even across replicas, and the winner gets the change back as an [`Event`] to announce.
 
 use serde_json::Value;
-use sqlx::PgPool;
+use sqlx::{PgPool, QueryBuilder};
 
 use super::changes::{apply_on_postgres, record_columns, Applied, Change, ChangeContext};
 use super::db::{either, Database};
@@ -45,6 +45,27 @@ impl ElicitationStore {
             .fetch_optional(pool)
             .await?;
             row.as_ref().map(record_from_row).transpose()
+        })
+    }
+
+    /// The elicitations with these ids that exist, in any order (callers check scope).
+    pub async fn get_many(&self, ids: &[&str]) -> Result<Vec<Record>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        either!(self.database.reader(), |pool| {
+            let mut query = QueryBuilder::new(concat!(
+                "SELECT ",
+                record_columns!(),
+                " FROM koder_elicitations WHERE id IN ("
+            ));
+            let mut list = query.separated(", ");
+            for id in ids {
+                list.push_bind(id.to_string());
+            }
+            query.push(")");
+            let rows = query.build().fetch_all(pool).await?;
+            rows.iter().map(record_from_row).collect()
         })
     }
 
