@@ -28,7 +28,8 @@
 //
 //   --light-hosts N   after the main run, a second one on the same relays with N hosts in flight and
 //                     a fifth of the elicitations: the latencies without a queue (default 8; 0: none)
-//   --statements      PostgreSQL runs: log the statements of the main run (pg_stat_statements), per elicitation
+//   --statements      PostgreSQL runs: log the statements of the main run (pg_stat_statements), per elicitation,
+//                     and with replicas each one's lag in announcing the others' changes
 //   --perf            one more run per setup under `perf record` (kept apart: perf slows the relay)
 //                     for the share of samples in the kernel, per thread and per symbol
 //   --wait-quiet S    before each run, wait up to S seconds for the 1-min load average to fall to
@@ -296,6 +297,15 @@ function logStatements(name, url) {
   log(`  total of these: ${(calls / ELICITATIONS).toFixed(1)} calls · ${(time / ELICITATIONS).toFixed(3)} ms`);
 }
 
+/** Logs each replica's histogram of how late it announced the others' changes (from /metrics). */
+async function logNotifyLag(name, relays) {
+  for (const relay of relays) {
+    const response = await fetch(`${relay.url}/metrics`, { headers: { authorization: `Bearer ${SERVICE_TOKEN}` } });
+    const lines = (await response.text()).split('\n').filter((line) => line.startsWith('koder_relay_notify_lag_seconds'));
+    log(`${name}: ${relay.url} notify lag: ${lines.join(' · ')}`);
+  }
+}
+
 /** Waits (up to --wait-quiet seconds) for the machine to calm down; returns the load it saw. */
 async function waitQuiet() {
   const until = Date.now() + WAIT_QUIET * 1000;
@@ -418,6 +428,7 @@ async function measure(name, setUp) {
     const figures = await runGenerator(relays, dbPid);
     if (stopSampling) figures.pgWaits = await stopSampling();
     if (STATEMENTS && dbUrl) logStatements(name, dbUrl);
+    if (STATEMENTS && relays.length > 1) await logNotifyLag(name, relays);
     figures.load = { start: loadStart, end: load1() };
     if (LIGHT_HOSTS > 0) {
       await waitQuiet();

@@ -1,6 +1,10 @@
 //! The PostgreSQL LISTEN link, its own component: it hears the other replicas' changes on
-//! [`EVENTS_CHANNEL`] and hands each to the service, which reads the changed record once and
-//! announces it on this replica. A store knows nothing of it, and it knows nothing of streams.
+//! [`EVENTS_CHANNEL`] and hands them to the service, which reads the changed records and
+//! announces them on this replica. A store knows nothing of it, and it knows nothing of streams.
+//!
+//! Two tasks: one only receives (it never waits on the database, so notifications never queue
+//! in the connection), the other takes everything received so far and has it read in one query
+//! per batch, in the order heard.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,6 +12,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use sqlx::postgres::PgListener;
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::events::{Event, EventKind};
@@ -37,10 +42,11 @@ impl LinkState {
     }
 }
 
-/// A running LISTEN task; dropping it stops the task.
+/// A running LISTEN link (its two tasks); dropping it stops them.
 #[derive(Debug)]
 pub struct Listening {
-    task: JoinHandle<()>,
+    receiving: JoinHandle<()>,
+    announcing: JoinHandle<()>,
     link: LinkState,
 }
 
@@ -56,22 +62,28 @@ impl Listening {
         let listener = new_listener(url).await?;
         let link = LinkState::default();
         link.set(true);
-        let task = tokio::spawn(relay_notifications(
+        let (heard, to_announce) = mpsc::unbounded_channel();
+        let receiving = tokio::spawn(receive_notifications(
             listener,
             Link {
                 url: url.to_string(),
                 origin: origin.to_string(),
                 state: link.clone(),
-                metrics,
             },
-            elicitations,
+            heard,
+            elicitations.clone(),
         ));
-        Ok(Listening { task, link })
+        let announcing = tokio::spawn(announce_heard(to_announce, elicitations, metrics));
+        Ok(Listening {
+            receiving,
+            announcing,
+            link,
+        })
     }
 
-    /// Whether the task still runs (it only ends when dropped), connected or not.
+    /// Whether the tasks still run (they only end when dropped), connected or not.
     pub fn is_running(&self) -> bool {
-        !self.task.is_finished()
+        !self.receiving.is_finished() && !self.announcing.is_finished()
     }
 
     /// Whether the link is connected and listening now.
@@ -87,16 +99,16 @@ impl Listening {
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        self.task.abort();
+        self.receiving.abort();
+        self.announcing.abort();
     }
 }
 
-/// What the LISTEN task needs besides the service.
+/// What the receiving task needs besides the service.
 struct Link {
     url: String,
     origin: String,
     state: LinkState,
-    metrics: Option<Metrics>,
 }
 
 async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
@@ -108,45 +120,23 @@ async fn new_listener(url: &str) -> Result<PgListener, sqlx::Error> {
     Ok(listener)
 }
 
-/// Hands the other replicas' changes to the service until aborted. While the connection is lost
-/// the link is down and the service resyncs (streams end, and new ones are refused: changes made
-/// meanwhile are not heard) until a fresh listener, rebuilt with a doubling delay, listens.
-/// Long-polls re-read the row every second, so they never depend on the link.
-async fn relay_notifications(mut listener: PgListener, link: Link, elicitations: Elicitations) {
+/// Receives notifications and passes on each change of another replica, until the announcing
+/// task is gone. While the connection is lost the link is down and the service resyncs
+/// (streams end, and new ones are refused: changes made meanwhile are not heard) until a fresh
+/// listener, rebuilt with a doubling delay, listens. Long-polls re-read the row every second,
+/// so they never depend on the link.
+async fn receive_notifications(
+    mut listener: PgListener,
+    link: Link,
+    heard: mpsc::UnboundedSender<(EventKind, String)>,
+    elicitations: Elicitations,
+) {
     loop {
         match listener.try_recv().await {
-            Ok(Some(first)) => {
-                // What else has arrived is read with it: one query for the batch, so a busy
-                // link does not queue one read per change.
-                let mut changes = Vec::new();
-                let mut next = Some(first);
-                while let Some(notification) = next {
-                    changes.extend(change_from_notification(
-                        notification.payload(),
-                        &link.origin,
-                    ));
-                    next = if changes.len() < MAX_BATCH {
-                        listener.next_buffered()
-                    } else {
-                        None
-                    };
-                }
-                if changes.is_empty() {
-                    continue;
-                }
-                match elicitations.heard(&changes).await {
-                    Ok(events) => {
-                        let now = elicitations.now_ms();
-                        for changed_at in events.iter().filter_map(changed_at) {
-                            if let Some(metrics) = &link.metrics {
-                                metrics.observe_notify_lag(now.saturating_sub(changed_at));
-                            }
-                        }
-                    }
-                    Err(error) => {
-                        tracing::error!(%error, "reading changed records failed");
-                        elicitations.resync();
-                    }
+            Ok(Some(notification)) => {
+                let change = change_from_notification(notification.payload(), &link.origin);
+                if change.is_some_and(|change| heard.send(change).is_err()) {
+                    return;
                 }
             }
             Ok(None) | Err(_) => {
@@ -160,6 +150,33 @@ async fn relay_notifications(mut listener: PgListener, link: Link, elicitations:
                 tracing::info!("the LISTEN link to PostgreSQL is back");
             }
         }
+    }
+}
+
+/// Has every change received so far read in one query (up to [`MAX_BATCH`]) and announced, in
+/// the order heard.
+async fn announce_heard(
+    mut to_announce: mpsc::UnboundedReceiver<(EventKind, String)>,
+    elicitations: Elicitations,
+    metrics: Option<Metrics>,
+) {
+    let mut changes = Vec::with_capacity(MAX_BATCH);
+    while to_announce.recv_many(&mut changes, MAX_BATCH).await > 0 {
+        match elicitations.heard(&changes).await {
+            Ok(events) => {
+                if let Some(metrics) = &metrics {
+                    let now = elicitations.now_ms();
+                    for changed_at in events.iter().filter_map(changed_at) {
+                        metrics.observe_notify_lag(now.saturating_sub(changed_at));
+                    }
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "reading changed records failed");
+                elicitations.resync();
+            }
+        }
+        changes.clear();
     }
 }
 
