@@ -6,6 +6,8 @@
 //! outbox table ([`OutboxTable`]): the push outbox (`push_outbox`) runs the same.
 
 use super::changes::{beside, Arg, Beside, BesideText};
+use sqlx::QueryBuilder;
+
 use super::db::{either, Database, Dialects};
 use super::StoreError;
 use crate::events::Event;
@@ -86,7 +88,7 @@ pub(super) struct OutboxTable {
     /// Leases due rows (`$1` now, `$2` the lease, `$3` how many), counting the attempt, and
     /// returns them.
     pub(super) claim: Dialects,
-    /// Marks a row delivered (`$1` id, `$2` now, `$3` NULL).
+    /// Marks rows delivered: the time and then the ids follow.
     pub(super) delivered: &'static str,
     /// Schedules a row's next attempt (`$1` id, `$2` when, `$3` the error).
     pub(super) retry: &'static str,
@@ -104,9 +106,7 @@ macro_rules! outbox_table {
                 sqlite: outbox_table!(@claim $table, $returning, ""),
                 postgres: outbox_table!(@claim $table, $returning, " FOR UPDATE SKIP LOCKED"),
             },
-            delivered: concat!(
-                "UPDATE ", $table, " SET delivered_at = $2, last_error = $3 WHERE id = $1"
-            ),
+            delivered: concat!("UPDATE ", $table, " SET delivered_at = "),
             retry: concat!(
                 "UPDATE ", $table, " SET next_attempt_at = $2, last_error = $3 WHERE id = $1"
             ),
@@ -163,10 +163,34 @@ impl OutboxTable {
         attempts: &[(String, Outcome)],
         now_ms: i64,
     ) -> Result<(), StoreError> {
+        let delivered: Vec<&str> = attempts
+            .iter()
+            .filter(|(_, outcome)| *outcome == Outcome::Delivered)
+            .map(|(id, _)| id.as_str())
+            .collect();
         either!(database.writer(), |pool| {
             let mut transaction = pool.begin().await?;
+            // Deliveries, the common outcome, in one statement.
+            if !delivered.is_empty() {
+                let mut update = QueryBuilder::new(self.delivered);
+                update.push_bind(now_ms);
+                update.push(", last_error = NULL WHERE id IN (");
+                let mut ids = update.separated(", ");
+                for id in &delivered {
+                    ids.push_bind(id.to_string());
+                }
+                update.push(")");
+                update.build().execute(&mut *transaction).await?;
+            }
             for (id, outcome) in attempts {
-                let (statement, at, error) = self.record_statement(outcome, now_ms);
+                let (statement, at, error) = match outcome {
+                    Outcome::Delivered => continue,
+                    Outcome::Retry {
+                        next_attempt_at,
+                        error,
+                    } => (self.retry, *next_attempt_at, error),
+                    Outcome::GaveUp { error } => (self.gave_up, now_ms, error),
+                };
                 sqlx::query(statement)
                     .bind(id)
                     .bind(at)
@@ -176,22 +200,6 @@ impl OutboxTable {
             }
             Ok(transaction.commit().await?)
         })
-    }
-
-    /// The update that keeps what an attempt came to, with its time and error.
-    fn record_statement(
-        &self,
-        outcome: &Outcome,
-        now_ms: i64,
-    ) -> (&'static str, i64, Option<String>) {
-        match outcome {
-            Outcome::Delivered => (self.delivered, now_ms, None),
-            Outcome::Retry {
-                next_attempt_at,
-                error,
-            } => (self.retry, *next_attempt_at, Some(error.clone())),
-            Outcome::GaveUp { error } => (self.gave_up, now_ms, Some(error.clone())),
-        }
     }
 }
 
