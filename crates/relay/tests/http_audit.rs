@@ -60,6 +60,22 @@ async fn audit(relay: &Relay, query: &str) -> Vec<Value> {
         .collect()
 }
 
+/// `GET /v1/audit` on the relay at `base_url` with the service token: the entries.
+async fn audit_of(client: &reqwest::Client, base_url: &str, query: &str) -> Vec<Value> {
+    let text = client
+        .get(format!("{base_url}/v1/audit{query}"))
+        .bearer_auth(SERVICE_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 /// Runs `statements` on `database` (SQLite or PostgreSQL) as someone with write access would.
 async fn tamper(database: &str, statements: &[String]) {
     if database.starts_with("sqlite:") {
@@ -419,19 +435,7 @@ async fn two_postgres_replicas_append_at_once_and_their_chains_verify() {
         .await
         .expect("every create and answer within 60 s");
 
-    let text = client
-        .get(format!("{}/v1/audit?limit=1000", replicas[0].url))
-        .bearer_auth(SERVICE_TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let entries: Vec<Value> = text
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let entries = audit_of(&client, &replicas[0].url, "?limit=1000").await;
     let seqs: Vec<i64> = entries.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
     assert_eq!(seqs, (1..=2 * ELICITATIONS as i64).collect::<Vec<_>>());
     for (user, chain) in [("ana", r#"["ana","acme"]"#), ("bob", r#"["bob","acme"]"#)] {
@@ -536,19 +540,7 @@ async fn a_running_relay_seals_what_changes_record_and_a_stopped_ones_are_sealed
     restarted.wait_listening();
     let stdout = verify_until(&database, "audit chain intact: 3 entries in 1 chains").await;
     assert!(!stdout.contains("not sealed"), "{stdout}");
-    let text = client
-        .get(format!("{}/v1/audit", restarted.url))
-        .bearer_auth(SERVICE_TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let entries: Vec<Value> = text
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let entries = audit_of(&client, &restarted.url, "").await;
     assert_eq!(field(&entries, "elicitationId")[2], "e3");
     assert_eq!(entries[2]["chainSeq"], 3);
     assert_eq!(entries[2]["prevHash"], entries[1]["hash"]);
