@@ -13,6 +13,7 @@ use serde_json::Value;
 use sqlx::postgres::PgPool;
 use sqlx::{AssertSqlSafe, Row};
 
+use super::beside::{bound, Arg, Beside};
 use super::clock::Clock;
 use super::db::{either, Connection, Either};
 use super::journal;
@@ -76,41 +77,6 @@ macro_rules! record_columns {
     };
 }
 pub(super) use record_columns;
-
-/// A value bound to a statement.
-#[derive(Debug, Clone)]
-pub(super) enum Arg {
-    Text(String),
-    OptionalText(Option<String>),
-    Int(i64),
-}
-
-/// An insert a change writes beside itself, selecting from `changed`: the row the change made.
-/// `alone` runs after the change, where `changed` is one row of nothing; `joined` is a CTE of
-/// the change's own statement, over its `RETURNING`. Written with [`beside!`].
-#[derive(Debug, Clone, Copy)]
-pub(super) struct BesideText {
-    pub(super) alone: &'static str,
-    pub(super) joined: &'static str,
-}
-
-/// `beside!("INSERT … SELECT … FROM ", " WHERE …")`: the text on both sides of `changed`.
-macro_rules! beside {
-    ($before:literal, $after:literal) => {
-        $crate::store::changes::BesideText {
-            alone: concat!($before, "(SELECT 1) AS changed", $after),
-            joined: concat!($before, "changed", $after),
-        }
-    };
-}
-pub(super) use beside;
-
-/// One insert beside a change, with its values.
-#[derive(Debug, Clone)]
-pub(super) struct Beside {
-    pub(super) text: BesideText,
-    pub(super) args: Vec<Arg>,
-}
 
 /// A changing statement, returning the changed rows; `params` values of its own, then (on
 /// PostgreSQL) the origin and the kind of the notification.
@@ -206,27 +172,6 @@ const BY_IDEMPOTENCY_KEY: &str = concat!(
     ", request_digest FROM koder_elicitations WHERE user_id = $1 AND workspace_id = $2 ",
     "AND conversation_id = $3 AND idempotency_key = $4"
 );
-
-/// `query` with `args` bound in order.
-fn bound<'q, DB>(
-    mut query: sqlx::query::Query<'q, DB, DB::Arguments>,
-    args: impl IntoIterator<Item = Arg>,
-) -> sqlx::query::Query<'q, DB, DB::Arguments>
-where
-    DB: sqlx::Database,
-    String: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
-    Option<String>: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
-    i64: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
-{
-    for arg in args {
-        query = match arg {
-            Arg::Text(text) => query.bind(text),
-            Arg::OptionalText(text) => query.bind(text),
-            Arg::Int(number) => query.bind(number),
-        };
-    }
-    query
-}
 
 impl Change {
     /// The event each row it changes announces.
@@ -504,6 +449,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::beside::beside;
 
     #[test]
     fn changes_notify_on_the_channel_replicas_listen_on() {

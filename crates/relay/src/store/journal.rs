@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use sqlx::{PgPool, QueryBuilder};
 
-use super::changes::{beside, Arg, Beside, BesideText};
+use super::beside::{beside, Arg, Beside, BesideText};
 use super::db::{either, Database, Dialects};
 use super::StoreError;
 use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, Recorded, GENESIS_HASH};

@@ -9,6 +9,9 @@ pub(crate) mod db;
 /// Every change to an elicitation, with its audit entry, webhook row and push rows, written once.
 mod changes;
 
+/// What a change writes beside itself, and binding values to statements.
+mod beside;
+
 /// The elicitations.
 pub mod elicitations;
 

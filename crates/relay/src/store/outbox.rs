@@ -5,7 +5,7 @@
 //! except the claim's lock. The claim and the record of attempts are written once for every
 //! outbox table ([`OutboxTable`]): the push outbox (`push_outbox`) runs the same.
 
-use super::changes::{beside, Arg, Beside, BesideText};
+use super::beside::{beside, Arg, Beside, BesideText};
 use sqlx::QueryBuilder;
 
 use super::db::{either, Database, Dialects};

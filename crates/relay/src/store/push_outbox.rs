@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::changes::{beside, Arg, Beside, BesideText};
+use super::beside::{beside, Arg, Beside, BesideText};
 use super::db::{either, Database};
 use super::outbox::{outbox_table, OutboxTable, Outcome};
 use super::StoreError;

@@ -1,0 +1,60 @@
+//! What a change writes beside itself (its audit record, its webhook row, its push rows): inserts
+//! that select from `changed`, the row the change made, so they write nothing when the change
+//! changed nothing. Each store writes its own (`journal`, `outbox`, `push_outbox`); `changes`
+//! runs them after the change or joins them to its statement.
+
+/// A value bound to a statement.
+#[derive(Debug, Clone)]
+pub(super) enum Arg {
+    Text(String),
+    OptionalText(Option<String>),
+    Int(i64),
+}
+
+/// An insert a change writes beside itself, selecting from `changed`: the row the change made.
+/// `alone` runs after the change, where `changed` is one row of nothing; `joined` is a CTE of
+/// the change's own statement, over its `RETURNING`. Written with [`beside!`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BesideText {
+    pub(super) alone: &'static str,
+    pub(super) joined: &'static str,
+}
+
+/// `beside!("INSERT … SELECT … FROM ", " WHERE …")`: the text on both sides of `changed`.
+macro_rules! beside {
+    ($before:literal, $after:literal) => {
+        $crate::store::beside::BesideText {
+            alone: concat!($before, "(SELECT 1) AS changed", $after),
+            joined: concat!($before, "changed", $after),
+        }
+    };
+}
+pub(super) use beside;
+
+/// One insert beside a change, with its values.
+#[derive(Debug, Clone)]
+pub(super) struct Beside {
+    pub(super) text: BesideText,
+    pub(super) args: Vec<Arg>,
+}
+
+/// `query` with `args` bound in order.
+pub(super) fn bound<'q, DB>(
+    mut query: sqlx::query::Query<'q, DB, DB::Arguments>,
+    args: impl IntoIterator<Item = Arg>,
+) -> sqlx::query::Query<'q, DB, DB::Arguments>
+where
+    DB: sqlx::Database,
+    String: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    Option<String>: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+    i64: for<'e> sqlx::Encode<'e, DB> + sqlx::Type<DB>,
+{
+    for arg in args {
+        query = match arg {
+            Arg::Text(text) => query.bind(text),
+            Arg::OptionalText(text) => query.bind(text),
+            Arg::Int(number) => query.bind(number),
+        };
+    }
+    query
+}
