@@ -1,7 +1,8 @@
 //! The elicitation lifecycle. Every change is one conditional store call (committed with its
-//! audit record, its webhook row and its push rows), so exactly one writer wins, here, in the sweeper or on
-//! another replica; the winner announces it once and counts it once. A loser reads the row
-//! again to say how it ended. Reads expire what is due, so nobody is shown one whose time is up.
+//! audit record, its webhook row and its push rows), so exactly one writer wins, here, in the
+//! sweeper or on another replica; the winner announces it once and counts it once. A loser
+//! reads the row again to say how it ended. Reads expire what is due, so nobody is shown one
+//! whose time is up.
 
 use std::future::Future;
 use std::sync::Arc;

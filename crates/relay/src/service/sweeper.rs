@@ -104,14 +104,8 @@ async fn seal_as_recorded(store: &Store, shutdown: &watch::Receiver<bool>) {
         if !stop {
             tokio::time::sleep(SEAL_GATHER).await;
         }
-        match store.audit.seal(stop).await {
-            Ok(_) => failing = false,
-            Err(error) if !failing => {
-                tracing::error!(%error, "sealing the audit trail failed");
-                failing = true;
-            }
-            Err(_) => {}
-        }
+        let sealed = store.audit.seal(stop).await.map(drop);
+        say_once(sealed, &mut failing, "sealing the audit trail failed");
         if stop {
             return;
         }
@@ -152,14 +146,20 @@ async fn every_from<Job, Run>(
             _ = ticks.tick() => {}
             _ = shutdown.wait_for(|stopping| *stopping) => return,
         }
-        match job().await {
-            Ok(()) => failing = false,
-            Err(error) => {
-                if !failing {
-                    tracing::error!(%error, "{failure}");
-                }
-                failing = true;
+        say_once(job().await, &mut failing, failure);
+    }
+}
+
+/// Logs a job's failure as `failure` once per outage: `failing` says whether its last run
+/// failed too.
+fn say_once(result: Result<(), StoreError>, failing: &mut bool, failure: &str) {
+    match result {
+        Ok(()) => *failing = false,
+        Err(error) => {
+            if !*failing {
+                tracing::error!(%error, "{failure}");
             }
+            *failing = true;
         }
     }
 }

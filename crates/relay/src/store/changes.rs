@@ -9,9 +9,12 @@
 //! - otherwise (SQLite's group committer, an expiry sweep on PostgreSQL) the statement runs
 //!   first, then what each changed row writes beside it, in the committer's transaction.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use sqlx::postgres::PgPool;
 use sqlx::{AssertSqlSafe, Row};
+use tokio::sync::Notify;
 
 use super::beside::{bound, Arg, Beside};
 use super::clock::Clock;
@@ -66,7 +69,7 @@ pub(super) struct ChangeContext {
     /// Which pushes an event queues, when Web Push is on.
     pub(super) push: Option<PushQueue>,
     /// Told after every change that recorded audit entries, so the sealer seals them.
-    pub(super) recorded: std::sync::Arc<tokio::sync::Notify>,
+    pub(super) recorded: Arc<Notify>,
 }
 
 /// Every column of a record, for `SELECT` and `RETURNING`.
@@ -281,6 +284,15 @@ impl Change {
     }
 }
 
+/// The values of a change's notification after its own: this replica and the event's kind
+/// (bound on both dialects, used on PostgreSQL).
+fn notification(kind: EventKind, context: &ChangeContext) -> [Arg; 2] {
+    [
+        Arg::Text(context.origin.clone()),
+        Arg::Text(kind.event_name().to_string()),
+    ]
+}
+
 /// What `event`, made by `actor` at `at`, writes beside its change.
 fn besides(event: &Event, actor: &Actor, at: i64, context: &ChangeContext) -> Vec<Beside> {
     let mut besides = vec![journal::record(Recorded::of(event, actor, at))];
@@ -309,14 +321,10 @@ pub(super) async fn apply(
     let (statement, args) = change.statement();
     let postgres = matches!(connection, Either::Postgres(_));
     either!(connection, |db| {
-        let notified = [
-            Arg::Text(context.origin.clone()),
-            Arg::Text(kind.event_name().to_string()),
-        ];
         let text = statement.alone(postgres);
         let rows = bound(
             sqlx::query(AssertSqlSafe(text)),
-            args.into_iter().chain(notified),
+            args.into_iter().chain(notification(kind, context)),
         )
         .fetch_all(&mut *db)
         .await?;
@@ -355,13 +363,9 @@ pub(super) async fn apply_on_postgres(
     let besides = besides(&expected, change.actor(), at, context);
     let (statement, args) = change.statement();
     let text = statement.joined(true, &besides);
-    let notified = [
-        Arg::Text(context.origin.clone()),
-        Arg::Text(kind.event_name().to_string()),
-    ];
     let values = args
         .into_iter()
-        .chain(notified)
+        .chain(notification(kind, context))
         .chain(besides.into_iter().flat_map(|beside| beside.args));
     // Built from this module's constants only: no caller's text is in it.
     let rows = bound(sqlx::query(AssertSqlSafe(text)), values)

@@ -2,7 +2,7 @@
 //! same code (one SQL text, one binding) against whichever it is: the code is written once and
 //! compiled once per dialect.
 
-use sqlx::{PgConnection, PgPool, SqliteConnection, SqlitePool};
+use sqlx::{PgConnection, PgPool, QueryBuilder, SqliteConnection, SqlitePool};
 
 /// One of two things, by dialect.
 #[derive(Debug)]
@@ -50,6 +50,20 @@ impl Database {
             Database::Postgres(pool) => Either::Postgres(pool),
         }
     }
+}
+
+/// Pushes `(v1, v2, …)` onto `query`, each value bound: the list of an `IN`.
+pub(crate) fn push_list<DB, T>(query: &mut QueryBuilder<DB>, values: impl IntoIterator<Item = T>)
+where
+    DB: sqlx::Database,
+    T: for<'t> sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+{
+    query.push("(");
+    let mut list = query.separated(", ");
+    for value in values {
+        list.push_bind(value);
+    }
+    list.push_unseparated(")");
 }
 
 /// A statement whose text differs by dialect (NOTIFY, `SKIP LOCKED`).

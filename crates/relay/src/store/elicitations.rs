@@ -6,7 +6,7 @@ use serde_json::Value;
 use sqlx::{PgPool, QueryBuilder};
 
 use super::changes::{apply_on_postgres, record_columns, Applied, Change, ChangeContext};
-use super::db::{either, Database};
+use super::db::{either, push_list, Database};
 use super::rows::record_from_row;
 use super::sqlite::GroupCommit;
 use super::{Created, NewElicitation, Record, Status, StoreError, TenantFilter};
@@ -57,13 +57,9 @@ impl ElicitationStore {
             let mut query = QueryBuilder::new(concat!(
                 "SELECT ",
                 record_columns!(),
-                " FROM koder_elicitations WHERE id IN ("
+                " FROM koder_elicitations WHERE id IN "
             ));
-            let mut list = query.separated(", ");
-            for id in ids {
-                list.push_bind(id.to_string());
-            }
-            query.push(")");
+            push_list(&mut query, ids.iter().map(|id| id.to_string()));
             let rows = query.build().fetch_all(pool).await?;
             rows.iter().map(record_from_row).collect()
         })

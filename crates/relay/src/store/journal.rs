@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use sqlx::{PgPool, QueryBuilder};
 
 use super::beside::{beside, Arg, Beside, BesideText};
-use super::db::{either, Database, Dialects};
+use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
 use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, Recorded, GENESIS_HASH};
 use crate::audit_checkpoint::{checkpoint_over, ChainHead, Checkpoint};
@@ -151,13 +151,9 @@ pub(super) async fn seal(database: &Database, turn: Turn) -> Result<Option<usize
         let mut read_heads = QueryBuilder::new(
             "SELECT h.chain, h.chain_seq, a.hash FROM koder_audit_heads h \
              LEFT JOIN koder_audit a ON a.chain = h.chain AND a.chain_seq = h.chain_seq \
-             WHERE h.chain IN (",
+             WHERE h.chain IN ",
         );
-        let mut list = read_heads.separated(", ");
-        for chain in chains {
-            list.push_bind(chain);
-        }
-        read_heads.push(")");
+        push_list(&mut read_heads, chains);
         let heads: Vec<(String, i64, Option<String>)> = read_heads
             .build_query_as()
             .fetch_all(&mut *transaction)
@@ -196,12 +192,8 @@ pub(super) async fn seal(database: &Database, turn: Turn) -> Result<Option<usize
         });
         move_heads.push(" ON CONFLICT (chain) DO UPDATE SET chain_seq = excluded.chain_seq");
         move_heads.build().execute(&mut *transaction).await?;
-        let mut delete = QueryBuilder::new("DELETE FROM koder_audit_pending WHERE id IN (");
-        let mut list = delete.separated(", ");
-        for id in ids {
-            list.push_bind(id);
-        }
-        delete.push(")");
+        let mut delete = QueryBuilder::new("DELETE FROM koder_audit_pending WHERE id IN ");
+        push_list(&mut delete, ids);
         delete.build().execute(&mut *transaction).await?;
         transaction.commit().await?;
         Ok(Some(entries.len()))

@@ -62,6 +62,10 @@ pub use push_outbox::{PushOutboxStore, PushQueue};
 pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
 
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
 use crate::events::Event;
 use changes::ChangeContext;
 use db::Database;
@@ -184,7 +188,7 @@ impl Store {
 
     fn of(database: Database, outboxes: Outboxes, origin: Option<String>) -> Store {
         let clock = Clock::default();
-        let recorded = std::sync::Arc::new(tokio::sync::Notify::new());
+        let recorded = Arc::new(Notify::new());
         let context = ChangeContext {
             origin: origin.clone().unwrap_or_default(),
             clock: clock.clone(),

@@ -5,10 +5,10 @@
 //! except the claim's lock. The claim and the record of attempts are written once for every
 //! outbox table ([`OutboxTable`]): the push outbox (`push_outbox`) runs the same.
 
-use super::beside::{beside, Arg, Beside, BesideText};
 use sqlx::QueryBuilder;
 
-use super::db::{either, Database, Dialects};
+use super::beside::{beside, Arg, Beside, BesideText};
+use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
 use crate::events::Event;
 
@@ -174,12 +174,8 @@ impl OutboxTable {
             if !delivered.is_empty() {
                 let mut update = QueryBuilder::new(self.delivered);
                 update.push_bind(now_ms);
-                update.push(", last_error = NULL WHERE id IN (");
-                let mut ids = update.separated(", ");
-                for id in &delivered {
-                    ids.push_bind(id.to_string());
-                }
-                update.push(")");
+                update.push(", last_error = NULL WHERE id IN ");
+                push_list(&mut update, delivered.iter().map(|id| id.to_string()));
                 update.build().execute(&mut *transaction).await?;
             }
             for (id, outcome) in attempts {

@@ -111,8 +111,8 @@ impl PushQueue {
 const ENQUEUE: BesideText = beside!(
     "INSERT INTO koder_push_outbox \
      (id, subscription_id, elicitation_id, kind, created_at, deadline, attempts, next_attempt_at) \
-     SELECT CAST($1 AS TEXT) || '.' || CAST($2 AS TEXT) || '.' || s.id, s.id, $1, $2, $3, $4, 0, $5 \
-     FROM koder_push_subscriptions s, ",
+     SELECT CAST($1 AS TEXT) || '.' || CAST($2 AS TEXT) || '.' || s.id, \
+     s.id, $1, $2, $3, $4, 0, $5 FROM koder_push_subscriptions s, ",
     " WHERE s.user_id = $6 AND s.workspace_id = $7 ON CONFLICT (id) DO NOTHING"
 );
 
