@@ -55,8 +55,9 @@ export async function startDemoRelay({ root, allowOrigin }) {
   const args = [
     '--listen', '127.0.0.1:0',
     '--database', `sqlite://${path.join(dir, 'relay.db')}`,
-    '--service-token', serviceToken,
-    '--jwt-secret', jwtSecret,
+    // `=`: a random secret may begin with '-', which would read as a flag otherwise.
+    `--service-token=${serviceToken}`,
+    `--jwt-secret=${jwtSecret}`,
     '--allow-origin', allowOrigin,
   ];
   const vapidKeyFile = path.join(dir, 'vapid.pem');

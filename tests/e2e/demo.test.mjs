@@ -44,6 +44,8 @@ function startDemo() {
 
 before(async () => {
   demo = await startDemo();
+  // Every page asks the demo's relay for a token: without one the suite would only show 503s.
+  assert.match(demo.output(), /^Relay: http:/m, `the demo started without its relay:\n${demo.output()}`);
   browser = await launchBrowser();
 });
 

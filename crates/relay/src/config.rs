@@ -333,7 +333,8 @@ struct RunFlags {
         long,
         value_name = "TOKEN",
         env = "KODER_RELAY_SERVICE_TOKEN",
-        hide_env_values = true
+        hide_env_values = true,
+        allow_hyphen_values = true
     )]
     service_token: Option<String>,
 
@@ -352,7 +353,8 @@ struct RunFlags {
         long,
         value_name = "SECRET",
         env = "KODER_RELAY_JWT_SECRET",
-        hide_env_values = true
+        hide_env_values = true,
+        allow_hyphen_values = true
     )]
     jwt_secret: Option<String>,
 
@@ -371,7 +373,8 @@ struct RunFlags {
         long,
         value_name = "SECRET",
         env = "KODER_RELAY_JWT_PREVIOUS_SECRET",
-        hide_env_values = true
+        hide_env_values = true,
+        allow_hyphen_values = true
     )]
     jwt_previous_secret: Option<String>,
 

@@ -197,6 +197,26 @@ fn flags_win_over_the_environment_and_equals_works() {
 }
 
 #[test]
+fn a_secret_may_begin_with_a_hyphen_as_base64url_ones_do() {
+    let token = format!("-{TOKEN}");
+    let (secret, previous) = (format!("-{SECRET}"), format!("--{SECRET}"));
+    let config = run(&[
+        "--service-token",
+        &token,
+        "--jwt-secret",
+        &secret,
+        "--jwt-previous-secret",
+        &previous,
+    ]);
+    assert_eq!(config.service_token, token);
+    assert_eq!(config.jwt_secret.as_deref(), Some(secret.as_str()));
+    assert_eq!(
+        config.jwt_previous_secret.as_deref(),
+        Some(previous.as_str())
+    );
+}
+
+#[test]
 fn secrets_come_from_files_and_key_sets_stand_alone() {
     let dir = std::env::temp_dir().join(format!("koder-relay-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
