@@ -121,6 +121,7 @@ pub async fn result(
     };
     let deadline = Instant::now() + Duration::from_secs_f64(wait);
     let waiter = state.hub.waiter(&id);
+    let mut first_look = true;
     loop {
         // Armed before the read: an event between the read and the select still wakes us.
         let notified = waiter.notified();
@@ -130,11 +131,14 @@ pub async fn result(
         if let Some(ended) = waiter.ended() {
             return Ok(Json(host_view(&ended)));
         }
-        let record = state
-            .elicitations
-            .get(&id)
-            .await?
-            .ok_or_else(ApiError::no_such_elicitation)?;
+        // The first look may be from memory: a pending one waits, and its end wakes us.
+        let record = if first_look && wait > 0.0 {
+            state.elicitations.get_as_last_heard(&id).await?
+        } else {
+            state.elicitations.get(&id).await?
+        }
+        .ok_or_else(ApiError::no_such_elicitation)?;
+        first_look = false;
         if record.status != Status::Pending || Instant::now() >= deadline {
             return Ok(Json(host_view(&record)));
         }
@@ -156,7 +160,7 @@ pub async fn withdraw(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<HostView>, ApiError> {
-    let record = found(&state, id).await?;
+    let record = found(&state, id, Read::ToChange).await?;
     let withdrawn = state.elicitations.withdraw(record).await?;
     Ok(Json(host_view(withdrawn.record())))
 }
@@ -167,7 +171,7 @@ pub async fn complete(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
-    let record = found(&state, id).await?;
+    let record = found(&state, id, Read::ToChange).await?;
     if !is_url_mode(&record.request) {
         return Err(ApiError::conflict(
             "only a URL-mode elicitation can complete",
@@ -177,17 +181,26 @@ pub async fn complete(
     Ok(Json(status_view(completed.record())))
 }
 
+/// Why a handler reads an elicitation: to show it (from the store), or to change it (what this
+/// replica last heard of will do: the change itself is conditional).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Read {
+    ToShow,
+    ToChange,
+}
+
 /// The elicitation the path names; a malformed id reads as unknown (404).
 pub(super) async fn found(
     state: &AppState,
     id: Result<Path<String>, PathRejection>,
+    read: Read,
 ) -> Result<Record, ApiError> {
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
-    state
-        .elicitations
-        .get(&id)
-        .await?
-        .ok_or_else(ApiError::no_such_elicitation)
+    let record = match read {
+        Read::ToShow => state.elicitations.get(&id).await?,
+        Read::ToChange => state.elicitations.get_as_last_heard(&id).await?,
+    };
+    record.ok_or_else(ApiError::no_such_elicitation)
 }

@@ -12,7 +12,7 @@ use koder_elicitation_relay_protocol::{ElicitationList, HostView, StatusView};
 use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
-use super::host::found;
+use super::host::{found, Read};
 use super::views::{elicitation_view, host_view, status_view};
 use super::{json_body, AppState};
 use crate::auth::PersonToken;
@@ -49,8 +49,9 @@ async fn scoped(
     state: &AppState,
     filter: &TenantFilter,
     id: Result<Path<String>, PathRejection>,
+    read: Read,
 ) -> Result<Record, ApiError> {
-    let record = found(state, id).await?;
+    let record = found(state, id, read).await?;
     if filter.admits(&record.tenant) {
         Ok(record)
     } else {
@@ -67,7 +68,7 @@ pub async fn answer(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<HostView>, ApiError> {
     let body = json_body(body)?;
-    let record = scoped(&state, &filter, id).await?;
+    let record = scoped(&state, &filter, id, Read::ToChange).await?;
     let locale = state.messages.negotiate(accepted_languages(&headers));
     let result = match check_answer(&body, &record.request, &state.messages, locale) {
         Ok(result) => result,
@@ -112,7 +113,7 @@ pub async fn status(
     PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
-    let record = scoped(&state, &filter, id).await?;
+    let record = scoped(&state, &filter, id, Read::ToShow).await?;
     Ok(Json(status_view(&record)))
 }
 

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::events::{Event, EventKind, EventSink};
 use crate::metrics::Metrics;
+use crate::service::pending::PendingCache;
 use crate::store::{
     Actor, Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter,
 };
@@ -49,6 +50,7 @@ pub struct Elicitations {
     store: Arc<Store>,
     sink: Arc<dyn EventSink>,
     metrics: Metrics,
+    pending: Arc<PendingCache>,
 }
 
 /// The result an elicitation ends with when nobody answered it.
@@ -72,6 +74,7 @@ impl Elicitations {
             store,
             sink,
             metrics,
+            pending: Arc::default(),
         }
     }
 
@@ -111,6 +114,18 @@ impl Elicitations {
             .finish(record, Status::Expired, &cancel(), &Actor::Relay)
             .await?;
         Ok(Some(expired.record().clone()))
+    }
+
+    /// The elicitation with this id as this replica last heard of it, for a change (answer,
+    /// withdraw, completion) or a long-poll's first look: the pending record kept in memory when
+    /// there is one and its time is not up, else as [`get`](Self::get). A change is conditional
+    /// on the row being pending, and a long-poll is woken by the end, so a record another
+    /// replica ended meanwhile only costs the read made then.
+    pub async fn get_as_last_heard(&self, id: &str) -> Result<Option<Record>, StoreError> {
+        match self.pending.get(id) {
+            Some(record) if record.expires_at > self.now_ms() => Ok(Some((*record).clone())),
+            _ => self.get(id).await,
+        }
     }
 
     /// The pending elicitations `filter` admits, oldest first, without those whose time is up
@@ -183,13 +198,16 @@ impl Elicitations {
             })
             .collect();
         for event in &events {
+            self.pending.note(&event.record);
             self.sink.deliver(event);
         }
         Ok(events)
     }
 
-    /// Changes may have been missed: everyone listening on this replica starts over.
+    /// Changes may have been missed: what this replica kept in memory is forgotten, and
+    /// everyone listening on it starts over.
     pub fn resync(&self) {
+        self.pending.clear();
         self.sink.resync();
     }
 
@@ -243,6 +261,7 @@ impl Elicitations {
 
     /// One announce and one metrics update per change this replica made.
     fn announce(&self, event: &Event) {
+        self.pending.note(&event.record);
         self.metrics.count_change(event);
         self.sink.deliver(event);
     }

@@ -5,6 +5,9 @@
 /// Create, answer, withdraw, complete, expire: every change to an elicitation.
 pub mod elicitations;
 
+/// The pending elicitations this replica last heard of, so a change needs no read.
+pub mod pending;
+
 /// The background jobs, each on its own timer.
 pub mod sweeper;
 
