@@ -290,18 +290,7 @@ mod tests {
     }
 
     fn record(id: &str, status: Status) -> Arc<Record> {
-        Arc::new(Record {
-            id: id.into(),
-            tenant: tenant("ana"),
-            request: serde_json::json!({}),
-            server_name: None,
-            created_at: 1,
-            expires_at: 2,
-            status,
-            result: None,
-            finished_at: None,
-            completed: false,
-        })
+        Arc::new(Record::example(id, status, serde_json::json!({})))
     }
 
     fn message(user: &str) -> Outgoing {

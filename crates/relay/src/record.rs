@@ -93,6 +93,29 @@ impl Record {
     }
 }
 
+#[cfg(test)]
+impl Record {
+    /// A record for unit tests: ana's in workspace `w`, with no conversation.
+    pub(crate) fn example(id: &str, status: Status, request: Value) -> Record {
+        Record {
+            id: id.to_string(),
+            tenant: Tenant {
+                user_id: "ana".into(),
+                workspace_id: "w".into(),
+                conversation_id: String::new(),
+            },
+            request,
+            server_name: None,
+            created_at: 1,
+            expires_at: 2,
+            status,
+            result: None,
+            finished_at: None,
+            completed: false,
+        }
+    }
+}
+
 /// Who made a change: the host (service token), a person (their verified token's `sub`), or
 /// the relay itself (expiry).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -49,12 +49,15 @@ impl PendingCache {
 
     /// Keeps `record` while it is pending; forgets it once it is not.
     pub fn note(&self, record: &Arc<Record>) {
+        // Measured before the lock is taken: only a pending one is kept, so only it is measured.
+        let bytes = match record.status {
+            Status::Pending => {
+                serde_json::to_vec(&record.request).map_or(usize::MAX, |json| json.len())
+            }
+            _ => usize::MAX,
+        };
         let mut inner = self.lock();
         inner.forget(&record.id);
-        if record.status != Status::Pending {
-            return;
-        }
-        let bytes = serde_json::to_vec(&record.request).map_or(usize::MAX, |json| json.len());
         if bytes > MAX_ONE_REQUEST_BYTES {
             return;
         }
@@ -134,25 +137,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::record::Tenant;
 
     fn record(id: &str, status: Status, request: serde_json::Value) -> Arc<Record> {
-        Arc::new(Record {
-            id: id.to_string(),
-            tenant: Tenant {
-                user_id: "u".into(),
-                workspace_id: "w".into(),
-                conversation_id: String::new(),
-            },
-            request,
-            server_name: None,
-            created_at: 1,
-            expires_at: 2,
-            status,
-            result: None,
-            finished_at: None,
-            completed: false,
-        })
+        Arc::new(Record::example(id, status, request))
     }
 
     #[test]
