@@ -46,6 +46,12 @@ const HAS_CHAINS: &str = "SELECT count(*) AS heads FROM koder_audit_heads";
 /// Changes recorded and not yet sealed into their chains (migration 0008 on).
 const UNSEALED: &str = "SELECT count(*) FROM koder_audit_pending";
 
+/// The newest migration the database has had.
+const NEWEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations";
+
+/// The migration that made the sealer's table (`koder_audit_pending`).
+const SEALER_MIGRATION: i64 = 8;
+
 /// A kept checkpoint by its hash.
 const CHECKPOINT: &str =
     "SELECT seq, at, chains, hash FROM koder_audit_checkpoints WHERE hash = $1 LIMIT 1";
@@ -162,11 +168,14 @@ impl Reader {
     }
 
     /// Changes waiting for the sealer; none on a schema older than the sealer.
-    async fn unsealed(&self) -> i64 {
-        either!(self, |pool| sqlx::query_scalar(UNSEALED)
-            .fetch_one(pool)
-            .await
-            .unwrap_or(0))
+    async fn unsealed(&self) -> Result<i64, sqlx::Error> {
+        either!(self, |pool| {
+            let newest: Option<i64> = sqlx::query_scalar(NEWEST_MIGRATION).fetch_one(pool).await?;
+            if newest.unwrap_or(0) < SEALER_MIGRATION {
+                return Ok(0);
+            }
+            sqlx::query_scalar(UNSEALED).fetch_one(pool).await
+        })
     }
 
     async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
@@ -348,7 +357,7 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
         chains,
         heads: now,
         checkpoint,
-        unsealed: reader.unsealed().await,
+        unsealed: reader.unsealed().await?,
     })
 }
 

@@ -4,6 +4,7 @@
 //! reads the row again to say how it ended. Reads expire what is due, so nobody is shown one
 //! whose time is up.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -189,13 +190,17 @@ impl Elicitations {
     /// gone already (purged) has none.
     pub async fn heard(&self, changes: &[(EventKind, String)]) -> Result<Vec<Event>, StoreError> {
         let ids: Vec<&str> = changes.iter().map(|(_, id)| id.as_str()).collect();
-        let records = self.store.elicitations.get_many(&ids).await?;
+        let records: HashMap<String, Record> = self
+            .store
+            .elicitations
+            .get_many(&ids)
+            .await?
+            .into_iter()
+            .map(|record| (record.id.clone(), record))
+            .collect();
         let events: Vec<Event> = changes
             .iter()
-            .filter_map(|(kind, id)| {
-                let record = records.iter().find(|record| &record.id == id)?;
-                Some(Event::new(*kind, record.clone()))
-            })
+            .filter_map(|(kind, id)| Some(Event::new(*kind, records.get(id)?.clone())))
             .collect();
         for event in &events {
             self.pending.note(&event.record);
