@@ -121,7 +121,14 @@ pub async fn result(
     };
     let deadline = Instant::now() + Duration::from_secs_f64(wait);
     let waiter = state.hub.waiter(&id);
-    let mut first_look = true;
+    // A look may be from memory while waiting: a pending one waits, and its end wakes us. The
+    // store is read for a result at once, on the timer (a lost wake-up only delays), and at the
+    // deadline.
+    let mut read = if wait > 0.0 {
+        Read::AsLastHeard
+    } else {
+        Read::FromStore
+    };
     loop {
         // Armed before the read: an event between the read and the select still wakes us.
         let notified = waiter.notified();
@@ -131,26 +138,21 @@ pub async fn result(
         if let Some(ended) = waiter.ended() {
             return Ok(Json(host_view(&ended)));
         }
-        // The first look may be from memory: a pending one waits, and its end wakes us.
-        let record = if first_look && wait > 0.0 {
-            state.elicitations.get_as_last_heard(&id).await?
-        } else {
-            state.elicitations.get(&id).await?
-        }
-        .ok_or_else(ApiError::no_such_elicitation)?;
-        first_look = false;
+        let record = look(&state, &id, read)
+            .await?
+            .ok_or_else(ApiError::no_such_elicitation)?;
         if record.status != Status::Pending || Instant::now() >= deadline {
             return Ok(Json(host_view(&record)));
         }
         let mut shutdown = state.shutdown.clone();
-        tokio::select! {
-            () = &mut notified => {}
-            () = tokio::time::sleep(REREAD_INTERVAL) => {}
-            () = tokio::time::sleep_until(deadline) => {}
+        read = tokio::select! {
+            () = &mut notified => Read::AsLastHeard,
+            () = tokio::time::sleep(REREAD_INTERVAL) => Read::FromStore,
+            () = tokio::time::sleep_until(deadline) => Read::FromStore,
             _ = shutdown.wait_for(|stopping| *stopping) => {
                 return Ok(Json(host_view(&record)));
             }
-        }
+        };
     }
 }
 
@@ -160,7 +162,7 @@ pub async fn withdraw(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<HostView>, ApiError> {
-    let record = found(&state, id, Read::ToChange).await?;
+    let record = found(&state, id, Read::AsLastHeard).await?;
     let withdrawn = state.elicitations.withdraw(record).await?;
     Ok(Json(host_view(withdrawn.record())))
 }
@@ -171,7 +173,7 @@ pub async fn complete(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
-    let record = found(&state, id, Read::ToChange).await?;
+    let record = found(&state, id, Read::AsLastHeard).await?;
     if !is_url_mode(&record.request) {
         return Err(ApiError::conflict(
             "only a URL-mode elicitation can complete",
@@ -181,12 +183,13 @@ pub async fn complete(
     Ok(Json(status_view(completed.record())))
 }
 
-/// Why a handler reads an elicitation: to show it (from the store), or to change it (what this
-/// replica last heard of will do: the change itself is conditional).
+/// Where a handler reads an elicitation from: the store, to show it; or what this replica last
+/// heard of, to change it or to wait for its end (a change is conditional on the row, and an end
+/// wakes a waiting long-poll).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Read {
-    ToShow,
-    ToChange,
+    FromStore,
+    AsLastHeard,
 }
 
 /// The elicitation the path names; a malformed id reads as unknown (404).
@@ -198,9 +201,15 @@ pub(super) async fn found(
     let Ok(Path(id)) = id else {
         return Err(ApiError::no_such_elicitation());
     };
-    let record = match read {
-        Read::ToShow => state.elicitations.get(&id).await?,
-        Read::ToChange => state.elicitations.get_as_last_heard(&id).await?,
-    };
-    record.ok_or_else(ApiError::no_such_elicitation)
+    look(state, &id, read)
+        .await?
+        .ok_or_else(ApiError::no_such_elicitation)
+}
+
+/// The elicitation `id`, read as `read` says.
+async fn look(state: &AppState, id: &str, read: Read) -> Result<Option<Record>, ApiError> {
+    Ok(match read {
+        Read::FromStore => state.elicitations.get(id).await?,
+        Read::AsLastHeard => state.elicitations.get_as_last_heard(id).await?,
+    })
 }

@@ -68,7 +68,7 @@ pub async fn answer(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<HostView>, ApiError> {
     let body = json_body(body)?;
-    let record = scoped(&state, &filter, id, Read::ToChange).await?;
+    let record = scoped(&state, &filter, id, Read::AsLastHeard).await?;
     let locale = state.messages.negotiate(accepted_languages(&headers));
     let result = match check_answer(&body, &record.request, &state.messages, locale) {
         Ok(result) => result,
@@ -113,7 +113,7 @@ pub async fn status(
     PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
-    let record = scoped(&state, &filter, id, Read::ToShow).await?;
+    let record = scoped(&state, &filter, id, Read::FromStore).await?;
     Ok(Json(status_view(&record)))
 }
 
