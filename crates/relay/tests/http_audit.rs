@@ -46,31 +46,20 @@ fn verify_with(database: &str, more: &[&str]) -> (Option<i32>, String, String) {
 
 /// `GET /v1/audit` with the service token: the entries, one per line.
 async fn audit(relay: &Relay, query: &str) -> Vec<Value> {
-    let (status, text) = relay
-        .call_text(
-            Method::GET,
-            &format!("/v1/audit{query}"),
-            Some(SERVICE_TOKEN),
-            None,
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{text}");
-    text.lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    audit_of(&relay.client, &relay.url, query).await
 }
 
-/// `GET /v1/audit` on the relay at `base_url` with the service token: the entries.
+/// `GET /v1/audit` on the relay at `base_url` with the service token: the entries, one per line.
 async fn audit_of(client: &reqwest::Client, base_url: &str, query: &str) -> Vec<Value> {
-    let text = client
+    let response = client
         .get(format!("{base_url}/v1/audit{query}"))
         .bearer_auth(SERVICE_TOKEN)
         .send()
         .await
-        .unwrap()
-        .text()
-        .await
         .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{text}");
     text.lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()

@@ -49,18 +49,15 @@ impl PendingCache {
 
     /// Keeps `record` while it is pending; forgets it once it is not.
     pub fn note(&self, record: &Arc<Record>) {
-        // Measured before the lock is taken: only a pending one is kept, so only it is measured.
-        let bytes = match record.status {
-            Status::Pending => {
-                serde_json::to_vec(&record.request).map_or(usize::MAX, |json| json.len())
-            }
-            _ => usize::MAX,
-        };
+        // Measured before the lock is taken, and only when it may be kept.
+        let bytes = (record.status == Status::Pending)
+            .then(|| json_size(&record.request))
+            .filter(|bytes| *bytes <= MAX_ONE_REQUEST_BYTES);
         let mut inner = self.lock();
         inner.forget(&record.id);
-        if bytes > MAX_ONE_REQUEST_BYTES {
+        let Some(bytes) = bytes else {
             return;
-        }
+        };
         while inner.entries.len() >= MAX_ENTRIES || inner.bytes + bytes > MAX_REQUEST_BYTES {
             if !inner.forget_oldest() {
                 break;
@@ -84,19 +81,29 @@ impl PendingCache {
         *self.lock() = Inner::default();
     }
 
-    /// How many records are kept.
-    pub fn len(&self) -> usize {
-        self.lock().entries.len()
-    }
-
-    /// Whether none is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // Nothing here panics while holding it; a poisoned map is still a consistent one.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The size of `value` as JSON, counted without writing it out; too large to keep if it cannot
+/// be written.
+fn json_size(value: &serde_json::Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
     }
 }
 
@@ -152,7 +159,7 @@ mod tests {
         );
         cache.note(&record("a", Status::Settled, json!({})));
         assert!(cache.get("a").is_none());
-        assert!(cache.is_empty());
+        assert!(cache.lock().entries.is_empty());
     }
 
     #[test]
@@ -161,7 +168,7 @@ mod tests {
         for n in 0..MAX_ENTRIES + 10 {
             cache.note(&record(&n.to_string(), Status::Pending, json!({})));
         }
-        assert_eq!(cache.len(), MAX_ENTRIES);
+        assert_eq!(cache.lock().entries.len(), MAX_ENTRIES);
         assert!(cache.get("9").is_none());
         assert!(cache.get("10").is_some());
         for n in 0..100_000 {
@@ -180,6 +187,7 @@ mod tests {
         cache.note(&record("big", Status::Pending, big));
         assert!(cache.get("big").is_none());
         let large = json!({"message": "m".repeat(MAX_ONE_REQUEST_BYTES - 64)});
+        assert_eq!(json_size(&large), serde_json::to_vec(&large).unwrap().len());
         let fit = MAX_REQUEST_BYTES / (MAX_ONE_REQUEST_BYTES - 40);
         for n in 0..fit + 5 {
             cache.note(&record(&n.to_string(), Status::Pending, large.clone()));
