@@ -110,25 +110,26 @@ async def test_the_tool_receives_exactly_what_the_person_answered(
     relay: Relay, person: Person, name: str, revision: str, host: HostFactory
 ) -> None:
     with anyio.fail_after(60):
-        async with host(relay_for(relay, person)) as client, anyio.create_task_group() as tasks:
+        async with host(relay_for(relay, person)) as client:
             answers: list[str] = []
 
             async def call() -> None:
                 answers.append(await client.call("book_table"))
 
-            tasks.start_soon(call)
-            [shown] = await person.wait_for_pending(1)
-            assert shown["request"]["message"] == "Who is booking, and for how many?"
-            assert shown["request"]["requestedSchema"]["required"] == ["name", "seats", "outdoor"]
-            assert shown["serverName"] == "Table booking", "the server's title, from its info"
-            assert shown["scope"] == person.scope
-            status, body = await person.answer(shown["id"], {"action": "accept", "content": BOOKING})
-            assert (status, body) == (
-                200,
-                {"status": "settled", "result": {"action": "accept", "content": BOOKING}},
-            )
-        assert client.revision() == revision
-        assert answers == [f"{revision}: accept {json.dumps(BOOKING, sort_keys=True)}"]
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                [shown] = await person.wait_for_pending(1)
+                assert shown["request"]["message"] == "Who is booking, and for how many?"
+                assert shown["request"]["requestedSchema"]["required"] == ["name", "seats", "outdoor"]
+                assert shown["serverName"] == "Table booking", "the server's title, from its info"
+                assert shown["scope"] == person.scope
+                status, body = await person.answer(shown["id"], {"action": "accept", "content": BOOKING})
+                assert (status, body) == (
+                    200,
+                    {"status": "settled", "result": {"action": "accept", "content": BOOKING}},
+                )
+            assert client.revision() == revision
+            assert answers == [f"{revision}: accept {json.dumps(BOOKING, sort_keys=True)}"]
         assert await person.pending() == [], "nothing left for the person"
 
 

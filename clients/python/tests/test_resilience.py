@@ -90,12 +90,12 @@ async def test_a_request_the_relay_refuses_is_the_sdks_invalid_params_error(
     relay: Relay, person: Person
 ) -> None:
     handler = RelayElicitation(relay.url, relay.service_token, scope=person.scope)
-    nested = types.ElicitRequestFormParams(
-        message="Where?",
-        requested_schema={"type": "object", "properties": {"address": {"type": "object"}}},
+    refused = types.ElicitRequestFormParams(
+        message="Your name?",
+        requested_schema={"type": "object", "properties": {"name": {"type": "string", "minLength": -1}}},
     )
-    with pytest.raises(MCPError) as invalid:
-        await handler(NO_SESSION, nested)
+    with anyio.fail_after(10), pytest.raises(MCPError) as invalid:
+        await handler(NO_SESSION, refused)
     assert invalid.value.code == types.INVALID_PARAMS
     cause = invalid.value.__cause__
     assert isinstance(cause, RelayError)
