@@ -21,7 +21,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 
 from conftest import Person, Relay, server_command
-from koder_elicitation_relay import RelayElicitation
+from koder_elicitation_relay import RelayElicitation, RelayError
 
 pytestmark = pytest.mark.anyio
 
@@ -188,3 +188,22 @@ async def test_a_url_completion_reaches_the_relay(relay: Relay, person: Person, 
             with anyio.fail_after(10):
                 while await person.status(shown["id"]) != "complete":
                     await anyio.sleep(0.05)
+
+
+async def test_a_relay_error_reaches_the_2026_host_as_a_relay_error(relay: Relay, person: Person) -> None:
+    refusing = RelayElicitation(relay.url, "not-the-service-token", scope=person.scope)
+    with anyio.fail_after(60):
+        async with sdk_client(refusing, "auto") as client:
+            # On 2026-07-28 the callback runs inside the host's own call_tool.
+            with pytest.raises(BaseException) as failed:  # noqa: PT011 (the group is what comes)
+                await client.call("book_table")
+    [error] = leaves(failed.value)
+    assert isinstance(error, RelayError), repr(failed.value)
+    assert error.status == 401
+    assert str(error) == f"koder-elicitation-relay answered 401: {error.message}"
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions in an exception group (and in the groups inside it), or the error itself."""
+    inner: tuple[BaseException, ...] = getattr(error, "exceptions", ())
+    return [leaf for member in inner for leaf in leaves(member)] if inner else [error]
