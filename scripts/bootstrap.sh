@@ -198,13 +198,13 @@ fi
 
 # 8b. the Python hosts' package (clients/python) and its test tools, in the same venv -------------
 # Installed editable, so its tests run the working tree's code; pinned, so every machine runs the
-# same linter, type checker and FastMCP. The stamp records what was installed: a change to the
-# pins or to clients/python/pyproject.toml installs again.
-PY_HOST_PINS="mcp==$PY_MCP_VERSION fastmcp==4.2.3 pytest==9.2.0 mypy==2.4.1 ruff==0.17.5"
+# same linter, type checker, FastMCP and pydantic-ai. The stamp records what was installed: a change
+# to the pins or to clients/python/pyproject.toml installs again.
+PY_HOST_PINS="mcp==$PY_MCP_VERSION fastmcp==4.2.3 pydantic-ai-slim[mcp]==2.68.0 pytest==9.2.0 mypy==2.4.1 ruff==0.17.5"
 PY_HOST_STAMP=".venv/.koder-python-host"
 py_host_want="$PY_HOST_PINS $(sha256sum clients/python/pyproject.toml | cut -d' ' -f1)"
 if [ -f "$PY_HOST_STAMP" ] && [ "$(cat "$PY_HOST_STAMP")" = "$py_host_want" ] \
-   && .venv/bin/python -c 'import koder_elicitation_relay, fastmcp' 2>/dev/null; then
+   && .venv/bin/python -c 'import koder_elicitation_relay, fastmcp, pydantic_ai' 2>/dev/null; then
   say "python hosts package (clients/python) and its test tools: present"
 else
   say "python hosts package (clients/python): installing with pip ($PY_HOST_PINS)"

@@ -1,8 +1,8 @@
-"""RelayElicitation in real MCP hosts: the mcp SDK's ClientSession (and its Client) and FastMCP's
-Client call tools on a real Python MCP server (elicit_server.py over stdio) whose tools elicit;
-each request reaches the real relay, a person answers over the people's API, and the tool's own
-result says what it received. On both revisions the SDK speaks: 2025-11-25 (elicitation/create)
-and 2026-07-28 (input_required rounds)."""
+"""RelayElicitation in real MCP hosts: the mcp SDK's ClientSession (and its Client), FastMCP's
+Client and a pydantic-ai agent call tools on a real Python MCP server (elicit_server.py over
+stdio) whose tools elicit; each request reaches the real relay, a person answers over the people's
+API, and the tool's own result says what it received. On both revisions the SDK speaks: 2025-11-25
+(elicitation/create) and 2026-07-28 (input_required rounds)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.models.test import TestModel
 
 from conftest import Person, Relay, server_command
 from koder_elicitation_relay import RelayElicitation, RelayError
@@ -207,3 +210,36 @@ def leaves(error: BaseException) -> list[BaseException]:
     """The exceptions in an exception group (and in the groups inside it), or the error itself."""
     inner: tuple[BaseException, ...] = getattr(error, "exceptions", ())
     return [leaf for member in inner for leaf in leaves(member)] if inner else [error]
+
+
+# pydantic-ai 2.68 warns that a 2026-07-28 session never calls the handler; its input_required
+# rounds do call it, as this test shows.
+@pytest.mark.filterwarnings("ignore:`elicitation_handler` will never be called")
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+async def test_a_pydantic_ai_agent_asks_through_the_relay(
+    relay: Relay, person: Person, revision: str
+) -> None:
+    handler = relay_for(relay, person)
+    command, args = server_command()
+    transport = fastmcp.client.transports.StdioTransport(command=command, args=args)
+    if revision == "2026-07-28":
+        # As the README shows it: the toolset builds FastMCP's Client, which negotiates 2026-07-28.
+        # (A longer init_timeout than its 5 s: the server's start is slow on a busy machine.)
+        toolset = MCPToolset(transport, elicitation_handler=handler.fastmcp, init_timeout=30)
+    else:
+        toolset = MCPToolset(fastmcp.Client(transport, mode="legacy", elicitation_handler=handler.fastmcp))
+    # A model that calls the tool without an LLM.
+    agent = Agent(TestModel(call_tools=["book_table"]), toolsets=[toolset])
+    with anyio.fail_after(60):
+        answers: list[str] = []
+
+        async def run() -> None:
+            answers.append((await agent.run("Book a table")).output)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(run)
+            [shown] = await person.wait_for_pending(1)
+            assert (await person.answer(shown["id"], {"action": "accept", "content": BOOKING}))[0] == 200
+    assert json.loads(answers[0]) == {
+        "book_table": f"{revision}: accept {json.dumps(BOOKING, sort_keys=True)}"
+    }
