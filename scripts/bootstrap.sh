@@ -3,7 +3,8 @@
 #
 #   bash scripts/bootstrap.sh          everything `npm test` and `.ci/run` need: the demo's part below,
 #                                      then rustfmt and clippy, the browsers, tmux, the example apps'
-#                                      npm packages, a Python venv and PostgreSQL
+#                                      npm packages, a Python venv (the mcp SDK, the Python hosts' package
+#                                      and its test tools) and PostgreSQL
 #   bash scripts/bootstrap.sh --demo   only what `npm start` needs to build and serve the demo: the wasm
 #                                      target, wasm-pack and the wasm-bindgen CLI, and the root's npm
 #                                      packages (the relay binary is built by scripts/relay-binary.sh)
@@ -193,6 +194,23 @@ else
   say "python venv .venv: installing mcp==$PY_MCP_VERSION with pip"
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" </dev/null
+fi
+
+# 8b. the Python hosts' package (clients/python) and its test tools, in the same venv -------------
+# Installed editable, so its tests run the working tree's code; pinned, so every machine runs the
+# same linter, type checker, FastMCP and pydantic-ai. The stamp records what was installed: a change
+# to the pins or to clients/python/pyproject.toml installs again.
+PY_HOST_PINS="mcp==$PY_MCP_VERSION fastmcp==4.2.3 pydantic-ai-slim[mcp]==2.68.0 pytest==9.2.0 mypy==2.4.1 ruff==0.17.5"
+PY_HOST_STAMP=".venv/.koder-python-host"
+py_host_want="$PY_HOST_PINS $(sha256sum clients/python/pyproject.toml | cut -d' ' -f1)"
+if [ -f "$PY_HOST_STAMP" ] && [ "$(cat "$PY_HOST_STAMP")" = "$py_host_want" ] \
+   && .venv/bin/python -c 'import koder_elicitation_relay, fastmcp, pydantic_ai' 2>/dev/null; then
+  say "python hosts package (clients/python) and its test tools: present"
+else
+  say "python hosts package (clients/python): installing with pip ($PY_HOST_PINS)"
+  # shellcheck disable=SC2086 # the pins are separate arguments
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check $PY_HOST_PINS -e ./clients/python </dev/null
+  printf '%s\n' "$py_host_want" >"$PY_HOST_STAMP"
 fi
 
 # 9. PostgreSQL for the relay's tests ---------------------------------------------------------------

@@ -2,7 +2,8 @@
 # `npm test` — every check, in order, stopping at the first failure:
 #   fmt, clippy (host), clippy (wasm32), cargo test (native, the relay's against real SQLite and a
 #   throwaway PostgreSQL), wasm-bindgen-test in headless Chromium (tests/browser_*.rs), npm run
-#   build (plus the relay binary), the repository's own checks (node --test tests/repo: the docs'
+#   build (plus the relay binary), the Python hosts' package (clients/python: ruff, mypy --strict,
+#   pytest against that relay binary), the repository's own checks (node --test tests/repo: the docs'
 #   links and examples, npm start's bootstrap and guide), node --test tests/e2e/*.test.mjs
 #   (Chromium, plus the contract smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
 # `npm test` runs scripts/bootstrap.sh first, so this assumes the toolchain is installed.
@@ -78,6 +79,18 @@ stage "npm run build"
 node scripts/build.mjs
 # The e2e suites start real relays from target/debug (tests/e2e/relay-harness.mjs).
 cargo build -p koder-elicitation-relay
+
+stage "python hosts (ruff, mypy --strict, pytest)"
+# clients/python, in the repository's .venv (scripts/bootstrap.sh installs it there, editable, with
+# its pinned test tools). Its pytest suites start the relay binary built above. Any non-zero exit
+# fails the stage, pytest's 5 ("no tests ran") included.
+(
+  cd clients/python
+  ../../.venv/bin/ruff check .
+  ../../.venv/bin/ruff format --check .
+  ../../.venv/bin/mypy
+  ../../.venv/bin/python -m pytest -q -p no:cacheprovider
+)
 
 stage "docs and scripts (node --test tests/repo)"
 # After the build: the docs' runnable examples import dist/, and npm start's check runs the demo.

@@ -1,0 +1,338 @@
+"""`RelayClient`: the relay's host API (create, long-poll, withdraw, complete, answer link), its
+retries, and the errors they end in. No MCP in here: a host that is not an MCP client uses it as
+it is."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+
+from .errors import RelayError, relay_error
+from .scope import SCOPE_SHAPE, Scope, is_scope
+
+# How long one long-poll waits at the relay (`?wait=`).
+POLL_WAIT_SECONDS = 25
+# Beyond the long-poll's own wait, the connection counts as lost after this margin.
+POLL_MARGIN_SECONDS = 15.0
+# One create, withdraw, complete or link call.
+CALL_TIMEOUT_SECONDS = 15.0
+# No answer, 429 and 5xx are retried this long by default (every call is idempotent: the create
+# carries an Idempotency-Key), with a doubling backoff between these bounds, never sooner than the
+# relay's Retry-After.
+RETRY_FOR_SECONDS = 30.0
+BACKOFF_FIRST_SECONDS = 0.2
+BACKOFF_MAX_SECONDS = 2.0
+# The relay's longest timeout (`timeoutMs` is clamped to it).
+MAX_TIMEOUT_SECONDS = 86_400.0
+# Where an elicitation ends: the stored result is the answer (`{"action": "cancel"}` when it
+# expired or was withdrawn).
+FINAL_STATUSES = frozenset({"settled", "expired", "withdrawn"})
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Created:
+    """The relay's answer to a create: the elicitation's ``id``, when the relay expires it
+    (``expires_at``, ms since the Unix epoch), and the ``idempotency_key`` it was created with
+    (send the same key again and the relay answers with the same elicitation)."""
+
+    id: str
+    expires_at: int
+    idempotency_key: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Where an elicitation is: ``status`` is ``pending``, ``settled``, ``expired`` or
+    ``withdrawn``; ``result`` is the ElicitResult once it is over (``{"action": "cancel"}`` when
+    it expired or was withdrawn), ``None`` while pending."""
+
+    status: str
+    result: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class AnswerLink:
+    """An answer link: ``url`` (``<public-url>/answer/#t=<token>``) and ``expires_at`` (ms since
+    the Unix epoch)."""
+
+    url: str
+    expires_at: int
+
+
+class RelayClient:
+    """The relay's host API at ``url`` (e.g. ``http://127.0.0.1:8790``, without ``/v1``), with
+    the service token. Pass ``http_client`` (an ``httpx2.AsyncClient``) to pool connections and
+    to set TLS; without it each call opens its own connection. ``retry_for`` (seconds) is how long
+    a call keeps retrying when the relay does not answer, answers 429 or 5xx.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        service_token: str,
+        *,
+        http_client: httpx2.AsyncClient | None = None,
+        retry_for: float = RETRY_FOR_SECONDS,
+    ) -> None:
+        if not isinstance(url, str) or url == "":
+            raise TypeError("RelayClient: `url` (the relay's base URL) is required")
+        if not isinstance(service_token, str) or service_token == "":
+            raise TypeError("RelayClient: `service_token` is required")
+        self._base = url.rstrip("/")
+        self._service_token = service_token
+        self._http = http_client
+        self._retry_for = min(max(retry_for, 0.0), MAX_TIMEOUT_SECONDS)
+
+    def __repr__(self) -> str:
+        # The service token stays out of logs.
+        return f"RelayClient({self._base!r})"
+
+    async def create(
+        self,
+        scope: Scope,
+        request: Mapping[str, Any],
+        *,
+        server_name: str | None = None,
+        timeout_ms: int | None = None,
+        notify: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Created:
+        """``POST /v1/elicitations``: asks the person ``scope`` names. ``request`` is any shape the
+        element takes (usually the ``elicitation/create`` params); ``server_name`` is shown in
+        their dialog; ``timeout_ms`` is how long they have (the relay clamps it to [1000,
+        86400000]; default 300000); ``notify`` is ``{"email", "language"?}`` for a relay that
+        sends e-mail. Retried with the same Idempotency-Key (pass your own ``idempotency_key`` to
+        keep it across processes): a retried create makes one elicitation."""
+        if not is_scope(scope):
+            raise TypeError(f"RelayClient.create: `scope` must be {SCOPE_SHAPE}")
+        key = idempotency_key if idempotency_key is not None else uuid.uuid4().hex
+        body: dict[str, Any] = {"scope": dict(scope), "request": dict(request)}
+        if server_name is not None:
+            body["serverName"] = server_name
+        if timeout_ms is not None:
+            body["timeoutMs"] = timeout_ms
+        if notify is not None:
+            body["notify"] = dict(notify)
+        answer = await self._retrying(
+            lambda: self._call("POST", "/v1/elicitations", body=body, headers={"Idempotency-Key": key}),
+            self._retry_for,
+        )
+        created_id = answer.get("id") if isinstance(answer, dict) else None
+        expires_at = _int_field(answer, "expiresAt")
+        if not isinstance(created_id, str) or expires_at is None:
+            raise RelayError(200, f"a create answered {_text(answer)}", answer)
+        return Created(created_id, expires_at, key)
+
+    async def result(self, elicitation_id: str, *, wait: int = POLL_WAIT_SECONDS) -> Outcome:
+        """``GET /v1/elicitations/{id}/result?wait=``: one long-poll (at most ``wait`` seconds,
+        at most 60), not retried."""
+        answer = await self._call(
+            "GET",
+            f"{_elicitation_path(elicitation_id)}/result?wait={wait}",
+            timeout_seconds=wait + POLL_MARGIN_SECONDS,
+        )
+        return _outcome(answer)
+
+    async def wait(self, elicitation_id: str, *, expires_at: int | None = None) -> dict[str, Any]:
+        """Long-polls until the elicitation is over and returns its ElicitResult. A relay that
+        restarts, or a replica that goes away, is polled again until ``retry_for`` past
+        ``expires_at`` (the relay's expiry, from :meth:`create`)."""
+        remaining = MAX_TIMEOUT_SECONDS
+        if expires_at is not None:
+            remaining = min(max(expires_at / 1000 - time.time(), 0.0), MAX_TIMEOUT_SECONDS)
+        give_up = time.monotonic() + remaining + self._retry_for
+        while True:
+            outcome = await self._retrying(lambda: self.result(elicitation_id), give_up - time.monotonic())
+            if outcome.result is not None:
+                return outcome.result
+
+    async def withdraw(self, elicitation_id: str) -> Outcome:
+        """``DELETE /v1/elicitations/{id}``: withdraws it while pending (the person's dialog
+        closes); its final state either way."""
+        answer = await self._retrying(
+            lambda: self._call("DELETE", _elicitation_path(elicitation_id)), CALL_TIMEOUT_SECONDS
+        )
+        return _outcome(answer)
+
+    async def complete(self, elicitation_id: str) -> str:
+        """``POST /v1/elicitations/{id}/complete``: a URL-mode elicitation's out-of-band step
+        finished; the status people now see."""
+        answer = await self._retrying(
+            lambda: self._call("POST", f"{_elicitation_path(elicitation_id)}/complete"), self._retry_for
+        )
+        status = answer.get("status") if isinstance(answer, dict) else None
+        if not isinstance(status, str):
+            raise RelayError(200, f"a completion answered {_text(answer)}", answer)
+        return status
+
+    async def link(self, elicitation_id: str) -> AnswerLink:
+        """``POST /v1/elicitations/{id}/link``: a link that answers this one elicitation (a relay
+        with ``--answer-page``); send it to the person."""
+        answer = await self._retrying(
+            lambda: self._call("POST", f"{_elicitation_path(elicitation_id)}/link"), self._retry_for
+        )
+        url = answer.get("url") if isinstance(answer, dict) else None
+        expires_at = _int_field(answer, "expiresAt")
+        if not isinstance(url, str) or expires_at is None:
+            raise RelayError(200, f"a link answered {_text(answer)}", answer)
+        return AnswerLink(url, expires_at)
+
+    async def elicit(
+        self,
+        scope: Scope,
+        request: Mapping[str, Any],
+        *,
+        server_name: str | None = None,
+        timeout_ms: int | None = None,
+        on_created: Callable[[Created], None] | None = None,
+    ) -> dict[str, Any]:
+        """Asks the person ``scope`` names and waits for their ElicitResult (``{"action":
+        "cancel"}`` when it expired). When the task is cancelled meanwhile, or the wait fails, the
+        elicitation is withdrawn (the person's dialog closes) before the cancellation or the error
+        goes on. ``on_created`` is called with the relay's answer as soon as it comes."""
+        key = uuid.uuid4().hex
+
+        def create() -> Awaitable[Created]:
+            return self.create(
+                scope, request, server_name=server_name, timeout_ms=timeout_ms, idempotency_key=key
+            )
+
+        try:
+            # Once sent, the relay may hold it, and only its id lets it be withdrawn: a cancel
+            # from a cancel scope waits for the create's end.
+            with anyio.CancelScope(shield=True):
+                created = await create()
+        except anyio.get_cancelled_exc_class():
+            # A task cancelled outright (asyncio's Task.cancel) still cut the create short. The
+            # same key finds the elicitation the relay may hold, so it can be withdrawn.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CALL_TIMEOUT_SECONDS):
+                await self._withdraw_quietly((await create()).id)
+            raise
+        if on_created is not None:
+            on_created(created)
+        try:
+            return await self.wait(created.id, expires_at=created.expires_at)
+        except BaseException:
+            # Cancelled, or the wait failed: nobody takes the answer, so the person must not give
+            # one. (The relay expires it anyway, if it cannot be told.)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CALL_TIMEOUT_SECONDS):
+                await self._withdraw_quietly(created.id)
+            raise
+
+    async def _withdraw_quietly(self, elicitation_id: str) -> None:
+        with contextlib.suppress(RelayError):
+            await self.withdraw(elicitation_id)
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]], retry_for: float) -> T:
+        """``attempt()`` until it succeeds, fails for good, or ``retry_for`` seconds pass (no
+        answer, 429 and 5xx only), waiting at least the relay's Retry-After between tries."""
+        deadline = time.monotonic() + retry_for
+        backoff = BACKOFF_FIRST_SECONDS
+        while True:
+            try:
+                return await attempt()
+            except RelayError as error:
+                delay = max(backoff, error.retry_after or 0.0)
+                if not error.transient or time.monotonic() + delay > deadline:
+                    raise
+            await anyio.sleep(delay)
+            backoff = min(backoff * 2, BACKOFF_MAX_SECONDS)
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        timeout_seconds: float = CALL_TIMEOUT_SECONDS,
+    ) -> Any:
+        """One call: the JSON answer of a 2xx, else the :class:`RelayError` it stands for."""
+        request_headers = {
+            "Authorization": f"Bearer {self._service_token}",
+            "Accept": "application/json",
+            **(headers or {}),
+        }
+        content = None
+        if body is not None:
+            content = json.dumps(body).encode()
+            request_headers["Content-Type"] = "application/json"
+        url = f"{self._base}{path}"
+        try:
+            if self._http is not None:
+                response = await self._http.request(
+                    method, url, content=content, headers=request_headers, timeout=timeout_seconds
+                )
+            else:
+                async with httpx2.AsyncClient() as http:
+                    response = await http.request(
+                        method, url, content=content, headers=request_headers, timeout=timeout_seconds
+                    )
+        except httpx2.TransportError as error:
+            raise RelayError(None, str(error) or type(error).__name__) from error
+        try:
+            parsed: Any = json.loads(response.content) if response.content else None
+        except ValueError:
+            parsed = None
+        if response.is_success and parsed is not None:
+            return parsed
+        reason = (
+            "an answer that is not JSON" if response.is_success else response.reason_phrase or "no message"
+        )
+        refused = relay_error(response.status_code, parsed, reason)
+        refused.retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+        raise refused
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A ``Retry-After`` value (RFC 9110, section 10.2.3) in seconds from ``now``: delay seconds,
+    or an HTTP date; ``None`` when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def _outcome(answer: Any) -> Outcome:
+    """A host view (``{"status", "result"?}``) as an :class:`Outcome`, or why it is not one."""
+    status = answer.get("status") if isinstance(answer, dict) else None
+    result = answer.get("result") if isinstance(answer, dict) else None
+    if status == "pending":
+        return Outcome("pending", None)
+    if status in FINAL_STATUSES and isinstance(result, dict):
+        return Outcome(status, result)
+    raise RelayError(200, f"an unexpected result {_text(answer)}", answer)
+
+
+def _elicitation_path(elicitation_id: str) -> str:
+    # Ids are hex; anything else is kept from changing the path.
+    safe = "".join(c for c in elicitation_id if c.isascii() and (c.isalnum() or c in "-_"))
+    return f"/v1/elicitations/{safe}"
+
+
+def _int_field(answer: Any, name: str) -> int | None:
+    value = answer.get(name) if isinstance(answer, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(answer: Any) -> str:
+    return json.dumps(answer)[:200]
