@@ -107,7 +107,20 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match store.origin() {
-        Some(origin) => Some(listen_to_replicas(&config, origin, &elicitations, &metrics).await?),
+        Some(origin) => {
+            let listening = Listening::start(
+                &config.database,
+                origin,
+                elicitations.clone(),
+                Some(metrics.clone()),
+            );
+            Some(listening.await.map_err(|error| {
+                ServeError::Database(format!(
+                    "cannot listen for other replicas' changes: {error} ({})",
+                    redact_database(&config.database)
+                ))
+            })?)
+        }
         None => None,
     };
     let clock = store.clock();
@@ -214,28 +227,6 @@ fn delivery(
         workers.push(worker(pushes, stopping));
     }
     Ok(workers)
-}
-
-/// The LISTEN link to the other replicas sharing the database, measured into `metrics`.
-async fn listen_to_replicas(
-    config: &Config,
-    origin: &str,
-    elicitations: &Elicitations,
-    metrics: &Metrics,
-) -> Result<Listening, ServeError> {
-    Listening::start(
-        &config.database,
-        origin,
-        elicitations.clone(),
-        Some(metrics.clone()),
-    )
-    .await
-    .map_err(|error| {
-        ServeError::Database(format!(
-            "cannot listen for other replicas' changes: {error} ({})",
-            redact_database(&config.database)
-        ))
-    })
 }
 
 /// The HTTP servers: the API on `--listen`, and the operators' routes on `--metrics-listen`

@@ -116,25 +116,17 @@ pub async fn result(
     query: Result<Query<ResultQuery>, QueryRejection>,
 ) -> Result<Json<HostView>, ApiError> {
     let id = path_id(id, ApiError::no_such_elicitation)?;
-    let wait = match query {
-        Ok(Query(ResultQuery { wait: None })) => Duration::ZERO,
-        Ok(Query(ResultQuery {
-            wait: Some(seconds),
-        })) if seconds.is_finite() => {
-            Duration::from_secs_f64(seconds.clamp(0.0, MAX_WAIT.as_secs_f64()))
-        }
+    let wait = match query.map(|Query(query)| query.wait.unwrap_or(0.0)) {
+        Ok(seconds) if seconds.is_finite() => seconds.clamp(0.0, MAX_WAIT.as_secs_f64()),
         _ => {
-            return Err(ApiError::bad_request(format!(
-                "wait must be a number of seconds (0 to {})",
-                MAX_WAIT.as_secs()
-            )))
+            return Err(ApiError::bad_request(
+                "wait must be a number of seconds (0 to 60)",
+            ))
         }
     };
-    let stopping = state.shutdown.clone();
-    let record = state
-        .elicitations
-        .result(&id, wait, &state.hub, stopping)
-        .await?;
+    let (wait, stopping) = (Duration::from_secs_f64(wait), state.shutdown.clone());
+    let record = state.elicitations.result(&id, wait, &state.hub, stopping);
+    let record = record.await?;
     Ok(Json(host_view(&known(record)?)))
 }
 

@@ -99,25 +99,21 @@ async fn openapi() -> Response {
         .into_response()
 }
 
-/// Why this replica should not get traffic now; `None` when it should.
-pub async fn unready_reason(state: &AppState) -> Option<&'static str> {
-    if state.is_draining() {
-        return Some("draining: this relay is shutting down");
-    }
-    if state.link_is_down() {
-        return Some("the LISTEN link to PostgreSQL is down");
-    }
-    state.health.database_unready().await
-}
-
 /// `GET /livez`: 200 while the process serves.
 pub async fn livez() -> Json<serde_json::Value> {
     Json(json!({"status": "live"}))
 }
 
-/// `GET /readyz`: 200, or 503 with the reason.
+/// `GET /readyz`: 200, or 503 with the reason this replica should not get traffic now.
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    match unready_reason(&state).await {
+    let unready = if state.is_draining() {
+        Some("draining: this relay is shutting down")
+    } else if state.link_is_down() {
+        Some("the LISTEN link to PostgreSQL is down")
+    } else {
+        state.health.database_unready().await
+    };
+    match unready {
         None => Json(json!({"status": "ready"})).into_response(),
         Some(reason) => (
             StatusCode::SERVICE_UNAVAILABLE,

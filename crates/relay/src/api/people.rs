@@ -94,14 +94,7 @@ async fn people_cors(State(cors): State<PeopleCors>, request: Request, next: Nex
 #[derive(Debug, Deserialize)]
 pub struct ListQuery {
     /// Which list: only `pending` is kept (the default).
-    status: Option<ListStatus>,
-}
-
-/// The lists kept.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum ListStatus {
-    Pending,
+    status: Option<String>,
 }
 
 /// `GET /v1/elicitations?status=pending`: the pending ones in the token's scope, oldest first.
@@ -110,14 +103,14 @@ pub async fn list_pending(
     PersonToken { filter, .. }: PersonToken,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Json<ElicitationList>, ApiError> {
-    let Ok(Query(ListQuery {
-        status: None | Some(ListStatus::Pending),
-    })) = query
-    else {
+    let Ok(Query(ListQuery { status })) = query else {
+        return Err(ApiError::bad_request("invalid query string"));
+    };
+    if status.is_some_and(|status| status != "pending") {
         return Err(ApiError::bad_request(
             "status must be \"pending\" (the only list kept)",
         ));
-    };
+    }
     let pending = state.elicitations.pending(&filter).await?;
     let now = state.elicitations.now_ms();
     let elicitations = pending
@@ -176,7 +169,7 @@ fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, Api
         )),
         Status::Expired => Err(ApiError::gone("this elicitation expired")),
         Status::Withdrawn => Err(ApiError::gone("this elicitation was withdrawn")),
-        // Still pending after losing a conditional update cannot happen; never store twice.
+        // Still pending after losing a conditional update cannot happen; never settle twice.
         Status::Pending => Err(ApiError::conflict("try again")),
     }
 }

@@ -12,7 +12,7 @@ use crate::listen::LinkState;
 use crate::metrics::Metrics;
 use crate::service::{Audit, Elicitations, Health, PushSubscriptions, Tickets};
 
-/// What every handler reaches: the services (never a store), and this replica's own parts.
+/// What every handler reaches: the services, and this replica's own parts.
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// The elicitation lifecycle: every change, announced on this replica, and waiting for ends.
