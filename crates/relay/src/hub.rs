@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{broadcast, Notify};
 
-use crate::store::{Record, Status, Tenant};
+use crate::record::{Record, Status};
+use crate::views::Outgoing;
 
 /// How many messages a stream may fall behind before it is ended (its client reconnects and
 /// gets the pending ones replayed). Small: each person's channel holds this many slots.
@@ -24,17 +25,6 @@ pub const DEFAULT_MAX_STREAMS: usize = 10_000;
 const SHARDS: usize = 16;
 
 type PersonKey = (String, String);
-
-/// One event as streams send it: rendered once, shared by every stream that should see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outgoing {
-    /// Whose elicitation it is (streams of a conversation-limited token filter on it).
-    pub tenant: Tenant,
-    /// The SSE event name.
-    pub name: &'static str,
-    /// The SSE data: one line of JSON.
-    pub data: String,
-}
 
 /// How many streams may be open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,6 +270,7 @@ impl Drop for Waiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Tenant;
 
     fn tenant(user: &str) -> Tenant {
         Tenant {

@@ -15,7 +15,6 @@
 )]
 #![deny(missing_docs, missing_debug_implementations)]
 
-pub mod announcer;
 pub mod api;
 pub mod audit;
 pub mod audit_checkpoint;
@@ -39,6 +38,7 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod tls;
+pub mod views;
 pub mod webhooks;
 
 pub use config::Config;

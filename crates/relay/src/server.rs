@@ -4,7 +4,9 @@
 //! drop). Stopping drains first: streams end with a `retry:` hint and long-polls answer at once,
 //! so clients move to another replica; nothing pending is lost, since it is in the database.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,20 +14,19 @@ use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::announcer::Announcer;
 use crate::api::{self, AppState};
 use crate::auth::Auth;
 use crate::config::{redact_database, Config, DatabaseKind};
 use crate::delivery::http as outbound;
-use crate::delivery::worker::SHUTDOWN_WAIT;
+use crate::delivery::worker::{self as outbox_loop, Outbox, SHUTDOWN_WAIT};
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
-use crate::push::worker as push_worker;
-use crate::service::{sweeper, Elicitations};
+use crate::push::{worker::Pushes, PushSettings};
+use crate::service::{sweeper, Announcer, Audit, Elicitations, Health, PushSubscriptions, Tickets};
 use crate::store::{Outboxes, PushQueue, Store, WebhookRows};
 use crate::webhooks;
-use crate::webhooks::worker::{self as webhook_worker, DeliveryCounts};
+use crate::webhooks::worker::Webhooks;
 
 pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
 
@@ -97,42 +98,50 @@ pub async fn serve(config: Config) -> Result<Server, ServeError> {
 pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Server, ServeError> {
     let hub = Hub::new(config.streams);
     let metrics = Metrics::new();
-    // The outbound clients are built before anything listens: a failure stops the start.
-    let webhooks = match &config.webhook {
-        Some(webhook) => Some((
-            webhook.clone(),
-            outbound::client("--webhook-url").map_err(ServeError::Config)?,
-        )),
-        None => None,
-    };
-    let pushes = match &config.push {
-        Some(push) => Some((
-            Arc::new(push.clone()),
-            outbound::client("Web Push").map_err(ServeError::Config)?,
-        )),
-        None => None,
-    };
-    let (webhook_wake, push_wake) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-    let mut announcer = Announcer::new(hub.clone(), store.clock().clone());
-    if webhooks.is_some() {
-        announcer = announcer.waking(Arc::clone(&webhook_wake));
-    }
-    if pushes.is_some() {
-        announcer = announcer.waking(Arc::clone(&push_wake));
-    }
+    let (draining, draining_rx) = watch::channel(false);
+    let (stopping, stopping_rx) = watch::channel(false);
+    let push = config.push.clone().map(Arc::new);
+    let delivery = delivery(&config, push.clone(), &store, &metrics, &stopping_rx)?;
+    let wakes = delivery.iter().map(|(wake, _)| Arc::clone(wake)).collect();
+    let announcer = Announcer::new(hub.clone(), store.clock().clone(), wakes);
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match store.origin() {
-        Some(origin) => Some(listen_to_replicas(&config, origin, &elicitations, &metrics).await?),
+        Some(origin) => {
+            let listening = Listening::start(
+                &config.database,
+                origin,
+                elicitations.clone(),
+                Some(metrics.clone()),
+            );
+            Some(listening.await.map_err(|error| {
+                ServeError::Database(format!(
+                    "cannot listen for other replicas' changes: {error} ({})",
+                    redact_database(&config.database)
+                ))
+            })?)
+        }
         None => None,
     };
-    // Web Push, when the relay has a VAPID key: the routes keep subscriptions with it.
-    let push = config.push.clone().map(Arc::new);
-    let (draining, draining_rx) = watch::channel(false);
-    let (stopping, stopping_rx) = watch::channel(false);
+    let clock = store.clock();
     let state = AppState {
-        store: Arc::clone(&store),
         elicitations: elicitations.clone(),
+        tickets: Tickets {
+            store: store.tickets.clone(),
+            clock: clock.clone(),
+        },
+        push: push.map(|settings| PushSubscriptions {
+            settings,
+            store: store.subscriptions.clone(),
+            clock: clock.clone(),
+        }),
+        audit: Audit {
+            store: store.audit.clone(),
+        },
+        health: Health {
+            database: store.health.clone(),
+            elicitations: store.elicitations.clone(),
+        },
         hub: hub.clone(),
         auth: Arc::new(
             Auth::from_config(&config)
@@ -143,30 +152,12 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         shutdown: draining_rx,
         metrics: metrics.clone(),
         link: listening.as_ref().map(Listening::link),
-        push,
     };
     let (http, local_addr, metrics_addr) = bind_http(&config, state, &stopping_rx).await?;
-    let mut workers = Vec::new();
-    if let Some((webhook, client)) = webhooks {
-        workers.push(tokio::spawn(webhook_worker::run(
-            Arc::clone(&store),
-            webhook,
-            client,
-            webhook_wake,
-            DeliveryCounts::exported(metrics.webhooks().clone()),
-            stopping_rx.clone(),
-        )));
-    }
-    if let Some((push, client)) = pushes {
-        workers.push(tokio::spawn(push_worker::run(
-            Arc::clone(&store),
-            push,
-            client,
-            push_wake,
-            metrics.pushes().clone(),
-            stopping_rx.clone(),
-        )));
-    }
+    let workers = delivery
+        .into_iter()
+        .map(|(_, worker)| tokio::spawn(worker))
+        .collect();
     let sweeper = tokio::spawn(sweeper::sweep(
         elicitations,
         Arc::clone(&store),
@@ -196,26 +187,46 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     })
 }
 
-/// The LISTEN link to the other replicas sharing the database, measured into `metrics`.
-async fn listen_to_replicas(
+/// An outbox worker, not started yet, and what wakes it.
+type Worker = (Arc<Notify>, Pin<Box<dyn Future<Output = ()> + Send>>);
+
+/// `outbox`'s worker, until `stopping`.
+fn worker(outbox: impl Outbox + 'static, stopping: &watch::Receiver<bool>) -> Worker {
+    let wake = Arc::new(Notify::new());
+    let run = outbox_loop::run(outbox, Arc::clone(&wake), stopping.clone());
+    (wake, Box::pin(run))
+}
+
+/// The outbox workers `config` turns on (webhooks with `--webhook-url`, pushes with a VAPID
+/// key), working on `store` until `stopping`. Their outbound clients are built now, before
+/// anything listens: a failure stops the start.
+fn delivery(
     config: &Config,
-    origin: &str,
-    elicitations: &Elicitations,
+    push: Option<Arc<PushSettings>>,
+    store: &Arc<Store>,
     metrics: &Metrics,
-) -> Result<Listening, ServeError> {
-    Listening::start(
-        &config.database,
-        origin,
-        elicitations.clone(),
-        Some(metrics.clone()),
-    )
-    .await
-    .map_err(|error| {
-        ServeError::Database(format!(
-            "cannot listen for other replicas' changes: {error} ({})",
-            redact_database(&config.database)
-        ))
-    })
+    stopping: &watch::Receiver<bool>,
+) -> Result<Vec<Worker>, ServeError> {
+    let mut workers = Vec::new();
+    if let Some(webhook) = &config.webhook {
+        let webhooks = Webhooks {
+            store: Arc::clone(store),
+            config: webhook.clone(),
+            client: outbound::client("--webhook-url").map_err(ServeError::Config)?,
+            counts: metrics.webhooks().clone(),
+        };
+        workers.push(worker(webhooks, stopping));
+    }
+    if let Some(settings) = push {
+        let pushes = Pushes {
+            store: Arc::clone(store),
+            settings,
+            client: outbound::client("Web Push").map_err(ServeError::Config)?,
+            counts: metrics.pushes().clone(),
+        };
+        workers.push(worker(pushes, stopping));
+    }
+    Ok(workers)
 }
 
 /// The HTTP servers: the API on `--listen`, and the operators' routes on `--metrics-listen`
@@ -233,8 +244,7 @@ async fn bind_http(
     ServeError,
 > {
     let operations = api::operations_router(state.clone());
-    let app =
-        api::router(state, &config.allow_origins).map_err(|error| ServeError::Config(error.0))?;
+    let app = api::router(state, &config.allow_origins).map_err(ServeError::Config)?;
     let (main, local_addr) = bind(config.listen).await?;
     let mut http = vec![serve_http(main, app, stopping.clone())];
     let mut metrics_addr = None;

@@ -671,9 +671,9 @@ async fn unknown_routes_and_methods_answer_json() {
         )
     );
     // Every listed route exists with its method: unauthenticated, each one asks for a token.
-    for (method, path) in koder_elicitation_relay::api::ROUTES {
+    for (method, path) in koder_elicitation_relay::api::documented_routes() {
         let path = path.replace("{id}", "0123456789abcdef0123456789abcdef");
-        let method = Method::from_bytes(method.as_bytes()).unwrap();
+        let method = Method::from_bytes(method.as_str().as_bytes()).unwrap();
         let (status, body) = relay.call(method.clone(), &path, None, None).await;
         if path == "/v1/openapi.json" {
             assert_eq!(status, StatusCode::OK);

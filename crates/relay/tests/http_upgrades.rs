@@ -20,7 +20,7 @@ const PENDING_ID: &str = "0123456789abcdef0123456789abcdef";
 /// The pending row as the relay before migrations inserted it (`completed` is written as 0,
 /// which both dialects take for false).
 fn pending_row(completed: &str) -> String {
-    let now = koder_elicitation_relay::api::now_ms();
+    let now = koder_elicitation_relay_protocol::now_ms();
     format!(
         "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, request, \
          server_name, created_at, expires_at, status, result, finished_at, completed, \

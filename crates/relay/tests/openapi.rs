@@ -1,10 +1,12 @@
-//! The OpenAPI document (crates/relay/openapi.json) against the router: it describes exactly the
-//! routes the relay serves, every reference in it resolves, every error answer is the one JSON
-//! error object, and each API names its own security scheme.
+//! The OpenAPI document (crates/relay/openapi.json) against the routers: it describes exactly the
+//! routes the relay serves (each audience's router, but the operators' probes), every reference
+//! in it resolves, every error answer is the one JSON error object, and each API names its own
+//! security scheme.
 
 use std::collections::BTreeSet;
 
-use koder_elicitation_relay::api::ROUTES;
+use axum::http::Method;
+use koder_elicitation_relay::api::{self, documented_routes as served_routes};
 use serde_json::Value;
 
 const DOCUMENT: &str = include_str!("../openapi.json");
@@ -80,17 +82,55 @@ fn it_is_openapi_3_1() {
 #[test]
 fn it_lists_exactly_the_routes_the_relay_serves() {
     let doc = document();
-    let served: BTreeSet<(String, String)> = ROUTES
-        .iter()
-        .map(|(method, path)| (method.to_string(), path.to_string()))
-        .collect();
-    assert_eq!(served.len(), ROUTES.len(), "ROUTES lists a route twice");
+    let routes = served_routes();
+    let served = pairs(&routes);
+    assert_eq!(served.len(), routes.len(), "ROUTES lists a route twice");
     let documented = documented_routes(&doc);
     let undocumented: Vec<_> = served.difference(&documented).collect();
     let not_served: Vec<_> = documented.difference(&served).collect();
     assert!(
         undocumented.is_empty() && not_served.is_empty(),
         "served but not in openapi.json: {undocumented:?}\nin openapi.json but not served: {not_served:?}"
+    );
+}
+
+/// (METHOD, path) pairs as the document spells them.
+fn pairs(routes: &[(Method, &str)]) -> BTreeSet<(String, String)> {
+    routes
+        .iter()
+        .map(|(method, path)| (method.to_string(), path.to_string()))
+        .collect()
+}
+
+#[test]
+fn each_audience_router_is_in_the_document_and_nothing_else_is() {
+    let documented = documented_routes(&document());
+    let probes = pairs(api::operations::probes().served());
+    let mut served = BTreeSet::new();
+    for (audience, routes) in [
+        ("hosts", api::host::routes()),
+        ("people", api::people::routes()),
+        ("operations", api::operations::routes()),
+    ] {
+        for route in pairs(routes.served()) {
+            if probes.contains(&route) {
+                assert!(
+                    !documented.contains(&route),
+                    "the probe {route:?} is documented"
+                );
+                continue;
+            }
+            assert!(
+                documented.contains(&route),
+                "{audience} serve {route:?}, which openapi.json does not list"
+            );
+            assert!(served.insert(route.clone()), "{route:?} has two routers");
+        }
+    }
+    let not_served: Vec<_> = documented.difference(&served).collect();
+    assert!(
+        not_served.is_empty(),
+        "in openapi.json but in no router: {not_served:?}"
     );
 }
 

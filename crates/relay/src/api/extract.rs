@@ -1,14 +1,13 @@
 //! Who is calling, as handlers take it: the bearer token (or a stream ticket) checked by
 //! [`Auth`], which alone makes a scope from it.
 
-use std::collections::HashMap;
-
 use axum::extract::{FromRequestParts, Query};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use serde::Deserialize;
 
 use super::AppState;
-use crate::auth::{ticket_digest, ticket_grant, PersonToken};
+use crate::auth::PersonToken;
 use crate::error::ApiError;
 
 fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
@@ -65,6 +64,14 @@ pub const ACCESS_TOKEN_REFUSED: &str = "?access_token= is not accepted: send the
 #[derive(Debug, Clone)]
 pub struct StreamPerson(pub PersonToken);
 
+/// The query of `GET /v1/stream`.
+#[derive(Debug, Deserialize)]
+struct StreamQuery {
+    ticket: Option<String>,
+    /// Refused, with the way to do without it.
+    access_token: Option<String>,
+}
+
 impl FromRequestParts<AppState> for StreamPerson {
     type Rejection = ApiError;
 
@@ -72,28 +79,15 @@ impl FromRequestParts<AppState> for StreamPerson {
         if let Some(token) = bearer(parts)? {
             return Ok(StreamPerson(state.auth.person(token).await?));
         }
-        let query = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
-            .map_err(|_| ApiError::unauthorized("invalid query string"))?;
-        if query.0.contains_key("access_token") {
+        let Ok(Query(query)) = Query::<StreamQuery>::try_from_uri(&parts.uri) else {
+            return Err(ApiError::unauthorized("invalid query string"));
+        };
+        if query.access_token.is_some() {
             return Err(ApiError::unauthorized(ACCESS_TOKEN_REFUSED));
         }
-        let Some(ticket) = query.0.get("ticket") else {
+        let Some(ticket) = query.ticket else {
             return Err(ApiError::unauthorized("missing bearer token"));
         };
-        let now = state.store.now_ms();
-        match state
-            .store
-            .tickets
-            .redeem(&ticket_digest(ticket), now)
-            .await?
-        {
-            Some(redeemed) if redeemed.token_expires_at > now => {
-                Ok(StreamPerson(ticket_grant(redeemed)))
-            }
-            Some(_) => Err(ApiError::unauthorized("token expired")),
-            None => Err(ApiError::unauthorized(
-                "invalid ticket: unknown, expired or already used",
-            )),
-        }
+        Ok(StreamPerson(state.tickets.redeem(&ticket).await?))
     }
 }

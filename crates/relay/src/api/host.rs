@@ -1,7 +1,6 @@
-//! The host API (service token): create an elicitation, wait for its result, withdraw it, report
-//! URL-mode completion.
+//! The hosts' API (service token): create an elicitation, wait for its result, withdraw it,
+//! report URL-mode completion.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -13,21 +12,26 @@ use axum::Json;
 use koder_elicitation_relay_protocol::{
     CreateElicitation, Created as CreatedView, HostView, StatusView, MAX_FIELD_CHARS,
 };
+use serde::Deserialize;
 use serde_json::Value;
-use tokio::time::Instant;
 
 use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
-use super::views::{host_view, status_view};
-use super::{json_body, new_id, AppState};
+use super::{json_body, new_id, path_id, AppState, Routes};
 use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
-use crate::store::{NewElicitation, Record, Status, Tenant};
+use crate::record::{NewElicitation, Record, Tenant};
+use crate::service::elicitations::MAX_WAIT;
+use crate::views::{host_view, status_view};
 
-/// The longest `?wait=` in seconds (longer is clamped).
-pub const MAX_WAIT_SECONDS: f64 = 60.0;
-/// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
-const REREAD_INTERVAL: Duration = Duration::from_secs(1);
+/// The hosts' routes.
+pub fn routes() -> Routes {
+    Routes::new()
+        .post("/v1/elicitations", create)
+        .get("/v1/elicitations/{id}/result", result)
+        .delete("/v1/elicitations/{id}", withdraw)
+        .post("/v1/elicitations/{id}/complete", complete)
+}
 
 /// `POST /v1/elicitations`: 201 `{"id","expiresAt"}`.
 pub async fn create(
@@ -96,64 +100,34 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// The query of `GET /v1/elicitations/{id}/result`.
+#[derive(Debug, Deserialize)]
+pub struct ResultQuery {
+    /// Seconds to wait for an end while pending (0 to 60; longer is clamped).
+    wait: Option<f64>,
+}
+
 /// `GET /v1/elicitations/{id}/result?wait=SECONDS`: the result, waiting up to `wait` seconds
 /// for one while pending.
 pub async fn result(
     State(state): State<AppState>,
     _host: Host,
     id: Result<Path<String>, PathRejection>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    query: Result<Query<ResultQuery>, QueryRejection>,
 ) -> Result<Json<HostView>, ApiError> {
-    let Ok(Path(id)) = id else {
-        return Err(ApiError::no_such_elicitation());
-    };
-    let query = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
-    let wait = match query.0.get("wait") {
-        None => 0.0,
-        Some(text) => match text.parse::<f64>() {
-            Ok(seconds) if seconds.is_finite() => seconds.clamp(0.0, MAX_WAIT_SECONDS),
-            _ => {
-                return Err(ApiError::bad_request(
-                    "wait must be a number of seconds (0 to 60)",
-                ))
-            }
-        },
-    };
-    let deadline = Instant::now() + Duration::from_secs_f64(wait);
-    let waiter = state.hub.waiter(&id);
-    // A look may be from memory while waiting: a pending one waits, and its end wakes us. The
-    // store is read for a result at once, on the timer (a lost wake-up only delays), and at the
-    // deadline.
-    let mut read = if wait > 0.0 {
-        Read::AsLastHeard
-    } else {
-        Read::FromStore
-    };
-    loop {
-        // Armed before the read: an event between the read and the select still wakes us.
-        let notified = waiter.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        // Woken by its end: the event holds the record, so it is not read again.
-        if let Some(ended) = waiter.ended() {
-            return Ok(Json(host_view(&ended)));
+    let id = path_id(id, ApiError::no_such_elicitation)?;
+    let wait = match query.map(|Query(query)| query.wait.unwrap_or(0.0)) {
+        Ok(seconds) if seconds.is_finite() => seconds.clamp(0.0, MAX_WAIT.as_secs_f64()),
+        _ => {
+            return Err(ApiError::bad_request(
+                "wait must be a number of seconds (0 to 60)",
+            ))
         }
-        let record = look(&state, &id, read)
-            .await?
-            .ok_or_else(ApiError::no_such_elicitation)?;
-        if record.status != Status::Pending || Instant::now() >= deadline {
-            return Ok(Json(host_view(&record)));
-        }
-        let mut shutdown = state.shutdown.clone();
-        read = tokio::select! {
-            () = &mut notified => Read::AsLastHeard,
-            () = tokio::time::sleep(REREAD_INTERVAL) => Read::FromStore,
-            () = tokio::time::sleep_until(deadline) => Read::FromStore,
-            _ = shutdown.wait_for(|stopping| *stopping) => {
-                return Ok(Json(host_view(&record)));
-            }
-        };
-    }
+    };
+    let (wait, stopping) = (Duration::from_secs_f64(wait), state.shutdown.clone());
+    let record = state.elicitations.result(&id, wait, &state.hub, stopping);
+    let record = record.await?;
+    Ok(Json(host_view(&known(record)?)))
 }
 
 /// `DELETE /v1/elicitations/{id}`: withdraws it while pending; always the final state.
@@ -162,7 +136,7 @@ pub async fn withdraw(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<HostView>, ApiError> {
-    let record = found(&state, id, Read::AsLastHeard).await?;
+    let record = to_change(&state, id).await?;
     let withdrawn = state.elicitations.withdraw(record).await?;
     Ok(Json(host_view(withdrawn.record())))
 }
@@ -173,7 +147,7 @@ pub async fn complete(
     _host: Host,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<StatusView>, ApiError> {
-    let record = found(&state, id, Read::AsLastHeard).await?;
+    let record = to_change(&state, id).await?;
     if !is_url_mode(&record.request) {
         return Err(ApiError::conflict(
             "only a URL-mode elicitation can complete",
@@ -183,33 +157,16 @@ pub async fn complete(
     Ok(Json(status_view(completed.record())))
 }
 
-/// Where a handler reads an elicitation from: the store, to show it; or what this replica last
-/// heard of, to change it or to wait for its end (a change is conditional on the row, and an end
-/// wakes a waiting long-poll).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Read {
-    FromStore,
-    AsLastHeard,
-}
-
-/// The elicitation the path names; a malformed id reads as unknown (404).
-pub(super) async fn found(
+/// The elicitation the path names, to change; unknown (and a malformed id) is 404.
+async fn to_change(
     state: &AppState,
     id: Result<Path<String>, PathRejection>,
-    read: Read,
 ) -> Result<Record, ApiError> {
-    let Ok(Path(id)) = id else {
-        return Err(ApiError::no_such_elicitation());
-    };
-    look(state, &id, read)
-        .await?
-        .ok_or_else(ApiError::no_such_elicitation)
+    let id = path_id(id, ApiError::no_such_elicitation)?;
+    known(state.elicitations.to_change(&id).await?)
 }
 
-/// The elicitation `id`, read as `read` says.
-async fn look(state: &AppState, id: &str, read: Read) -> Result<Option<Record>, ApiError> {
-    Ok(match read {
-        Read::FromStore => state.elicitations.get(id).await?,
-        Read::AsLastHeard => state.elicitations.get_as_last_heard(id).await?,
-    })
+/// The record, or 404.
+pub(super) fn known(record: Option<Record>) -> Result<Record, ApiError> {
+    record.ok_or_else(ApiError::no_such_elicitation)
 }

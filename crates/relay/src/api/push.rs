@@ -9,15 +9,12 @@ use axum::http::StatusCode;
 use axum::Json;
 use koder_elicitation_relay_protocol::{
     PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionList,
-    PushSubscriptionView,
 };
-use koder_web_push::SubscriptionKeys;
 
-use super::{json_body, new_id, AppState};
+use super::{json_body, new_id, path_id, AppState};
 use crate::auth::PersonToken;
 use crate::error::ApiError;
-use crate::push::PushSettings;
-use crate::store::{PushSubscriptionRow, Subscribed, TenantFilter};
+use crate::service::subscriptions::{whole_person, PushSubscriptions, Subscribed};
 
 /// What every push route answers while the relay has no VAPID key.
 pub const PUSH_OFF: &str = "Web Push is off: this relay has no VAPID key";
@@ -25,33 +22,23 @@ pub const PUSH_OFF: &str = "Web Push is off: this relay has no VAPID key";
 /// The one answer for an unknown subscription id and for another person's.
 pub const NO_SUCH_SUBSCRIPTION: &str = "no such push subscription";
 
-/// The settings, or 404 while push is off.
-fn push_on(state: &AppState) -> Result<&PushSettings, ApiError> {
+/// The subscriptions, or 404 while push is off.
+fn push_on(state: &AppState) -> Result<&PushSubscriptions, ApiError> {
     state
         .push
-        .as_deref()
+        .as_ref()
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, PUSH_OFF))
 }
 
-/// The person a subscription belongs to: a user in a workspace. A token limited to one
-/// conversation may not subscribe: the pushes would tell of the person's other conversations.
-fn whole_person(filter: TenantFilter) -> Result<(String, String), ApiError> {
-    if filter.conversation_id.is_some() {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "a token limited to one conversation cannot manage the person's push subscriptions \
-             (they receive pushes from every conversation): use a token without a conversation \
-             claim",
-        ));
-    }
-    Ok((filter.user_id, filter.workspace_id))
+fn no_such_subscription() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, NO_SUCH_SUBSCRIPTION)
 }
 
 /// `GET /v1/push/key`: the browsers' `applicationServerKey`. Public, like any public key.
 pub async fn key(State(state): State<AppState>) -> Result<Json<PushKey>, ApiError> {
     let push = push_on(&state)?;
     Ok(Json(PushKey {
-        public_key: push.public_key(),
+        public_key: push.settings.public_key(),
     }))
 }
 
@@ -63,31 +50,16 @@ pub async fn subscribe(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<PushSubscriptionCreated>), ApiError> {
     let push = push_on(&state)?;
-    let (user_id, workspace_id) = whole_person(filter)?;
+    let person = whole_person(filter)?;
     let body = PushSubscriptionBody::try_from(json_body(body)?)
         .map_err(|invalid| ApiError::bad_request(invalid.0))?;
-    push.allow
-        .check(&body.endpoint)
-        .map_err(|refused| ApiError::bad_request(refused.to_string()))?;
-    SubscriptionKeys::from_base64url(&body.keys.p256dh, &body.keys.auth)
-        .map_err(|error| ApiError::bad_request(format!("keys: {error}")))?;
-    let row = PushSubscriptionRow {
-        id: new_id()?,
-        user_id,
-        workspace_id,
-        endpoint: body.endpoint,
-        p256dh: body.keys.p256dh,
-        auth: body.keys.auth,
-        created_at: state.store.now_ms(),
-    };
-    let cap = i64::try_from(push.per_person).unwrap_or(i64::MAX);
-    match state.store.subscriptions.subscribe(&row, cap).await? {
+    match push.subscribe(person, body, new_id()?).await? {
         Subscribed::Created(id) => Ok((StatusCode::CREATED, Json(PushSubscriptionCreated { id }))),
         Subscribed::Existing(id) => Ok((StatusCode::OK, Json(PushSubscriptionCreated { id }))),
         Subscribed::Full => Err(ApiError::conflict(format!(
             "this person already has {} push subscriptions, the most a person keeps: delete one \
              (DELETE /v1/push/subscriptions/{{id}}) before adding another",
-            push.per_person
+            push.settings.per_person
         ))),
     }
 }
@@ -97,21 +69,8 @@ pub async fn list(
     State(state): State<AppState>,
     PersonToken { filter, .. }: PersonToken,
 ) -> Result<Json<PushSubscriptionList>, ApiError> {
-    push_on(&state)?;
-    let (user_id, workspace_id) = whole_person(filter)?;
-    let rows = state
-        .store
-        .subscriptions
-        .list_for_person(&user_id, &workspace_id)
-        .await?;
-    let subscriptions = rows
-        .into_iter()
-        .map(|row| PushSubscriptionView {
-            id: row.id,
-            endpoint: row.endpoint,
-            created_at: row.created_at,
-        })
-        .collect();
+    let push = push_on(&state)?;
+    let subscriptions = push.list(&whole_person(filter)?).await?;
     Ok(Json(PushSubscriptionList { subscriptions }))
 }
 
@@ -122,20 +81,12 @@ pub async fn unsubscribe(
     PersonToken { filter, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<StatusCode, ApiError> {
-    push_on(&state)?;
-    let (user_id, workspace_id) = whole_person(filter)?;
-    let no_such = || ApiError::new(StatusCode::NOT_FOUND, NO_SUCH_SUBSCRIPTION);
-    let Ok(Path(id)) = id else {
-        return Err(no_such());
-    };
-    if state
-        .store
-        .subscriptions
-        .delete_for_person(&id, &user_id, &workspace_id)
-        .await?
-    {
+    let push = push_on(&state)?;
+    let person = whole_person(filter)?;
+    let id = path_id(id, no_such_subscription)?;
+    if push.unsubscribe(&person, &id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
-        Err(no_such())
+        Err(no_such_subscription())
     }
 }

@@ -10,17 +10,22 @@ use crate::auth::Auth;
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
-use crate::push::PushSettings;
-use crate::service::Elicitations;
-use crate::store::Store;
+use crate::service::{Audit, Elicitations, Health, PushSubscriptions, Tickets};
 
-/// What every handler reaches.
+/// What every handler reaches: the services, and this replica's own parts.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    /// The stores (tickets, the audit trail, health); elicitations go through the service.
-    pub store: Arc<Store>,
-    /// The elicitation lifecycle: every change, announced on this replica.
+    /// The elicitation lifecycle: every change, announced on this replica, and waiting for ends.
     pub elicitations: Elicitations,
+    /// Stream tickets.
+    pub tickets: Tickets,
+    /// Web Push subscriptions, when the relay has a VAPID key; `None`: the push routes answer
+    /// 404.
+    pub push: Option<PushSubscriptions>,
+    /// The audit trail.
+    pub audit: Audit,
+    /// Whether the database answers.
+    pub health: Health,
     /// This replica's streams and long-polls.
     pub hub: Hub,
     /// Token checks.
@@ -35,8 +40,6 @@ pub struct AppState {
     pub metrics: Metrics,
     /// On PostgreSQL, the LISTEN link's state: while it is down, streams are refused.
     pub link: Option<LinkState>,
-    /// Web Push, when the relay has a VAPID key; `None`: the push routes answer 404.
-    pub push: Option<Arc<PushSettings>>,
 }
 
 impl AppState {
@@ -57,6 +60,3 @@ impl FromRef<AppState> for Arc<Auth> {
         Arc::clone(&state.auth)
     }
 }
-
-/// Milliseconds since the Unix epoch (the one clock function both sides of the wire share).
-pub use koder_elicitation_relay_protocol::now_ms;

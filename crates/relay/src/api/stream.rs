@@ -4,25 +4,30 @@
 //! `retry:` hint instead of skipping what it missed: its client reconnects and gets the pending
 //! ones replayed (the element ignores ids it already shows). Streams end, with the same hint, when
 //! the server drains, and when the hub ends them (the link to the other replicas was lost).
+//! `POST /v1/stream/ticket` gives a one-use ticket for `GET /v1/stream?ticket=…`, so a page that
+//! must use `EventSource` (no headers) never puts its long-lived token in a URL.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::State;
+use axum::http::header;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use axum::Json;
 use futures_util::Stream;
-use koder_elicitation_relay_protocol::StreamEvent;
+use koder_elicitation_relay_protocol::{now_ms, StreamEvent};
 use tokio::sync::{broadcast, watch};
 
 use super::extract::StreamPerson;
-use super::state::{now_ms, AppState};
-use super::views::elicitation_view;
+use super::AppState;
 use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::hub::{Refusal, Subscription};
+use crate::record::TenantFilter;
 use crate::service::Elicitations;
-use crate::store::{StoreError, TenantFilter};
+use crate::views::elicitation_view;
 
 /// How often an idle stream sends a comment, so proxies keep it open.
 pub const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(15);
@@ -74,6 +79,15 @@ pub async fn stream(
         Some((Ok(event), person))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE_INTERVAL)))
+}
+
+/// `POST /v1/stream/ticket`: a ticket for the Bearer token's scope, until its end at the latest.
+pub async fn ticket(
+    State(state): State<AppState>,
+    token: PersonToken,
+) -> Result<impl IntoResponse, ApiError> {
+    let ticket = state.tickets.issue(token).await?;
+    Ok(([(header::CACHE_CONTROL, "no-store")], Json(ticket)))
 }
 
 fn refused(refusal: Refusal) -> ApiError {
@@ -155,7 +169,7 @@ fn token_deadline(now_ms: i64, expires_at_ms: i64) -> tokio::time::Instant {
 async fn pending_events(
     elicitations: &Elicitations,
     filter: &TenantFilter,
-) -> Result<VecDeque<SseEvent>, StoreError> {
+) -> Result<VecDeque<SseEvent>, ApiError> {
     let pending = elicitations.pending(filter).await?;
     let now = elicitations.now_ms();
     Ok(pending

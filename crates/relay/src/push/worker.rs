@@ -10,12 +10,11 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use koder_web_push::{encrypt, PushError, SubscriptionKeys};
-use tokio::sync::{watch, Notify};
 
 use super::deliver::{self, Answer, Push};
 use super::payload;
 use super::{PushOrigin, PushSettings};
-use crate::delivery::worker::{self as outbox_loop, jitter, millis, Outbox};
+use crate::delivery::worker::{jitter, millis, Outbox};
 use crate::metrics::DeliveryMetrics;
 use crate::record::Status;
 use crate::store::outbox::Outcome;
@@ -95,30 +94,14 @@ pub struct PushAttempt {
     outcome: PushOutcome,
 }
 
-/// The push outbox as its worker sees it.
-struct Pushes {
-    store: Arc<Store>,
-    settings: Arc<PushSettings>,
-    client: reqwest::Client,
-    counts: DeliveryMetrics,
-}
-
-/// Runs the push worker until `shutdown` turns true (checked between batches).
-pub async fn run(
-    store: Arc<Store>,
-    settings: Arc<PushSettings>,
-    client: reqwest::Client,
-    wake: Arc<Notify>,
-    counts: DeliveryMetrics,
-    shutdown: watch::Receiver<bool>,
-) {
-    let pushes = Pushes {
-        store,
-        settings,
-        client,
-        counts,
-    };
-    outbox_loop::run(pushes, wake, shutdown).await;
+/// The push outbox as its worker sees it, for the outboxes' shared loop
+/// ([`crate::delivery::worker::run`]).
+#[derive(Debug)]
+pub struct Pushes {
+    pub(crate) store: Arc<Store>,
+    pub(crate) settings: Arc<PushSettings>,
+    pub(crate) client: reqwest::Client,
+    pub(crate) counts: DeliveryMetrics,
 }
 
 /// The wait before attempt `attempts + 1`: doubling from [`FIRST_RETRY_WAIT`] up to

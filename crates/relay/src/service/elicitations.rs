@@ -2,20 +2,29 @@
 //! audit record, its webhook row and its push rows), so exactly one writer wins, here, in the
 //! sweeper or on another replica; the winner announces it once and counts it once. A loser
 //! reads the row again to say how it ended. Reads expire what is due, so nobody is shown one
-//! whose time is up.
+//! whose time is up. Where a read is served from (memory or the store) is decided here.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::sync::watch;
+use tokio::time::Instant;
 
 use crate::events::{Event, EventKind, EventSink};
+use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::service::pending::PendingCache;
 use crate::store::{
     Actor, Created, NewElicitation, Record, Status, Store, StoreError, TenantFilter,
 };
+
+/// The longest wait for an end (a longer one is clamped).
+pub const MAX_WAIT: Duration = Duration::from_secs(60);
+/// A waiting long-poll re-reads the row at least this often, so a lost wake-up only delays it.
+const REREAD_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Runs a change to its end even when its caller stops waiting (a request dropped while its
 /// change waits for the writer): a change once made must also be announced.
@@ -117,15 +126,58 @@ impl Elicitations {
         Ok(Some(expired.record().clone()))
     }
 
-    /// The elicitation with this id as this replica last heard of it, for a change (answer,
-    /// withdraw, completion) or a long-poll's first look: the pending record kept in memory when
-    /// there is one and its time is not up, else as [`get`](Self::get). A change is conditional
-    /// on the row being pending, and a long-poll is woken by the end, so a record another
-    /// replica ended meanwhile only costs the read made then.
-    pub async fn get_as_last_heard(&self, id: &str) -> Result<Option<Record>, StoreError> {
+    /// The elicitation with this id to change (answer, withdraw, complete) or to wait on: as
+    /// this replica last heard of it, the pending record kept in memory when there is one and
+    /// its time is not up, else as [`get`](Self::get). A change is conditional on the row being
+    /// pending, and a long-poll is woken by the end, so a record another replica ended
+    /// meanwhile only costs the read made then.
+    pub async fn to_change(&self, id: &str) -> Result<Option<Record>, StoreError> {
         match self.pending.get(id) {
             Some(record) if record.expires_at > self.now_ms() => Ok(Some((*record).clone())),
             _ => self.get(id).await,
+        }
+    }
+
+    /// The elicitation with this id once it is over, or as it is when `wait` (at most
+    /// [`MAX_WAIT`]) has passed or `stopping` turns true; `None` when unknown. Woken by this
+    /// replica's `hub`, which hands over the record an end left. While it waits, a look may be
+    /// from memory (a pending one waits on, and its end wakes it); the store is read at once
+    /// when it does not wait, on the timer (a lost wake-up only delays) and at the deadline.
+    pub async fn result(
+        &self,
+        id: &str,
+        wait: Duration,
+        hub: &Hub,
+        mut stopping: watch::Receiver<bool>,
+    ) -> Result<Option<Record>, StoreError> {
+        let deadline = Instant::now() + wait.min(MAX_WAIT);
+        let waiter = hub.waiter(id);
+        let mut from_store = wait.is_zero();
+        loop {
+            // Armed before the read: an event between the read and the select still wakes us.
+            let notified = waiter.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(ended) = waiter.ended() {
+                return Ok(Some((*ended).clone()));
+            }
+            let looked = if from_store {
+                self.get(id).await?
+            } else {
+                self.to_change(id).await?
+            };
+            let Some(record) = looked else {
+                return Ok(None);
+            };
+            if record.status != Status::Pending || Instant::now() >= deadline {
+                return Ok(Some(record));
+            }
+            from_store = tokio::select! {
+                () = &mut notified => false,
+                () = tokio::time::sleep(REREAD_INTERVAL) => true,
+                () = tokio::time::sleep_until(deadline) => true,
+                _ = stopping.wait_for(|stopping| *stopping) => return Ok(Some(record)),
+            };
         }
     }
 

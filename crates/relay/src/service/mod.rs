@@ -1,14 +1,18 @@
-//! The service between the routes and the stores: the elicitation lifecycle (each change one
-//! transaction, then one announce and one metrics update) and the jobs that run beside the
-//! requests (expiry, retention, ticket purge, clock sync, audit checkpoints).
+//! The service between the routes and the stores, the only door the routes have: the
+//! elicitation lifecycle (each change one transaction, then one announce and one metrics
+//! update), stream tickets, push subscriptions, what operators read, and the jobs that run
+//! beside the requests (expiry, retention, ticket purge, clock sync, audit checkpoints).
 
-/// Create, answer, withdraw, complete, expire: every change to an elicitation.
+pub mod announcer;
 pub mod elicitations;
-
-/// The pending elicitations this replica last heard of, so a change needs no read.
+pub mod operators;
 pub mod pending;
-
-/// The background jobs, each on its own timer.
+pub mod subscriptions;
 pub mod sweeper;
+pub mod tickets;
 
+pub use announcer::Announcer;
 pub use elicitations::{Changed, Elicitations};
+pub use operators::{Audit, Health};
+pub use subscriptions::PushSubscriptions;
+pub use tickets::Tickets;

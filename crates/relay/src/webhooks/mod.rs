@@ -19,7 +19,7 @@ pub mod deliver;
 pub mod worker;
 
 pub use sign::WebhookSecret;
-pub use worker::{DeliveryCounts, RetrySchedule};
+pub use worker::RetrySchedule;
 
 /// Where webhooks go and how they are signed: `--webhook-url` and its secret.
 #[derive(Clone)]

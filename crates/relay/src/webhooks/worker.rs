@@ -5,11 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{watch, Notify};
-
 use super::deliver;
 use super::WebhookConfig;
-use crate::delivery::worker::{self as outbox_loop, jitter, millis, Outbox};
+use crate::delivery::worker::{jitter, millis, Outbox};
 use crate::metrics::WebhookMetrics;
 use crate::store::outbox::{Delivery, Outcome};
 use crate::store::{Store, StoreError};
@@ -56,54 +54,24 @@ impl RetrySchedule {
     }
 }
 
-/// Deliveries by outcome, counted into `koder_relay_webhook_deliveries_total{outcome}`:
-/// `delivered`, `retried` (an attempt failed, another is scheduled) and `failed` (given up).
-#[derive(Debug, Clone, Default)]
-pub struct DeliveryCounts {
-    exported: WebhookMetrics,
-}
-
-impl DeliveryCounts {
-    /// Counts into the relay's exported metric.
-    pub fn exported(metrics: WebhookMetrics) -> DeliveryCounts {
-        DeliveryCounts { exported: metrics }
-    }
-
-    fn count(&self, outcome: &Outcome) {
-        let label = match outcome {
-            Outcome::Delivered => "delivered",
-            Outcome::Retry { .. } => "retried",
-            Outcome::GaveUp { .. } => "failed",
-        };
-        self.exported.count(label);
+/// An attempt's label in `koder_relay_webhook_deliveries_total{outcome}`: `delivered`, `retried`
+/// (another attempt is scheduled) or `failed` (given up).
+fn label(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Delivered => "delivered",
+        Outcome::Retry { .. } => "retried",
+        Outcome::GaveUp { .. } => "failed",
     }
 }
 
-/// The webhook outbox as its worker sees it.
-struct Webhooks {
-    store: Arc<Store>,
-    config: WebhookConfig,
-    client: reqwest::Client,
-    counts: DeliveryCounts,
-}
-
-/// Runs the worker until `shutdown` turns true (checked between batches: a batch in flight ends
-/// within its attempts' timeout).
-pub async fn run(
-    store: Arc<Store>,
-    config: WebhookConfig,
-    client: reqwest::Client,
-    wake: Arc<Notify>,
-    counts: DeliveryCounts,
-    shutdown: watch::Receiver<bool>,
-) {
-    let webhooks = Webhooks {
-        store,
-        config,
-        client,
-        counts,
-    };
-    outbox_loop::run(webhooks, wake, shutdown).await;
+/// The webhook outbox as its worker sees it, for the outboxes' shared loop
+/// ([`crate::delivery::worker::run`]).
+#[derive(Debug)]
+pub struct Webhooks {
+    pub(crate) store: Arc<Store>,
+    pub(crate) config: WebhookConfig,
+    pub(crate) client: reqwest::Client,
+    pub(crate) counts: WebhookMetrics,
 }
 
 impl Outbox for Webhooks {
@@ -173,7 +141,7 @@ impl Outbox for Webhooks {
             .map(|(id, outcome, _)| (id, outcome))
             .collect();
         for (_, outcome) in &outcomes {
-            self.counts.count(outcome);
+            self.counts.count(label(outcome));
         }
         let store = &self.store;
         if let Err(error) = store.outbox.record(&outcomes, store.now_ms()).await {

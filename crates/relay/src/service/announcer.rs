@@ -1,15 +1,15 @@
 //! The announcer: renders each change once and hands it to this replica's hub, for this
-//! replica's own changes and for those the LISTEN link hears from the others. It sits between
-//! the events and the hub; the service is what calls it.
+//! replica's own changes and for those the LISTEN link hears from the others. The service calls
+//! it; it sits between the events and the hub.
 
 use std::sync::Arc;
 
 use tokio::sync::Notify;
 
-use crate::api::views::rendered;
 use crate::events::{Event, EventSink};
 use crate::hub::Hub;
 use crate::store::Clock;
+use crate::views::rendered;
 
 /// Renders each change once and hands it to the hub.
 #[derive(Debug, Clone)]
@@ -23,19 +23,14 @@ pub struct Announcer {
 }
 
 impl Announcer {
-    /// An announcer for `hub`, rendering by `clock`.
-    pub fn new(hub: Hub, clock: Clock) -> Announcer {
+    /// An announcer for `hub`, rendering by `clock`, waking the `outboxes` workers on every
+    /// change.
+    pub fn new(hub: Hub, clock: Clock, outboxes: Vec<Arc<Notify>>) -> Announcer {
         Announcer {
             hub,
             clock,
-            outboxes: Vec::new(),
+            outboxes,
         }
-    }
-
-    /// The same, also waking an outbox's worker on every change.
-    pub fn waking(mut self, worker: Arc<Notify>) -> Announcer {
-        self.outboxes.push(worker);
-        self
     }
 }
 

@@ -1,5 +1,6 @@
 //! The views of an elicitation, built from a record with the wire contract's types: the host's,
-//! the element's, and each event as streams send it.
+//! the element's, and each event as streams send it (rendered once per replica, beside the events,
+//! so the hub and the routes send the same thing).
 
 use koder_elicitation_relay_protocol::{
     ElicitationView, HostView, IdEvent, PublicStatus, SettledEvent, StatusView, StreamEvent,
@@ -8,8 +9,18 @@ use koder_elicitation_relay_protocol::{
 use serde_json::Value;
 
 use crate::events::{Event, EventKind};
-use crate::hub::Outgoing;
-use crate::store::{Record, Status};
+use crate::record::{Record, Status, Tenant};
+
+/// One event as streams send it: rendered once, shared by every stream that should see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    /// Whose elicitation it is (streams of a conversation-limited token filter on it).
+    pub tenant: Tenant,
+    /// The SSE event name.
+    pub name: &'static str,
+    /// The SSE data: one line of JSON.
+    pub data: String,
+}
 
 /// The status people see: expired/withdrawn, else `complete` once completed, else settled or
 /// pending.

@@ -1,0 +1,92 @@
+//! People's Web Push subscriptions, while the relay has a VAPID key: each is checked (a push
+//! service on the allow list, keys that decode) and kept for the whole person (user and
+//! workspace) a token names, never for one conversation of theirs.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use koder_elicitation_relay_protocol::{PushSubscriptionBody, PushSubscriptionView};
+use koder_web_push::SubscriptionKeys;
+
+use crate::error::ApiError;
+use crate::push::PushSettings;
+use crate::store::{Clock, PushSubscriptionRow, SubscriptionStore, TenantFilter};
+
+pub use crate::store::Subscribed;
+
+/// The subscriptions, with the settings they are kept by.
+#[derive(Debug, Clone)]
+pub struct PushSubscriptions {
+    /// The VAPID key, the allow list and the cap per person.
+    pub settings: Arc<PushSettings>,
+    pub(crate) store: SubscriptionStore,
+    pub(crate) clock: Clock,
+}
+
+/// The person a subscription belongs to: a user and a workspace.
+pub type Person = (String, String);
+
+/// The person a token names. A token limited to one conversation may not manage subscriptions:
+/// the pushes would tell of the person's other conversations.
+pub fn whole_person(filter: TenantFilter) -> Result<Person, ApiError> {
+    if filter.conversation_id.is_some() {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "a token limited to one conversation cannot manage the person's push subscriptions \
+             (they receive pushes from every conversation): use a token without a conversation \
+             claim",
+        ));
+    }
+    Ok((filter.user_id, filter.workspace_id))
+}
+
+impl PushSubscriptions {
+    /// Keeps `body` (`PushSubscription.toJSON()`) under the new `id` for `person`, or says why
+    /// not.
+    pub async fn subscribe(
+        &self,
+        (user_id, workspace_id): Person,
+        body: PushSubscriptionBody,
+        id: String,
+    ) -> Result<Subscribed, ApiError> {
+        self.settings
+            .allow
+            .check(&body.endpoint)
+            .map_err(|refused| ApiError::bad_request(refused.to_string()))?;
+        SubscriptionKeys::from_base64url(&body.keys.p256dh, &body.keys.auth)
+            .map_err(|error| ApiError::bad_request(format!("keys: {error}")))?;
+        let row = PushSubscriptionRow {
+            id,
+            user_id,
+            workspace_id,
+            endpoint: body.endpoint,
+            p256dh: body.keys.p256dh,
+            auth: body.keys.auth,
+            created_at: self.clock.now_ms(),
+        };
+        let cap = i64::try_from(self.settings.per_person).unwrap_or(i64::MAX);
+        Ok(self.store.subscribe(&row, cap).await?)
+    }
+
+    /// The person's subscriptions, oldest first, without their keys.
+    pub async fn list(&self, person: &Person) -> Result<Vec<PushSubscriptionView>, ApiError> {
+        let rows = self.store.list_for_person(&person.0, &person.1).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| PushSubscriptionView {
+                id: row.id,
+                endpoint: row.endpoint,
+                created_at: row.created_at,
+            })
+            .collect())
+    }
+
+    /// Deletes `person`'s subscription `id`; false for an unknown id and another person's
+    /// alike.
+    pub async fn unsubscribe(&self, person: &Person, id: &str) -> Result<bool, ApiError> {
+        Ok(self
+            .store
+            .delete_for_person(id, &person.0, &person.1)
+            .await?)
+    }
+}
