@@ -2,16 +2,18 @@
 # Installs what the project needs on a bare Debian machine that has Rust (rustup) and Node 20 + npm.
 #
 #   bash scripts/bootstrap.sh          everything `npm test` and `.ci/run` need: the demo's part below,
-#                                      then rustfmt and clippy, the browsers, tmux, the example apps'
-#                                      npm packages, a Python venv (the mcp SDK, the Python hosts' package
-#                                      and its test tools) and PostgreSQL
+#                                      then rustfmt and clippy, wasm-pack (for `wasm-pack test`), the
+#                                      browsers, tmux, the example apps' npm packages, a Python venv
+#                                      (the mcp SDK, the Python hosts' package and its test tools) and
+#                                      PostgreSQL
 #   bash scripts/bootstrap.sh --demo   only what `npm start` needs to build and serve the demo: the wasm
-#                                      target, wasm-pack and the wasm-bindgen CLI, and the root's npm
-#                                      packages (the relay binary is built by scripts/relay-binary.sh)
+#                                      target, the wasm-bindgen CLI and the root's npm packages (the
+#                                      relay binary is built by scripts/relay-binary.sh)
 #
 # Idempotent: every step checks first and skips when the tool is already there, so a warm machine
-# finishes in a second or two. Works non-interactively (CI=true, no stdin). Only registries are used:
-# crates.io, npm, PyPI, Debian.
+# finishes in a second or two. A `cargo install` runs side by side with the steps after it
+# (scripts/side-by-side.sh: its lines are prefixed with its name). Works non-interactively (CI=true,
+# no stdin). Only registries are used: crates.io, npm, PyPI, Debian.
 set -euo pipefail
 
 MODE=all
@@ -26,6 +28,8 @@ cd "$ROOT"
 
 # shellcheck source=scripts/cargo-env.sh
 . "$ROOT/scripts/cargo-env.sh"
+# shellcheck source=scripts/side-by-side.sh
+. "$ROOT/scripts/side-by-side.sh"
 START=$SECONDS
 say() { printf 'bootstrap: %s\n' "$*"; }
 die() { printf 'bootstrap: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -44,20 +48,10 @@ else
   rustup target add wasm32-unknown-unknown
 fi
 
-# 2. wasm-pack: scripts/build.mjs builds the wasm with `wasm-pack build` ----------------------
-if command -v wasm-pack >/dev/null 2>&1; then
-  say "wasm-pack: present ($(wasm-pack --version 2>/dev/null | awk '{print $2}'))"
-else
-  say "wasm-pack: installing with cargo (a few minutes)"
-  cargo install --locked wasm-pack || {
-    say "wasm-pack: --locked install failed, retrying without --locked"
-    cargo install wasm-pack
-  }
-fi
-
-# 3. wasm-bindgen CLI matching the wasm-bindgen crate in Cargo.lock --------------------------
-# wasm-pack only uses a wasm-bindgen found on PATH when its version equals Cargo.lock's;
-# otherwise it tries to download one from GitHub, which is not reachable here.
+# 2. wasm-bindgen CLI matching the wasm-bindgen crate in Cargo.lock --------------------------
+# scripts/build.mjs runs it on cargo's wasm, and `wasm-pack test` uses the wasm-bindgen-test-runner
+# it comes with: both must be Cargo.lock's version exactly (wasm-pack would otherwise try to download
+# one from GitHub, which is not reachable here). It compiles for a few minutes, alongside npm ci.
 if [ ! -f Cargo.lock ]; then
   say "Cargo.lock: missing, generating"
   cargo generate-lockfile
@@ -73,22 +67,28 @@ if [ -z "$WB_VERSION" ]; then
 fi
 [ -n "$WB_VERSION" ] || die "cannot find the wasm-bindgen version in Cargo.lock or Cargo.toml"
 
-have_wb="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
-have_runner="$(command -v wasm-bindgen-test-runner || true)"
-if [ "$have_wb" = "$WB_VERSION" ] && [ -n "$have_runner" ]; then
-  say "wasm-bindgen-cli $WB_VERSION: present"
-else
-  say "wasm-bindgen-cli $WB_VERSION: installing with cargo (had: ${have_wb:-none}; a few minutes)"
+install_wasm_bindgen_cli() {
   cargo install --locked --force wasm-bindgen-cli --version "$WB_VERSION" || {
     # The CLI's own lockfile can name crate versions a registry mirror lacks.
     say "wasm-bindgen-cli: --locked install failed, retrying without --locked"
     cargo install --force wasm-bindgen-cli --version "$WB_VERSION"
   }
+  local got
   got="$(wasm-bindgen --version | awk '{print $2}')"
   [ "$got" = "$WB_VERSION" ] || die "wasm-bindgen on PATH is $got, expected $WB_VERSION (check PATH order)"
+  say "wasm-bindgen-cli $WB_VERSION: installed"
+}
+
+have_wb="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+have_runner="$(command -v wasm-bindgen-test-runner || true)"
+if [ "$have_wb" = "$WB_VERSION" ] && [ -n "$have_runner" ]; then
+  say "wasm-bindgen-cli $WB_VERSION: present"
+else
+  say "wasm-bindgen-cli $WB_VERSION: installing with cargo, alongside the next steps (had: ${have_wb:-none}; a few minutes)"
+  side_start wasm-bindgen-cli install_wasm_bindgen_cli
 fi
 
-# 4. npm dependencies -------------------------------------------------------------------------
+# 3. npm dependencies -------------------------------------------------------------------------
 npm_flags=(--no-audit --no-fund --loglevel=error)
 if [ -f package-lock.json ]; then
   if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] \
@@ -107,6 +107,8 @@ else
   fi
 fi
 
+side_wait
+
 if [ "$MODE" = demo ]; then
   say "demo's part done in $((SECONDS - START))s (\`npm test\` installs the rest)"
   exit 0
@@ -114,7 +116,7 @@ fi
 
 # ==== The tests' part (npm test, .ci/run) ======================================================
 
-# 5. rustfmt and clippy (the first stages of scripts/test.sh) ---------------------------------
+# 4. rustfmt and clippy (the first stages of scripts/test.sh) ---------------------------------
 missing_components=()
 cargo fmt --version >/dev/null 2>&1 || missing_components+=(rustfmt)
 cargo clippy --version >/dev/null 2>&1 || missing_components+=(clippy)
@@ -123,6 +125,22 @@ if [ ${#missing_components[@]} -eq 0 ]; then
 else
   say "rust components ${missing_components[*]}: installing"
   rustup component add "${missing_components[@]}"
+fi
+
+# 5. wasm-pack: scripts/test.sh runs the browser tests with `wasm-pack test` ------------------
+# (npm start's build does not use it.) It compiles for a few minutes, alongside the steps below.
+install_wasm_pack() {
+  cargo install --locked wasm-pack || {
+    say "wasm-pack: --locked install failed, retrying without --locked"
+    cargo install wasm-pack
+  }
+  say "wasm-pack: installed ($(wasm-pack --version | awk '{print $2}'))"
+}
+if command -v wasm-pack >/dev/null 2>&1; then
+  say "wasm-pack: present ($(wasm-pack --version 2>/dev/null | awk '{print $2}'))"
+else
+  say "wasm-pack: installing with cargo, alongside the next steps (a few minutes)"
+  side_start wasm-pack install_wasm_pack
 fi
 
 # 6. Debian packages: browsers and tools the tests drive ----------------------------------------
@@ -249,4 +267,5 @@ else
   [ "$install_status" -eq 0 ] || say "postgresql: apt-get exited $install_status, but initdb is installed; continuing"
 fi
 
+side_wait
 say "done in $((SECONDS - START))s"

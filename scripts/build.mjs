@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run build` — compiles the Rust core to WebAssembly and writes the distributable into dist/.
 //
-//   node scripts/build.mjs         release: wasm-pack --release, wasm-opt -Oz --converge, short import
-//                                  names, JS minified
-//   node scripts/build.mjs --dev   fast iteration: wasm-pack --dev, no wasm-opt
+//   node scripts/build.mjs         release: cargo build --release for wasm32-unknown-unknown, the
+//                                  wasm-bindgen CLI, wasm-opt -Oz --converge, short import names, JS minified
+//   node scripts/build.mjs --dev   fast iteration: cargo's dev profile, wasm-bindgen --debug, no wasm-opt
 //
 // dist/ afterwards:
 //   koder-mcp-elicitation.js     the entry (src/element.js) bundled with the wasm-bindgen glue and the
@@ -27,6 +27,7 @@ import { releaseRustEnv, wasmOptArgs, withCargoBin } from './release-wasm.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = join(ROOT, 'pkg');
 const DIST = join(ROOT, 'dist');
+const CRATE = 'koder-mcp-elicitation';
 const OUT_NAME = 'elicitation_core';
 const ENTRY_SRC = join(ROOT, 'src', 'element.js');
 const DTS_SRC = join(ROOT, 'src', 'element.d.ts');
@@ -62,25 +63,56 @@ function run(cmd, argv, opts = {}) {
 
 function capture(cmd, argv) {
   const r = spawnSync(cmd, argv, { cwd: ROOT, env, encoding: 'utf8' });
-  if (r.error) fail(`${cmd}: ${r.error.message} (run scripts/bootstrap.sh)`);
+  if (r.error) fail(`${cmd}: ${r.error.message} (run scripts/bootstrap.sh --demo)`);
   return `${r.stdout}${r.stderr}`;
 }
 
-// 1. wasm-pack -------------------------------------------------------------------------------
-const help = capture('wasm-pack', ['build', '--help']);
-const wpArgs = ['build', dev ? '--dev' : '--release', '--target', 'web', '--out-dir', 'pkg', '--out-name', OUT_NAME, '--no-typescript'];
-if (help.includes('--no-pack')) wpArgs.push('--no-pack');
-// We run wasm-opt ourselves (Cargo.toml also sets wasm-opt = false); --no-opt makes sure
-// wasm-pack never tries to download binaryen.
-if (help.includes('--no-opt')) wpArgs.push('--no-opt');
+/** The version of `name` in Cargo.lock (the wasm-bindgen CLI must match the crate exactly). */
+function lockedVersion(name) {
+  const lock = readFileSync(join(ROOT, 'Cargo.lock'), 'utf8');
+  const entry = lock.split('[[package]]').find((block) => block.includes(`\nname = "${name}"\n`));
+  const version = entry?.match(/\nversion = "([^"]+)"/)?.[1];
+  if (!version) fail(`no ${name} in Cargo.lock`);
+  return version;
+}
+
+/** Runs `cargo argv` and returns the path of the .wasm it built (from cargo's own artifact messages,
+ *  so CARGO_TARGET_DIR and the like are honoured); diagnostics and progress still go to the terminal. */
+function cargoWasm(argv) {
+  const full = [...argv, '--message-format=json-render-diagnostics'];
+  console.log(`build: $ cargo ${argv.join(' ')}`);
+  const r = spawnSync('cargo', full, { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.error) fail(`cargo: ${r.error.message}`);
+  if (r.status !== 0) fail(`cargo exited with ${r.status ?? r.signal}`);
+  const wasmFiles = r.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .filter((message) => message.reason === 'compiler-artifact' && message.target?.kind?.includes('cdylib'))
+    .flatMap((message) => message.filenames.filter((file) => file.endsWith('.wasm')));
+  if (wasmFiles.length !== 1) fail(`cargo built ${wasmFiles.length} .wasm files, expected one: ${wasmFiles.join(', ')}`);
+  return wasmFiles[0];
+}
+
+// 1. cargo, then the wasm-bindgen CLI -------------------------------------------------------------
+// What `wasm-pack build --target web --no-typescript` ran, without wasm-pack (one tool fewer for a
+// bare machine to compile): cargo builds the library for wasm32-unknown-unknown, and the
+// wasm-bindgen CLI, at Cargo.lock's wasm-bindgen version, writes the glue and the wasm into pkg/.
+// A dev build's glue is wasm-bindgen's --debug glue, as wasm-pack's dev profile had it.
+const bindgenVersion = lockedVersion('wasm-bindgen');
+const haveBindgen = capture('wasm-bindgen', ['--version']).trim().split(/\s+/)[1];
+if (haveBindgen !== bindgenVersion) {
+  fail(`wasm-bindgen CLI ${haveBindgen ?? 'not found'}, Cargo.lock has wasm-bindgen ${bindgenVersion}: run scripts/bootstrap.sh --demo`);
+}
 // Panic messages carry source paths; release builds remap them (scripts/release-wasm.mjs).
 if (!dev) env = releaseRustEnv(env, ROOT);
+const built = cargoWasm(['build', '--lib', '-p', CRATE, '--target', 'wasm32-unknown-unknown', ...(dev ? [] : ['--release'])]);
 rmSync(PKG, { recursive: true, force: true });
-run('wasm-pack', wpArgs);
+run('wasm-bindgen', [built, '--out-dir', 'pkg', '--no-typescript', '--target', 'web', '--out-name', OUT_NAME, ...(dev ? ['--debug'] : [])]);
 
 const glue = join(PKG, `${OUT_NAME}.js`);
 const wasm = join(PKG, `${OUT_NAME}_bg.wasm`);
-for (const f of [glue, wasm]) if (!existsSync(f)) fail(`wasm-pack did not produce ${rel(f)}`);
+for (const f of [glue, wasm]) if (!existsSync(f)) fail(`wasm-bindgen did not produce ${rel(f)}`);
 
 // 2. wasm-opt (release only) -----------------------------------------------------------------
 const wasmOpt = join(ROOT, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
@@ -128,7 +160,7 @@ function copyModule(srcFile, outName) {
       mkdirSync(dirname(join(DIST, outRel)), { recursive: true });
       copyModule(target, outRel);
     } else if (!already) {
-      fail(`${rel(srcFile)} imports ${spec}, which is neither in src/ nor produced by wasm-pack`);
+      fail(`${rel(srcFile)} imports ${spec}, which is neither in src/ nor produced by wasm-bindgen`);
     }
   }
 }

@@ -1,28 +1,38 @@
-// `npm start` installs only what the demo needs, and tells a newcomer where the demo is.
+// `npm start` installs only what the demo needs, builds its parts side by side, and tells a newcomer
+// where the demo is.
 //
 // - scripts/bootstrap.sh --demo (npm start's install step) neither checks nor installs a browser,
-//   PostgreSQL or Python: its demo part names none of them, and a run on this machine, with every
-//   such tool on PATH replaced by a recorder, calls none of them and prints none of their names;
-// - the full bootstrap (npm test, .ci/run) still installs them;
+//   PostgreSQL, Python or wasm-pack: its demo part names none of them, and a run on this machine, with
+//   every such tool on PATH replaced by a recorder, calls none of them and prints none of their names;
+// - npm start's build (scripts/prepare-demo.sh, scripts/build.mjs) does not use wasm-pack either;
+// - the full bootstrap (npm test, .ci/run) still installs them all;
+// - steps run side by side (scripts/side-by-side.sh) print their lines under their name, and when one
+//   fails the others are stopped and the whole fails with its status;
 // - scripts/start.mjs serves the demo and prints where it is, what each part of the page shows and
 //   how to stop it, and Ctrl-C (SIGINT) stops the server and its relay.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BOOTSTRAP = join(ROOT, 'scripts', 'bootstrap.sh');
 
-/** What the demo must not need: browsers and their drivers, PostgreSQL, Python, and the Debian installs behind them. */
-const TEST_ONLY = /\b(chromium|chromedriver|chrome|firefox(-esr)?|webkit\w*|WebKitWebDriver|MiniBrowser|xvfb|tmux|postgres(ql)?|initdb|pg_ctl\w*|pg_lsclusters|psql|python3?|pip3?|venv|apt-get|apt|dpkg|sudo)\b/i;
+/**
+ * What the demo must not need: browsers and their drivers, PostgreSQL, Python, the Debian installs
+ * behind them, and wasm-pack (only `wasm-pack test` uses it; the build runs cargo and the wasm-bindgen CLI).
+ */
+const TEST_ONLY = /\b(chromium|chromedriver|chrome|firefox(-esr)?|webkit\w*|WebKitWebDriver|MiniBrowser|xvfb|tmux|postgres(ql)?|initdb|pg_ctl\w*|pg_lsclusters|psql|python3?|pip3?|venv|apt-get|apt|dpkg|sudo|wasm-pack)\b/i;
 const RECORDED_TOOLS = [
   'chromium', 'chromedriver', 'firefox-esr', 'WebKitWebDriver', 'Xvfb', 'tmux', 'psql', 'initdb', 'pg_ctl',
   'pg_lsclusters', 'pg_ctlcluster', 'python', 'python3', 'pip', 'pip3', 'apt-get', 'apt', 'dpkg', 'sudo',
+  'wasm-pack',
 ];
+/** Where `cargo install` puts tools; the scripts put it first on PATH unless it is already there. */
+const CARGO_BIN = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin');
 const DEMO_END = 'if [ "$MODE" = demo ]; then';
 
 function bootstrapParts() {
@@ -32,32 +42,56 @@ function bootstrapParts() {
   return { demo: text.slice(0, end), tests: text.slice(end) };
 }
 
-/** The shell a part runs, without its comments (they may say what the part leaves out). */
-function code(part) {
-  return part
+/** The shell a script runs, without its comments (they may say what it leaves out). */
+function code(text) {
+  return text
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('#'))
     .join('\n');
 }
 
-test("the bootstrap's demo part names no browser, PostgreSQL or Python, and ends the demo run", () => {
+/** The same for JavaScript: without its `//` lines and `/* … *\/` blocks. */
+function jsCode(text) {
+  return text
+    .replace(/^\s*\/\*[\s\S]*?\*\//gm, '')
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('//'))
+    .join('\n');
+}
+
+test("the bootstrap's demo part names no browser, PostgreSQL, Python or wasm-pack, and ends the demo run", () => {
   const { demo, tests } = bootstrapParts();
   const named = code(demo).match(TEST_ONLY);
   assert.equal(named, null, `the demo part of scripts/bootstrap.sh names ${named?.[0]}`);
   assert.match(tests.split('\n').slice(0, 4).join('\n'), /^\s+exit 0$/m, 'the demo run stops right after its part');
-  for (const needed of ['wasm32-unknown-unknown', 'wasm-pack', 'wasm-bindgen-cli', 'npm ci']) {
-    assert.ok(demo.includes(needed), `the demo part installs ${needed}`);
+  for (const needed of ['wasm32-unknown-unknown', 'cargo install --locked --force wasm-bindgen-cli', 'npm ci']) {
+    assert.ok(code(demo).includes(needed), `the demo part installs with ${needed}`);
   }
 });
 
-test('the full bootstrap still installs the browsers, PostgreSQL and Python the tests need', () => {
+test("npm start's build runs cargo and the wasm-bindgen CLI, not wasm-pack, and the relay's build beside it", () => {
+  const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
+  assert.equal(scripts.start, 'bash scripts/prepare-demo.sh && node scripts/start.mjs');
+  assert.equal(scripts.build, 'bash scripts/bootstrap.sh --demo && node scripts/build.mjs');
+  const prepare = code(readFileSync(join(ROOT, 'scripts', 'prepare-demo.sh'), 'utf8'));
+  assert.match(prepare, /^side_start relay bash scripts\/relay-binary\.sh$/m, 'the relay builds side by side');
+  assert.match(prepare, /^bash scripts\/bootstrap\.sh --demo\nnode scripts\/build\.mjs\nside_wait$/m, 'then the element, then both are waited for');
+  const build = jsCode(readFileSync(join(ROOT, 'scripts', 'build.mjs'), 'utf8'));
+  assert.match(build, /cargoWasm\(\['build', '--lib', '-p', CRATE, '--target', 'wasm32-unknown-unknown'/);
+  assert.match(build, /run\('wasm-bindgen', \[built, '--out-dir', 'pkg', '--no-typescript', '--target', 'web', '--out-name', OUT_NAME/);
+  for (const [name, text] of [['scripts/prepare-demo.sh', prepare], ['scripts/build.mjs', build], ['scripts/relay-binary.sh', code(readFileSync(join(ROOT, 'scripts', 'relay-binary.sh'), 'utf8'))]]) {
+    assert.doesNotMatch(text, /wasm-pack/, `${name} uses wasm-pack`);
+  }
+});
+
+test('the full bootstrap still installs wasm-pack, the browsers, PostgreSQL and Python the tests need', () => {
   const { tests } = bootstrapParts();
-  for (const needed of ['chromium-driver', 'firefox-esr', 'webkit2gtk-driver', 'apt-get install -y -q postgresql', 'python3 -m venv', 'tmux']) {
+  for (const needed of ['cargo install --locked wasm-pack', 'chromium-driver', 'firefox-esr', 'webkit2gtk-driver', 'apt-get install -y -q postgresql', 'python3 -m venv', 'tmux']) {
     assert.ok(code(tests).includes(needed), `the tests' part of scripts/bootstrap.sh installs ${needed}`);
   }
 });
 
-test('bootstrap --demo on this machine calls and names no browser, PostgreSQL or Python', () => {
+test('bootstrap --demo on this machine calls and names no browser, PostgreSQL, Python or wasm-pack', () => {
   const shims = mkdtempSync(join(tmpdir(), 'bootstrap-demo-'));
   const log = join(shims, 'called.log');
   try {
@@ -69,7 +103,8 @@ test('bootstrap --demo on this machine calls and names no browser, PostgreSQL or
     const run = spawnSync('bash', [BOOTSTRAP, '--demo'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, PATH: `${shims}:${process.env.PATH}`, CI: 'true' },
+      // cargo's bin after the recorders, so they stand in front of a cargo-installed wasm-pack
+      env: { ...process.env, PATH: `${shims}:${CARGO_BIN}:${process.env.PATH}`, CI: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 15 * 60 * 1000, // a missing wasm tool is installed with cargo
     });
@@ -78,12 +113,73 @@ test('bootstrap --demo on this machine calls and names no browser, PostgreSQL or
     assert.equal(existsSync(log) ? readFileSync(log, 'utf8') : '', '', 'bootstrap --demo called a test-only tool');
     const named = output.match(TEST_ONLY);
     assert.equal(named, null, `bootstrap --demo printed ${named?.[0]}:\n${output}`);
-    for (const checked of ['wasm32-unknown-unknown', 'wasm-pack', 'wasm-bindgen-cli', 'node_modules', "demo's part done"]) {
+    for (const checked of ['wasm32-unknown-unknown', 'wasm-bindgen-cli', 'node_modules', "demo's part done"]) {
       assert.ok(output.includes(checked), `bootstrap --demo says nothing of ${checked}:\n${output}`);
     }
   } finally {
     rmSync(shims, { recursive: true, force: true });
   }
+});
+
+/** Runs `body` in bash after sourcing scripts/side-by-side.sh; `$PIDFILE` is a file for a step's pid. */
+function sideBySide(body) {
+  const dir = mkdtempSync(join(tmpdir(), 'side-by-side-'));
+  const pidFile = join(dir, 'pid');
+  try {
+    const started = Date.now();
+    const run = spawnSync('bash', ['-c', `set -euo pipefail\n. scripts/side-by-side.sh\n${body}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, PIDFILE: pidFile },
+      timeout: 60_000,
+    });
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : null;
+    return { ...run, seconds: (Date.now() - started) / 1000, pid };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether process `pid` is gone, waiting up to two seconds for a stopped one to go. */
+async function gone(pid) {
+  for (let tries = 0; tries < 40; tries++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return false;
+}
+
+const SLOW_STEP = 'side_start slow bash -c \'echo started; echo $$ > "$PIDFILE"; exec sleep 50\'';
+const WAIT_FOR_SLOW = 'while [ ! -s "$PIDFILE" ]; do sleep 0.05; done';
+
+test('steps side by side: each line under its name, and the whole waits for all of them', () => {
+  const run = sideBySide("side_start one bash -c 'echo a; sleep 0.3; echo b'\nside_start two bash -c 'echo c >&2'\necho foreground\nside_wait\necho after");
+  assert.equal(run.status, 0, run.stderr);
+  for (const line of ['one | a', 'one | b', 'two | c', 'foreground']) assert.match(run.stdout, new RegExp(`^${line}$`, 'm'));
+  assert.match(run.stdout, /after\n$/, 'side_wait returns once both are done');
+});
+
+test('a failing step side by side stops the others and fails with its status', async () => {
+  const run = sideBySide(`${SLOW_STEP}\nside_start broken bash -c '${WAIT_FOR_SLOW}; echo about to fail >&2; exit 7'\nside_wait\necho not reached`);
+  assert.equal(run.status, 7, `${run.stdout}${run.stderr}`);
+  assert.match(run.stdout, /^slow \| started$/m);
+  assert.match(run.stdout, /^broken \| about to fail$/m);
+  assert.match(run.stderr, /^broken failed \(exit 7\); stopping slow$/m);
+  assert.doesNotMatch(run.stdout, /not reached/);
+  assert.ok(run.seconds < 20, `it waited ${run.seconds} s for the slow step`);
+  assert.ok(run.pid && (await gone(run.pid)), 'the slow step was stopped');
+});
+
+test('a failing command in the foreground stops the steps side by side', async () => {
+  const run = sideBySide(`${SLOW_STEP}\n${WAIT_FOR_SLOW}\nfalse\necho not reached`);
+  assert.equal(run.status, 1, `${run.stdout}${run.stderr}`);
+  assert.doesNotMatch(run.stdout, /not reached/);
+  assert.ok(run.seconds < 20, `it waited ${run.seconds} s for the slow step`);
+  assert.ok(run.pid && (await gone(run.pid)), 'the slow step was stopped');
 });
 
 test('bootstrap refuses an unknown mode', () => {
