@@ -3,7 +3,8 @@
 #
 #   bash scripts/bootstrap.sh          everything `npm test` and `.ci/run` need: the demo's part below,
 #                                      then rustfmt and clippy, the browsers, tmux, the example apps'
-#                                      npm packages, a Python venv and PostgreSQL
+#                                      npm packages, a Python venv, PostgreSQL, and the relay image's
+#                                      tools (the musl target, musl-tools, podman)
 #   bash scripts/bootstrap.sh --demo   only what `npm start` needs to build and serve the demo: the wasm
 #                                      target, wasm-pack and the wasm-bindgen CLI, and the root's npm
 #                                      packages (the relay binary is built by scripts/relay-binary.sh)
@@ -229,6 +230,37 @@ else
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
     || die "apt-get install postgresql (status $install_status) did not provide /usr/lib/postgresql/*/bin/initdb"
   [ "$install_status" -eq 0 ] || say "postgresql: apt-get exited $install_status, but initdb is installed; continuing"
+fi
+
+# 10. The relay's static binary and image (scripts/image.sh, tests/e2e/relay-image.test.mjs) -------
+# The musl target; musl-gcc for the C inside (ring, SQLite); Debian's CA bundle, which the image
+# carries; and podman, which builds the FROM scratch image without a daemon and can run it. An
+# engine that already answers (podman, buildah or a docker daemon) is kept.
+if rustup target list --installed | grep -qx 'x86_64-unknown-linux-musl'; then
+  say "rust target x86_64-unknown-linux-musl: present"
+else
+  say "rust target x86_64-unknown-linux-musl: installing"
+  rustup target add x86_64-unknown-linux-musl
+fi
+image_packages=()
+command -v musl-gcc >/dev/null 2>&1 || image_packages+=(musl-tools)
+[ -s /etc/ssl/certs/ca-certificates.crt ] || image_packages+=(ca-certificates)
+if ! command -v podman >/dev/null 2>&1 && ! command -v buildah >/dev/null 2>&1 \
+   && ! { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }; then
+  image_packages+=(podman)
+fi
+if [ ${#image_packages[@]} -eq 0 ]; then
+  say "musl-tools, ca-certificates, a container engine: present"
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${image_packages[*]}"
+    SUDO="sudo -n"
+  fi
+  say "${image_packages[*]}: installing with apt-get"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${image_packages[@]}" </dev/null
+  command -v musl-gcc >/dev/null 2>&1 || die "apt-get did not provide musl-gcc"
 fi
 
 say "done in $((SECONDS - START))s"
