@@ -116,6 +116,8 @@ SOURCE="$(printf '%s' "$SOURCE" | sed -E 's#^(https?://)[^/@]*@#\1#')"
 REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
 IMAGE="$NAME:$VERSION"
 build_args=(--build-arg "VERSION=$VERSION" --build-arg "SOURCE=$SOURCE" --build-arg "REVISION=$REVISION")
+# The image this tag named before: removed once the tag moves, so rebuilds leave no unnamed images.
+previous="$("$ENGINE" images -q "$IMAGE" 2>/dev/null | head -n1 || true)"
 say "building $IMAGE with $ENGINE"
 case "$ENGINE" in
   buildah) buildah bud --isolation chroot -f crates/relay/Containerfile -t "$IMAGE" "${build_args[@]}" "$CONTEXT" ;;
@@ -123,4 +125,8 @@ case "$ENGINE" in
   podman) podman build --layers=false -f crates/relay/Containerfile -t "$IMAGE" "${build_args[@]}" "$CONTEXT" ;;
   *) "$ENGINE" build -f crates/relay/Containerfile -t "$IMAGE" "${build_args[@]}" "$CONTEXT" ;;
 esac
-say "built $IMAGE with $ENGINE"
+current="$("$ENGINE" images -q "$IMAGE" | head -n1)"
+if [ -n "$previous" ] && [ "$previous" != "$current" ]; then
+  "$ENGINE" rmi "$previous" >/dev/null 2>&1 || true
+fi
+say "built $IMAGE with $ENGINE ($("$ENGINE" images --format '{{.Size}}' "$IMAGE" | head -n1))"

@@ -350,8 +350,10 @@ async function freePort() {
 
 test('the image runs read-only, without capabilities, as a non-root process, and is ready', { skip: CANNOT_RUN, timeout: 120_000 }, async () => {
   const port = await freePort();
-  const container = engine(
-    'run', '--detach', '--network', 'host', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+  // Named, so it is removed even when the run itself fails after creating it.
+  const container = `koder-relay-image-test-${process.pid}`;
+  engine(
+    'run', '--detach', '--name', container, '--network', 'host', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
     // The SQLite file's directory: the root file system is read-only.
     '--tmpfs', '/var/lib/koder-elicitation-relay:rw,mode=1777',
     '--env', `KODER_RELAY_LISTEN=127.0.0.1:${port}`,
