@@ -114,6 +114,17 @@ fi
 
 # ==== The tests' part (npm test, .ci/run) ======================================================
 
+# apt-get update, then install the packages named, as root or through sudo.
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install $*"
+    sudo="sudo -n"
+  fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
+}
+
 # 5. rustfmt and clippy (the first stages of scripts/test.sh) ---------------------------------
 missing_components=()
 cargo fmt --version >/dev/null 2>&1 || missing_components+=(rustfmt)
@@ -142,14 +153,8 @@ command -v tmux >/dev/null 2>&1 || debian_packages+=(tmux)
 if [ ${#debian_packages[@]} -eq 0 ]; then
   say "chromium, chromium-driver, firefox-esr, webkit2gtk-driver, xvfb, tmux: present"
 else
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${debian_packages[*]}"
-    SUDO="sudo -n"
-  fi
   say "${debian_packages[*]}: installing with apt-get (1-3 minutes)"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debian_packages[@]}" </dev/null
+  apt_install "${debian_packages[@]}"
   for tool in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/bin/Xvfb; do
     [ -x "$tool" ] || die "apt-get did not provide $tool"
   done
@@ -182,14 +187,8 @@ if [ -x .venv/bin/python ] \
 else
   command -v python3 >/dev/null 2>&1 || die "python3 not found on PATH (the terminal tests need Python 3.10+)"
   if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then
-      command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install python3-venv"
-      SUDO="sudo -n"
-    fi
     say "python3-venv: installing with apt-get"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv </dev/null
+    apt_install python3-venv
   fi
   say "python venv .venv: installing mcp==$PY_MCP_VERSION with pip"
   [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -252,14 +251,8 @@ fi
 if [ ${#image_packages[@]} -eq 0 ]; then
   say "musl-tools, ca-certificates, a container engine: present"
 else
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${image_packages[*]}"
-    SUDO="sudo -n"
-  fi
   say "${image_packages[*]}: installing with apt-get"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${image_packages[@]}" </dev/null
+  apt_install "${image_packages[@]}"
   command -v musl-gcc >/dev/null 2>&1 || die "apt-get did not provide musl-gcc"
 fi
 
