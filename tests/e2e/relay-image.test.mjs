@@ -326,7 +326,7 @@ function fileInImage(path) {
   }
 }
 
-test('the image: the relay as entrypoint, a non-root user, port 8790, OCI labels, under 40 MB, the static binary inside', { skip: NO_ENGINE, timeout: 120_000 }, () => {
+test('the image: the relay as entrypoint, a non-root user, port 8790, OCI labels, under 40 MB, the static binary, its CA bundle and dist/ inside', { skip: NO_ENGINE, timeout: 120_000 }, () => {
   const image = inspectImage();
   assert.deepEqual(image.entrypoint, [`/usr/local/bin/${NAME}`]);
   assert.equal(image.user, '65532:65532');
@@ -337,6 +337,12 @@ test('the image: the relay as entrypoint, a non-root user, port 8790, OCI labels
   assert.ok(image.env.includes('SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt'), image.env.join(' '));
   assert.ok(image.size > 0 && image.size < MAX_IMAGE_BYTES, `the image is ${image.size} bytes`);
   assert.equal(sha256(fileInImage(`/usr/local/bin/${NAME}`)), sha256(readFileSync(BINARY)), 'the image holds another binary');
+  assert.equal(sha256(fileInImage('/etc/ssl/certs/ca-certificates.crt')), sha256(readFileSync(CONTEXT_BUNDLE)), 'the image holds another CA bundle');
+  // The answer page's files, when dist/ was built before the image (scripts/test.sh builds it first).
+  const entry = join(repoRoot, 'dist', 'koder-mcp-elicitation.js');
+  if (existsSync(entry)) {
+    assert.equal(sha256(fileInImage('/usr/share/koder-elicitation-relay/answer-assets/koder-mcp-elicitation.js')), sha256(readFileSync(entry)));
+  }
 });
 
 /** A free port on 127.0.0.1 (the container shares the host's network). */
