@@ -4,8 +4,9 @@
 #   bash scripts/bootstrap.sh          everything `npm test` and `.ci/run` need: the demo's part below,
 #                                      then rustfmt and clippy, wasm-pack (for `wasm-pack test`), the
 #                                      browsers, tmux, the example apps' npm packages, a Python venv
-#                                      (the mcp SDK, the Python hosts' package and its test tools) and
-#                                      PostgreSQL
+#                                      (the mcp SDK, the Python hosts' package and its test tools),
+#                                      PostgreSQL, and the relay image's tools (the musl target,
+#                                      musl-tools, podman)
 #   bash scripts/bootstrap.sh --demo   only what `npm start` needs to build and serve the demo: the wasm
 #                                      target, the wasm-bindgen CLI and the root's npm packages (the
 #                                      relay binary is built by scripts/relay-binary.sh)
@@ -116,6 +117,17 @@ fi
 
 # ==== The tests' part (npm test, .ci/run) ======================================================
 
+# apt-get update, then install the packages named, as root or through sudo.
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install $*"
+    sudo="sudo -n"
+  fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
+}
+
 # 4. rustfmt and clippy (the first stages of scripts/test.sh) ---------------------------------
 missing_components=()
 cargo fmt --version >/dev/null 2>&1 || missing_components+=(rustfmt)
@@ -160,14 +172,8 @@ command -v tmux >/dev/null 2>&1 || debian_packages+=(tmux)
 if [ ${#debian_packages[@]} -eq 0 ]; then
   say "chromium, chromium-driver, firefox-esr, webkit2gtk-driver, xvfb, tmux: present"
 else
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install ${debian_packages[*]}"
-    SUDO="sudo -n"
-  fi
   say "${debian_packages[*]}: installing with apt-get (1-3 minutes)"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debian_packages[@]}" </dev/null
+  apt_install "${debian_packages[@]}"
   for tool in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/bin/Xvfb; do
     [ -x "$tool" ] || die "apt-get did not provide $tool"
   done
@@ -200,14 +206,8 @@ if [ -x .venv/bin/python ] \
 else
   command -v python3 >/dev/null 2>&1 || die "python3 not found on PATH (the terminal tests need Python 3.10+)"
   if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then
-      command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install python3-venv"
-      SUDO="sudo -n"
-    fi
     say "python3-venv: installing with apt-get"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv </dev/null
+    apt_install python3-venv
   fi
   say "python venv .venv: installing mcp==$PY_MCP_VERSION with pip"
   [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -265,6 +265,31 @@ else
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
     || die "apt-get install postgresql (status $install_status) did not provide /usr/lib/postgresql/*/bin/initdb"
   [ "$install_status" -eq 0 ] || say "postgresql: apt-get exited $install_status, but initdb is installed; continuing"
+fi
+
+# 10. The relay's static binary and image (scripts/image.sh, tests/e2e/relay-image.test.mjs) -------
+# The musl target; musl-gcc for the C inside (ring, SQLite); Debian's CA bundle, which the image
+# carries; and podman, which builds the FROM scratch image without a daemon and can run it. An
+# engine that already answers (podman, buildah or a docker daemon) is kept.
+if rustup target list --installed | grep -qx 'x86_64-unknown-linux-musl'; then
+  say "rust target x86_64-unknown-linux-musl: present"
+else
+  say "rust target x86_64-unknown-linux-musl: installing"
+  rustup target add x86_64-unknown-linux-musl
+fi
+image_packages=()
+command -v musl-gcc >/dev/null 2>&1 || image_packages+=(musl-tools)
+[ -s /etc/ssl/certs/ca-certificates.crt ] || image_packages+=(ca-certificates)
+if ! command -v podman >/dev/null 2>&1 && ! command -v buildah >/dev/null 2>&1 \
+   && ! { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }; then
+  image_packages+=(podman)
+fi
+if [ ${#image_packages[@]} -eq 0 ]; then
+  say "musl-tools, ca-certificates, a container engine: present"
+else
+  say "${image_packages[*]}: installing with apt-get"
+  apt_install "${image_packages[@]}"
+  command -v musl-gcc >/dev/null 2>&1 || die "apt-get did not provide musl-gcc"
 fi
 
 side_wait

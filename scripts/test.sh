@@ -3,7 +3,8 @@
 #   fmt, clippy (host), clippy (wasm32), cargo test (native, the relay's against real SQLite and a
 #   throwaway PostgreSQL), wasm-bindgen-test in headless Chromium (tests/browser_*.rs), npm run
 #   build (plus the relay binary), the Python hosts' package (clients/python: ruff, mypy --strict,
-#   pytest against that relay binary), the repository's own checks (node --test tests/repo: the docs'
+#   pytest against that relay binary), the relay's static binary, tarball and image
+#   (scripts/image.sh), the repository's own checks (node --test tests/repo: the docs'
 #   links and examples, npm start's bootstrap and guide), node --test tests/e2e/*.test.mjs
 #   (Chromium, plus the contract smoke in Firefox and WebKit: tests/e2e/engines.test.mjs).
 # `npm test` runs scripts/bootstrap.sh first, so this assumes the toolchain is installed.
@@ -91,6 +92,11 @@ stage "python hosts (ruff, mypy --strict, pytest)"
   ../../.venv/bin/mypy
   ../../.venv/bin/python -m pytest -q -p no:cacheprovider
 )
+
+stage "relay image (npm run image)"
+# Once, here: the static binary, its tarball and the image (when an engine works here) that
+# tests/e2e/relay-image.test.mjs checks. After the build, so the image carries dist/.
+bash scripts/image.sh --allow-no-engine
 
 stage "docs and scripts (node --test tests/repo)"
 # After the build: the docs' runnable examples import dist/, and npm start's check runs the demo.

@@ -46,9 +46,11 @@ export function relayBinary() {
  * `{ url, database, child, stop(), kill(signal) }`. Without `database` it gets a fresh SQLite file
  * in a new temp dir (removed by stop()). `stop()` sends SIGTERM and waits for the exit (SIGKILL
  * after 10 s); `kill(signal)` sends `signal` (default SIGKILL) and resolves when the process is
- * gone, leaving the database as it is, so a test can start another relay on it.
+ * gone, leaving the database as it is, so a test can start another relay on it. `binary` runs
+ * another build of the relay (default: relayBinary()).
  */
 export async function startRelay({
+  binary = relayBinary(),
   database,
   serviceToken = SERVICE_TOKEN,
   jwtSecret = JWT_SECRET,
@@ -58,7 +60,6 @@ export async function startRelay({
   args: extraArgs = [],
   env: extraEnv = {},
 } = {}) {
-  const binary = relayBinary();
   let ownDir = null;
   if (database === undefined) {
     ownDir = mkdtempSync(join(tmpdir(), 'koder-relay-'));
