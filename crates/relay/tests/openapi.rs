@@ -2,6 +2,13 @@
 //! routes the relay serves, every reference in it resolves, every error answer is the one JSON
 //! error object, and each API names its own security scheme.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::collections::BTreeSet;
 
 use koder_elicitation_relay::api::ROUTES;
