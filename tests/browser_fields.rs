@@ -1,6 +1,13 @@
 //! Every field kind of CONTRACT §4 rendered, filled and accepted in Chromium, with the exact typed
 //! content checked: the MCP 2025-11-25 chapter's examples, the SEP-1034 conformance fixture, all five
 //! enum spellings and the extensions.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

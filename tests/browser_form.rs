@@ -1,4 +1,11 @@
 //! The seed's T1–T5 in headless Chromium: the real element, its shadow DOM and its events.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

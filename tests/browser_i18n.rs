@@ -1,5 +1,12 @@
 //! Language in Chromium: the locale follows `lang`, then the nearest ancestor, and changing it while
 //! the dialog is open re-renders every text without losing what the user typed.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

@@ -1,6 +1,13 @@
 //! `elicitInputs()` (MCP 2026-07-28 multi round-trip) in Chromium: one round's elicitations shown
 //! in the server's order and answered by key, sampling left to the host, an empty round, a
 //! malformed entry refused before anything shows, and the host's abort withdrawing the round.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

@@ -1,5 +1,12 @@
 //! The seed's T6–T9 and the rest of an elicitation's life in Chromium: URL mode with consent and
 //! status polling, timeout on a driven clock, server cancel, tenant switch, queue, detach, rate limit.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

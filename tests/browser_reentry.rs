@@ -2,6 +2,13 @@
 //! one of its events, or to page code the element runs while it works (a replaced
 //! `navigator.languages` getter) may call `cancel()`, `elicit()`, `complete()`, change
 //! `workspace-id` or remove the element, and each call takes effect and every promise settles.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

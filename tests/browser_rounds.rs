@@ -3,6 +3,13 @@
 //! with the round's signal. The queue line counts the round ("1 of 2", then "2 of 2"), and the
 //! user's cancel of one (Esc, the cancel button) cancels the rest of its round, so one Esc ends the
 //! call; decline and accept leave the others, and calls with other signals (or none) are apart.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

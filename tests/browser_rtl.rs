@@ -2,6 +2,13 @@
 //! whatever the page's; every server string takes its own direction and cannot reorder the
 //! dialog's text; a registered Arabic plurals by all six CLDR categories. One page runs this whole
 //! file, so it registers only `ar`, and `he` is never registered.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

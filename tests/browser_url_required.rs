@@ -1,6 +1,13 @@
 //! URL mode, complete (issue 15) in Chromium: the cancelable `accept` that lets a host open the URL
 //! itself, the wait's "I've finished" and "Cancel", and `elicitRequired()` for
 //! URLElicitationRequiredError (-32042). `window.open` is stubbed: nothing leaves the test page.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

@@ -5,6 +5,13 @@
 //! URL and `resumed: true`, not cancelable), Open again fires the cancelable `open` (never
 //! `accept`: nothing is answered). 2025-11-25 requests (with an `elicitationId`) and envelopes
 //! keep their wait. `window.open` is stubbed and counted.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(target_arch = "wasm32")]
 
 mod support;

@@ -342,10 +342,12 @@ impl Inner {
         if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
             (&view.body, &entry.data.request.mode, &entry.data.form)
         {
-            let parent = schema
-                .fields
-                .get(index)
-                .map(|field| &field.path[..field.path.len().saturating_sub(1)]);
+            let parent = schema.fields.get(index).map(|field| {
+                field
+                    .path
+                    .split_last()
+                    .map_or(&[][..], |(_, parent)| parent)
+            });
             let related = |other: usize| {
                 other == index
                     || parent.is_some_and(|parent| {

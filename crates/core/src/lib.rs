@@ -18,17 +18,6 @@
 //! assert!(matches!(parsed.mode, Mode::Form(_)));
 //! ```
 
-// Untrusted input must end in a clear error, never a panic (a panic in wasm breaks the page).
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
-)]
-
 /// A person's answer checked against its request: actions, content rules, URL mode.
 pub mod answer;
 /// Elicitations answered together (a 2026-07-28 round): the queue line counts them, and the user's

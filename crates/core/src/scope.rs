@@ -6,8 +6,15 @@ use serde_json::Value;
 
 use crate::json::object;
 
-/// Who the element currently works for (attributes `user-id`, `workspace-id`, `conversation-id`).
+/// Who the element currently works for (attributes `user-id`, `workspace-id`, `conversation-id`),
+/// and who a relay's elicitation is for (`conversationId` is `""` when the host gave none; with
+/// the `serde` feature, camelCase as the relay's views, webhooks and audit lines write it).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "camelCase")
+)]
 pub struct Tenant {
     pub user_id: String,
     pub workspace_id: String,

@@ -31,7 +31,8 @@ fn invalid<T>(message: impl Into<String>) -> Result<T, InvalidBody> {
     Err(InvalidBody(message.into()))
 }
 
-/// Whose browser an elicitation goes to (the relay's tenant), as a host names it.
+/// Whose browser an elicitation goes to (the relay's tenant), as a host names it; and, in the
+/// relay, what a person's token lets them see (one conversation only when it names one).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", try_from = "Value")]
 pub struct Scope {
@@ -59,6 +60,17 @@ impl Scope {
     pub fn in_conversation(mut self, conversation_id: impl Into<String>) -> Scope {
         self.conversation_id = Some(conversation_id.into());
         self
+    }
+
+    /// Whether an elicitation for `tenant` is in this scope, as the relay filters by a person's
+    /// token: the same person, and the same conversation when the scope names one.
+    pub fn admits(&self, tenant: &Tenant) -> bool {
+        self.user_id == tenant.user_id
+            && self.workspace_id == tenant.workspace_id
+            && self
+                .conversation_id
+                .as_ref()
+                .is_none_or(|conversation| *conversation == tenant.conversation_id)
     }
 }
 

@@ -4,8 +4,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use koder_mcp_elicitation_core::scope::Tenant;
-
 /// Where an elicitation is, in the host API's words (and in webhooks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -68,28 +66,9 @@ pub struct StatusView {
     pub status: PublicStatus,
 }
 
-/// The scope as views, webhooks and audit lines report it: `conversationId` is `""` when the
-/// host gave none.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ViewScope {
-    /// The person.
-    pub user_id: String,
-    /// Their workspace.
-    pub workspace_id: String,
-    /// The conversation, or `""`.
-    pub conversation_id: String,
-}
-
-impl From<&Tenant> for ViewScope {
-    fn from(tenant: &Tenant) -> ViewScope {
-        ViewScope {
-            user_id: tenant.user_id.clone(),
-            workspace_id: tenant.workspace_id.clone(),
-            conversation_id: tenant.conversation_id.clone(),
-        }
-    }
-}
+/// The scope as views, webhooks and audit lines report it: the core's tenant, `conversationId`
+/// `""` when the host gave none.
+pub use koder_mcp_elicitation_core::scope::Tenant as ViewScope;
 
 /// One elicitation as a person sees it: the stream's `elicitation` event and an entry of the
 /// pending list.
@@ -204,7 +183,7 @@ mod tests {
 
     #[test]
     fn an_elicitation_view_has_the_fields_the_element_reads_in_order() {
-        let tenant = Tenant {
+        let tenant = ViewScope {
             user_id: "u".into(),
             workspace_id: "w".into(),
             conversation_id: String::new(),
@@ -216,7 +195,7 @@ mod tests {
             created_at: 1_000,
             expires_at: 301_000,
             expires_in_ms: ElicitationView::time_left_ms(301_000, 1_500),
-            scope: ViewScope::from(&tenant),
+            scope: tenant,
         };
         assert_eq!(
             serde_json::to_string(&view).unwrap(),

@@ -24,7 +24,7 @@
 //! PostgreSQL it is given after commit, in batches, by whoever reads the trail (see
 //! `store::journal`), so that a page never skips an entry that commits late.
 
-use koder_elicitation_relay_protocol::{AuditLine, ViewScope};
+use koder_elicitation_relay_protocol::AuditLine;
 use serde_json::{json, Value};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
@@ -172,7 +172,7 @@ impl AuditEntry {
             chain_seq: self.chain_seq,
             at: self.at,
             elicitation_id: self.elicitation_id.clone(),
-            scope: ViewScope::from(&self.tenant),
+            scope: self.tenant.clone(),
             actor: self.actor.clone(),
             action: self.action.clone(),
             digest: self.digest.clone(),

@@ -8,53 +8,13 @@
 //!   covered still hash to it (what catches newest entries cut off with the heads rewritten).
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
-use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
-use sqlx::Row;
-
-use crate::audit::{audit_columns, entry_from_row, place_in_chain, ChainBreak, ChainCheck};
-use crate::audit_checkpoint::{checkpoint_from_row, checkpoint_over, ChainHead, Checkpoint};
-use crate::config::{redact_database, DatabaseKind};
-use crate::store::db::{either, Either};
+use crate::audit::{place_in_chain, AuditEntry, ChainBreak, ChainCheck};
+use crate::audit_checkpoint::{checkpoint_over, ChainHead, Checkpoint};
+use crate::store::{redact_database, AuditReader, StoreError};
 
 /// Entries read per query by `audit verify`.
 const VERIFY_PAGE: i64 = 1000;
-
-/// How many entries have a `seq`, and the largest.
-const SEQ_SUMMARY: &str =
-    "SELECT count(seq) AS sequenced, coalesce(max(seq), 0) AS top FROM koder_audit";
-
-/// The first `seq` missing below the largest (run only when there is one).
-const FIRST_MISSING_SEQ: &str = "SELECT CASE WHEN min(seq) > 1 THEN 1 ELSE \
-     (SELECT min(a.seq) + 1 FROM koder_audit a WHERE a.seq IS NOT NULL AND NOT EXISTS \
-     (SELECT 1 FROM koder_audit b WHERE b.seq = a.seq + 1)) END AS missing FROM koder_audit";
-
-/// Entries in chain order after (`$1` chain, `$2` place), `$3` of them.
-const CHAIN_PAGE: &str = concat!(
-    "SELECT ",
-    audit_columns!(),
-    " FROM koder_audit WHERE (chain, chain_seq) > ($1, $2) ORDER BY chain, chain_seq LIMIT $3"
-);
-
-const HEADS: &str = "SELECT chain, chain_seq FROM koder_audit_heads";
-
-/// Fails on a database whose schema predates per-tenant chains (migration 0005).
-const HAS_CHAINS: &str = "SELECT count(*) AS heads FROM koder_audit_heads";
-
-/// Changes recorded and not yet sealed into their chains (migration 0008 on).
-const UNSEALED: &str = "SELECT count(*) FROM koder_audit_pending";
-
-/// The newest migration the database has had.
-const NEWEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations";
-
-/// The migration that made the sealer's table (`koder_audit_pending`).
-const SEALER_MIGRATION: i64 = 8;
-
-/// A kept checkpoint by its hash.
-const CHECKPOINT: &str =
-    "SELECT seq, at, chains, hash FROM koder_audit_checkpoints WHERE hash = $1 LIMIT 1";
 
 /// Why `audit verify` could not say the trail is intact.
 #[derive(Debug)]
@@ -79,9 +39,9 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-impl From<sqlx::Error> for VerifyError {
-    fn from(error: sqlx::Error) -> Self {
-        VerifyError::Database(error.to_string())
+impl From<StoreError> for VerifyError {
+    fn from(error: StoreError) -> Self {
+        VerifyError::Database(error.0)
     }
 }
 
@@ -102,93 +62,6 @@ pub struct Verified {
     pub unsealed: i64,
 }
 
-/// A read-only connection to either database.
-type Reader = Either<SqlitePool, PgPool>;
-
-impl Reader {
-    async fn open(url: &str) -> Result<Reader, sqlx::Error> {
-        Ok(match DatabaseKind::of(url) {
-            Some(DatabaseKind::Sqlite) => Either::Sqlite(
-                SqlitePoolOptions::new()
-                    .max_connections(1)
-                    .connect_with(SqliteConnectOptions::from_str(url)?.read_only(true))
-                    .await?,
-            ),
-            Some(DatabaseKind::Postgres) => {
-                Either::Postgres(PgPoolOptions::new().max_connections(1).connect(url).await?)
-            }
-            None => {
-                return Err(sqlx::Error::Configuration(
-                    "database URL must start with sqlite: or postgres://".into(),
-                ))
-            }
-        })
-    }
-
-    async fn close(&self) {
-        either!(self, |pool| pool.close().await)
-    }
-
-    /// The largest `seq`, and the first missing from 1..largest, if any.
-    async fn seqs(&self) -> Result<(i64, Option<i64>), sqlx::Error> {
-        either!(self, |pool| {
-            let (sequenced, top): (i64, i64) = sqlx::query_as(SEQ_SUMMARY).fetch_one(pool).await?;
-            if sequenced == top {
-                return Ok((top, None));
-            }
-            let missing = sqlx::query_scalar(FIRST_MISSING_SEQ)
-                .fetch_one(pool)
-                .await?;
-            Ok((top, missing))
-        })
-    }
-
-    async fn chain_page(
-        &self,
-        after: &(String, i64),
-    ) -> Result<Vec<crate::audit::AuditEntry>, sqlx::Error> {
-        either!(self, |pool| {
-            let rows = sqlx::query(CHAIN_PAGE)
-                .bind(&after.0)
-                .bind(after.1)
-                .bind(VERIFY_PAGE)
-                .fetch_all(pool)
-                .await?;
-            rows.iter().map(entry_from_row).collect()
-        })
-    }
-
-    async fn heads(&self) -> Result<HashMap<String, i64>, sqlx::Error> {
-        either!(self, |pool| {
-            let rows = sqlx::query(HEADS).fetch_all(pool).await?;
-            rows.iter()
-                .map(|row| Ok((row.try_get("chain")?, row.try_get("chain_seq")?)))
-                .collect()
-        })
-    }
-
-    /// Changes waiting for the sealer; none on a schema older than the sealer.
-    async fn unsealed(&self) -> Result<i64, sqlx::Error> {
-        either!(self, |pool| {
-            let newest: Option<i64> = sqlx::query_scalar(NEWEST_MIGRATION).fetch_one(pool).await?;
-            if newest.unwrap_or(0) < SEALER_MIGRATION {
-                return Ok(0);
-            }
-            sqlx::query_scalar(UNSEALED).fetch_one(pool).await
-        })
-    }
-
-    async fn checkpoint(&self, hash: &str) -> Result<Option<Checkpoint>, sqlx::Error> {
-        either!(self, |pool| {
-            let row = sqlx::query_as(CHECKPOINT)
-                .bind(hash)
-                .fetch_optional(pool)
-                .await?;
-            Ok(row.map(checkpoint_from_row))
-        })
-    }
-}
-
 /// Recomputes the whole trail in the database at `url`, reading only (no migration, no write),
 /// and, given a checkpoint's hash, holds the trail against it.
 pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Verified, VerifyError> {
@@ -199,14 +72,10 @@ pub async fn verify_database(url: &str, checkpoint: Option<&str>) -> Result<Veri
         }
         other => other,
     };
-    let reader = Reader::open(url)
+    let reader = AuditReader::open(url)
         .await
         .map_err(|error| database_error(error.into()))?;
-    let has_chains = either!(&reader, |pool| sqlx::query(HAS_CHAINS)
-        .fetch_one(pool)
-        .await
-        .map(drop));
-    if has_chains.is_err() {
+    if !reader.has_chains().await {
         reader.close().await;
         return Err(VerifyError::Database(format!(
             "{} has no per-tenant audit chains yet (its schema is older than this relay): start \
@@ -241,7 +110,7 @@ impl Heads {
         self.covered.extend(self.last.take());
     }
 
-    fn saw(&mut self, entry: &crate::audit::AuditEntry) {
+    fn saw(&mut self, entry: &AuditEntry) {
         if entry.seq.is_some_and(|seq| seq <= self.bound) {
             self.last = Some(ChainHead {
                 chain: entry.chain.clone(),
@@ -252,7 +121,10 @@ impl Heads {
     }
 }
 
-async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verified, VerifyError> {
+async fn verify(
+    reader: &AuditReader,
+    checkpoint_hash: Option<&str>,
+) -> Result<Verified, VerifyError> {
     let (top, missing) = reader.seqs().await?;
     if let Some(missing) = missing {
         return Err(broken(
@@ -282,7 +154,7 @@ async fn verify(reader: &Reader, checkpoint_hash: Option<&str>) -> Result<Verifi
     let mut current: Option<ChainCheck> = None;
     let mut after = (String::new(), 0i64);
     loop {
-        let page = reader.chain_page(&after).await?;
+        let page = reader.chain_page(&after, VERIFY_PAGE).await?;
         for entry in &page {
             if current
                 .as_ref()

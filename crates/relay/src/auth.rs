@@ -7,7 +7,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use crate::config::Config;
+use crate::config::AuthSettings;
 use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
@@ -48,9 +48,9 @@ pub struct PersonToken {
 }
 
 impl Auth {
-    /// Checks the configuration ([`Config::check`]) and loads its key set. The error is a
+    /// Checks the settings ([`AuthSettings::check`]) and loads their key set. The error is a
     /// message for whoever started the relay.
-    pub async fn from_config(config: &Config) -> Result<Auth, String> {
+    pub async fn new(config: &AuthSettings) -> Result<Auth, String> {
         config.check()?;
         let secrets = config
             .jwt_secret
@@ -232,9 +232,7 @@ pub fn ticket_digest(ticket: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{
-        DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM, MIN_SECRET_BYTES,
-    };
+    use crate::config::{DEFAULT_AUDIENCE, MIN_SECRET_BYTES};
     use jsonwebtoken::{EncodingKey, Header};
     use koder_elicitation_relay_protocol::now_ms;
     use serde_json::json;
@@ -247,26 +245,12 @@ mod tests {
         now_ms() / 1000
     }
 
-    fn config() -> Config {
-        Config {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            database: "sqlite::memory:".into(),
-            service_token: SERVICE.into(),
-            jwt_secret: Some(SECRET.into()),
-            jwt_previous_secret: None,
-            jwt_audience: DEFAULT_AUDIENCE.into(),
-            jwt_issuer: None,
-            jwks_url: None,
-            workspace_claim: DEFAULT_WORKSPACE_CLAIM.into(),
-            conversation_claim: DEFAULT_CONVERSATION_CLAIM.into(),
-            allow_origins: Vec::new(),
-            streams: Default::default(),
-            ..Config::new(SERVICE, SECRET)
-        }
+    fn config() -> AuthSettings {
+        AuthSettings::new(SERVICE, SECRET)
     }
 
-    async fn auth(config: Config) -> Auth {
-        Auth::from_config(&config).await.unwrap()
+    async fn auth(config: AuthSettings) -> Auth {
+        Auth::new(&config).await.unwrap()
     }
 
     fn mint(claims: Value, secret: &str) -> String {
@@ -412,28 +396,25 @@ mod tests {
     async fn short_or_missing_secrets_stop_the_start() {
         let mut short = config();
         short.jwt_secret = Some("x".repeat(MIN_SECRET_BYTES - 1));
-        assert!(Auth::from_config(&short)
+        assert!(Auth::new(&short)
             .await
             .unwrap_err()
             .contains("--jwt-secret"));
         let mut short = config();
         short.service_token = "s".into();
-        assert!(Auth::from_config(&short)
+        assert!(Auth::new(&short)
             .await
             .unwrap_err()
             .contains("--service-token"));
         let mut short = config();
         short.jwt_previous_secret = Some("p".into());
-        assert!(Auth::from_config(&short)
+        assert!(Auth::new(&short)
             .await
             .unwrap_err()
             .contains("--jwt-previous-secret"));
         let mut none = config();
         none.jwt_secret = None;
-        assert!(Auth::from_config(&none)
-            .await
-            .unwrap_err()
-            .contains("--jwks-url"));
+        assert!(Auth::new(&none).await.unwrap_err().contains("--jwks-url"));
     }
 
     #[test]

@@ -1,23 +1,13 @@
 //! `koder-elicitation-relay`: runs the relay until SIGTERM or SIGINT, then drains and exits within
 //! the drain timeout (a second signal exits at once). See `--help`.
 
-// A bad flag or a missing secret ends in a clear message and exit code 2, never a panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
-)]
 #![deny(missing_docs, missing_debug_implementations)]
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use koder_elicitation_relay::config::{parse_command, Command};
+use koder_elicitation_relay::cli::{parse_command, Command};
 
 /// Exit code for a bad command line or a missing secret.
 const USAGE_ERROR: u8 = 2;

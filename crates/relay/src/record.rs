@@ -14,28 +14,8 @@ pub use koder_elicitation_relay_protocol::HostStatus as Status;
 pub use koder_mcp_elicitation_core::scope::Tenant;
 
 /// What a person's token lets them see: one user in one workspace, and optionally one
-/// conversation only.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TenantFilter {
-    /// The person.
-    pub user_id: String,
-    /// Their workspace.
-    pub workspace_id: String,
-    /// `Some` limits the token to that conversation.
-    pub conversation_id: Option<String>,
-}
-
-impl TenantFilter {
-    /// Whether an elicitation for `tenant` is visible to this token.
-    pub fn admits(&self, tenant: &Tenant) -> bool {
-        self.user_id == tenant.user_id
-            && self.workspace_id == tenant.workspace_id
-            && self
-                .conversation_id
-                .as_ref()
-                .is_none_or(|conversation| *conversation == tenant.conversation_id)
-    }
-}
+/// conversation only ([`TenantFilter::admits`]); the wire's scope.
+pub use koder_elicitation_relay_protocol::Scope as TenantFilter;
 
 /// A new elicitation, already checked by the core.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use crate::api::{self, AppState};
 use crate::auth::Auth;
-use crate::config::{redact_database, Config, DatabaseKind};
+use crate::config::Config;
 use crate::delivery::http as outbound;
 use crate::delivery::worker::{self as outbox_loop, Outbox, SHUTDOWN_WAIT};
 use crate::hub::Hub;
@@ -24,8 +24,7 @@ use crate::listen::Listening;
 use crate::metrics::Metrics;
 use crate::push::{worker::Pushes, PushSettings};
 use crate::service::{sweeper, Announcer, Audit, Elicitations, Health, PushSubscriptions, Tickets};
-use crate::store::{Outboxes, PushQueue, Store, WebhookRows};
-use crate::webhooks;
+use crate::store::{redact_database, Store};
 use crate::webhooks::worker::Webhooks;
 
 pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
@@ -54,48 +53,26 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// Opens the store a database URL names (`sqlite:…` or `postgres://…`); every change also
-/// queues what `outboxes` ask for, in the change's own transaction.
-pub async fn open_store(url: &str, outboxes: Outboxes) -> Result<Arc<Store>, ServeError> {
-    let opened = match DatabaseKind::of(url) {
-        Some(DatabaseKind::Sqlite) => Store::sqlite_with(url, outboxes).await,
-        Some(DatabaseKind::Postgres) => Store::postgres_with(url, outboxes).await,
-        None => {
-            return Err(ServeError::Config(format!(
-                "database URL {:?} must start with sqlite: or postgres://",
-                redact_database(url)
-            )))
-        }
-    };
-    let store = opened
-        .map_err(|error| ServeError::Database(format!("{} ({})", error.0, redact_database(url))))?;
-    Ok(Arc::new(store))
-}
-
-/// The outboxes a configuration turns on: webhooks with `--webhook-url`, pushes with a VAPID
-/// key.
-pub fn outboxes(config: &Config) -> Outboxes {
-    Outboxes {
-        webhooks: config
-            .webhook
-            .is_some()
-            .then_some(webhooks::outbox_row as WebhookRows),
-        push: config.push.as_ref().map(|push| PushQueue {
-            remind_before: push.remind_before,
-        }),
-    }
-}
-
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    let store = open_store(&config.database, outboxes(&config)).await?;
-    serve_with_store(config, store).await
+    config.check().map_err(ServeError::Config)?;
+    let store = Store::open(&config.database, config.outboxes())
+        .await
+        .map_err(|error| ServeError::Database(error.0))?;
+    serve_with_store(config, Arc::new(store)).await
 }
 
-/// Like [`serve`], on a store already open (tests share one between servers). With webhooks or
-/// Web Push configured, the store must have been opened with their outboxes on ([`open_store`]
-/// with [`outboxes`]).
+/// Like [`serve`], on a store already open (tests share one between servers), which must queue
+/// to the outboxes the configuration turns on ([`Store::open`] with [`Config::outboxes`]).
 pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Server, ServeError> {
+    config.check().map_err(ServeError::Config)?;
+    if !store.outboxes().agree(&config.outboxes()) {
+        return Err(ServeError::Config(
+            "the store was opened with other outboxes (webhooks, Web Push) than the \
+             configuration turns on"
+                .into(),
+        ));
+    }
     let hub = Hub::new(config.streams);
     let metrics = Metrics::new();
     let (draining, draining_rx) = watch::channel(false);
@@ -143,11 +120,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             elicitations: store.elicitations.clone(),
         },
         hub: hub.clone(),
-        auth: Arc::new(
-            Auth::from_config(&config)
-                .await
-                .map_err(ServeError::Config)?,
-        ),
+        auth: Arc::new(Auth::new(&config.auth).await.map_err(ServeError::Config)?),
         messages: Arc::new(Catalog::new()),
         shutdown: draining_rx,
         metrics: metrics.clone(),

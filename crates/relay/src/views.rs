@@ -4,7 +4,6 @@
 
 use koder_elicitation_relay_protocol::{
     ElicitationView, HostView, IdEvent, PublicStatus, SettledEvent, StatusView, StreamEvent,
-    ViewScope,
 };
 use serde_json::Value;
 
@@ -54,7 +53,7 @@ pub fn elicitation_view(record: &Record, now_ms: i64) -> ElicitationView {
         created_at: record.created_at,
         expires_at: record.expires_at,
         expires_in_ms: ElicitationView::time_left_ms(record.expires_at, now_ms),
-        scope: ViewScope::from(&record.tenant),
+        scope: record.tenant.clone(),
     }
 }
 

@@ -4,6 +4,13 @@
 //! `RelayElicitationHandler`, and a person answering over the people's API with their JWT. The
 //! tools' own results prove what the server received.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,15 +2,25 @@
 //! secrets in files, defaults, and a clear error naming the flag for every bad value. The
 //! environment is the process's, so every test here takes one lock and sets only what it names.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::sync::Mutex;
 use std::time::Duration;
 
+use koder_elicitation_relay::cli::{
+    parse_command, parse_duration, Command, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV,
+};
 use koder_elicitation_relay::config::{
-    parse_command, parse_duration, redact_database, Command, Config, DatabaseKind,
-    DEFAULT_AUDIT_CHECKPOINT_INTERVAL, DEFAULT_DATABASE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_LISTEN,
-    DEFAULT_RETENTION, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV,
+    Config, DEFAULT_AUDIT_CHECKPOINT_INTERVAL, DEFAULT_DATABASE, DEFAULT_DRAIN_TIMEOUT,
+    DEFAULT_LISTEN, DEFAULT_RETENTION,
 };
 use koder_elicitation_relay::logging::LogFormat;
+use koder_elicitation_relay::store::{redact_database, DatabaseKind};
 use koder_elicitation_relay::webhooks::RetrySchedule;
 
 const TOKEN: &str = "service-token-0123456789abcdef0123";
@@ -70,12 +80,12 @@ fn two_secrets_are_enough_and_the_defaults_fill_the_rest() {
     let config = run(&BASE);
     assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
     assert_eq!(config.database, DEFAULT_DATABASE);
-    assert_eq!(config.service_token, TOKEN);
-    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
-    assert_eq!(config.jwt_audience, "koder-elicitation-relay");
-    assert_eq!(config.jwt_issuer, None);
-    assert_eq!(config.workspace_claim, "workspace");
-    assert_eq!(config.conversation_claim, "conversation");
+    assert_eq!(config.auth.service_token, TOKEN);
+    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.auth.jwt_audience, "koder-elicitation-relay");
+    assert_eq!(config.auth.jwt_issuer, None);
+    assert_eq!(config.auth.workspace_claim, "workspace");
+    assert_eq!(config.auth.conversation_claim, "conversation");
     assert!(config.allow_origins.is_empty());
     assert_eq!(config.streams.per_person, 16);
     assert_eq!(config.streams.per_replica, 10_000);
@@ -167,13 +177,16 @@ fn flags_win_over_the_environment_and_equals_works() {
         ],
         &env,
     );
-    assert_eq!(config.service_token, TOKEN);
-    assert_eq!(config.jwt_secret, Some(format!("env-{SECRET}")));
+    assert_eq!(config.auth.service_token, TOKEN);
+    assert_eq!(config.auth.jwt_secret, Some(format!("env-{SECRET}")));
     assert_eq!(config.listen.port(), 0);
-    assert_eq!(config.jwt_audience, "flag-audience");
-    assert_eq!(config.jwt_issuer.as_deref(), Some("https://idp.example"));
-    assert_eq!(config.workspace_claim, "https://app.example/ws");
-    assert_eq!(config.conversation_claim, "conv");
+    assert_eq!(config.auth.jwt_audience, "flag-audience");
+    assert_eq!(
+        config.auth.jwt_issuer.as_deref(),
+        Some("https://idp.example")
+    );
+    assert_eq!(config.auth.workspace_claim, "https://app.example/ws");
+    assert_eq!(config.auth.conversation_claim, "conv");
     assert_eq!(config.streams.per_replica, 7);
     assert_eq!(
         config.allow_origins,
@@ -208,10 +221,10 @@ fn a_secret_may_begin_with_a_hyphen_as_base64url_ones_do() {
         "--jwt-previous-secret",
         &previous,
     ]);
-    assert_eq!(config.service_token, token);
-    assert_eq!(config.jwt_secret.as_deref(), Some(secret.as_str()));
+    assert_eq!(config.auth.service_token, token);
+    assert_eq!(config.auth.jwt_secret.as_deref(), Some(secret.as_str()));
     assert_eq!(
-        config.jwt_previous_secret.as_deref(),
+        config.auth.jwt_previous_secret.as_deref(),
         Some(previous.as_str())
     );
 }
@@ -232,20 +245,20 @@ fn secrets_come_from_files_and_key_sets_stand_alone() {
         "--jwt-secret-file",
         secret_path,
     ]);
-    assert_eq!(config.service_token, TOKEN);
-    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.auth.service_token, TOKEN);
+    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
     let config = run_with(
         &["--service-token", TOKEN],
         &[("KODER_RELAY_JWT_SECRET_FILE", secret_path)],
     );
-    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
     // A file on the command line wins over a secret in the environment.
     let env_secret = format!("env-{SECRET}");
     let config = run_with(
         &["--service-token", TOKEN, "--jwt-secret-file", secret_path],
         &[("KODER_RELAY_JWT_SECRET", &env_secret)],
     );
-    assert_eq!(config.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
     // Both forms in the environment are one too many.
     assert!(parse_with(
         &["--service-token", TOKEN],
@@ -281,9 +294,9 @@ fn secrets_come_from_files_and_key_sets_stand_alone() {
         "--jwks-url",
         "https://idp.example/jwks.json",
     ]);
-    assert_eq!(config.jwt_secret, None);
+    assert_eq!(config.auth.jwt_secret, None);
     assert_eq!(
-        config.jwks_url.as_deref(),
+        config.auth.jwks_url.as_deref(),
         Some("https://idp.example/jwks.json")
     );
     let previous = SECRET.repeat(2);
@@ -296,7 +309,7 @@ fn secrets_come_from_files_and_key_sets_stand_alone() {
     let Ok(Command::Run(config)) = config else {
         panic!("should run: {config:?}");
     };
-    assert_eq!(config.jwt_previous_secret, Some(previous));
+    assert_eq!(config.auth.jwt_previous_secret, Some(previous));
     for url in [
         "http://idp.example/jwks",
         "file://relative.json",

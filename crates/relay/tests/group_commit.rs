@@ -2,6 +2,13 @@
 //! from many tasks, each change still gets its own result (and its own event), a change that
 //! fails fails alone, and each elicitation is settled exactly once.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::collections::HashMap;
@@ -13,7 +20,7 @@ use koder_elicitation_relay::events::{Event, EventKind, EventSink};
 use koder_elicitation_relay::metrics::Metrics;
 use koder_elicitation_relay::service::Elicitations;
 use koder_elicitation_relay::store::{
-    Actor, Created, NewElicitation, Record, Status, Store, Tenant,
+    Actor, Created, NewElicitation, Outboxes, Record, Status, Store, Tenant,
 };
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -47,7 +54,7 @@ fn answer(index: usize, racer: usize) -> Value {
 async fn raced_changes_each_get_their_own_result_and_one_settle_each() {
     let dir = TempDir::new("group-commit");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Arc::new(Store::sqlite(&url, None).await.expect("open"));
+    let store = Arc::new(Store::open(&url, Outboxes::default()).await.expect("open"));
 
     // 100 creates at once: each its own new record.
     let creates = (0..ELICITATIONS).map(|index| {
@@ -183,7 +190,7 @@ impl EventSink for Recorder {
 async fn a_change_whose_caller_stops_waiting_is_still_made_and_announced() {
     let dir = TempDir::new("group-commit-dropped");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Arc::new(Store::sqlite(&url, None).await.expect("open"));
+    let store = Arc::new(Store::open(&url, Outboxes::default()).await.expect("open"));
     let (sender, mut heard) = mpsc::unbounded_channel();
     let service = Elicitations::new(
         Arc::clone(&store),

@@ -1,5 +1,12 @@
 //! The relay's HTTP API over real HTTP, against a real SQLite file: what a host and a person see.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::time::{Duration, Instant};

@@ -6,6 +6,13 @@
 //! migrates and still verifies; a running relay seals what changes record without anyone
 //! reading, and one stopped before sealing seals it when it starts again.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::io::{BufRead, BufReader};

@@ -2,6 +2,13 @@
 //! secret, identity providers' keys (JWKS: RS256, ES256, EdDSA, a key added without a restart),
 //! and stream tickets instead of tokens in URLs.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::path::{Path, PathBuf};
@@ -70,11 +77,11 @@ async fn a_token_needs_the_relays_audience_and_its_time() {
 async fn the_audience_issuer_claim_names_and_previous_secret_are_configurable() {
     const PREVIOUS: &str = "previous-jwt-secret-5b2e8c1f4a7d0396";
     let relay = Relay::start_with(|config| {
-        config.jwt_audience = "relay.example".into();
-        config.jwt_issuer = Some("https://idp.example/".into());
-        config.jwt_previous_secret = Some(PREVIOUS.into());
-        config.workspace_claim = "https://app.example/workspace".into();
-        config.conversation_claim = "https://app.example/conversation".into();
+        config.auth.jwt_audience = "relay.example".into();
+        config.auth.jwt_issuer = Some("https://idp.example/".into());
+        config.auth.jwt_previous_secret = Some(PREVIOUS.into());
+        config.auth.workspace_claim = "https://app.example/workspace".into();
+        config.auth.conversation_claim = "https://app.example/conversation".into();
     })
     .await;
     relay.create_id(create_body("alice", "acme", "c1")).await;
@@ -136,12 +143,12 @@ async fn a_short_secret_stops_the_start() {
     type Adjust = fn(&mut koder_elicitation_relay::Config);
     let cases: [(&str, Adjust); 3] = [
         ("jwt secret", |config| {
-            config.jwt_secret = Some("short".into())
+            config.auth.jwt_secret = Some("short".into())
         }),
         ("service token", |config| {
-            config.service_token = "short".into()
+            config.auth.service_token = "short".into()
         }),
-        ("no key at all", |config| config.jwt_secret = None),
+        ("no key at all", |config| config.auth.jwt_secret = None),
     ];
     for (what, adjust) in cases {
         let mut config = koder_elicitation_relay::Config::new(SERVICE_TOKEN, JWT_SECRET);
@@ -337,9 +344,9 @@ fn alice_claims() -> Value {
 async fn relay_with_jwks(jwks: &Path, with_secret: bool) -> Relay {
     let url = format!("file://{}", jwks.display());
     Relay::start_with(|config| {
-        config.jwks_url = Some(url);
+        config.auth.jwks_url = Some(url);
         if !with_secret {
-            config.jwt_secret = None;
+            config.auth.jwt_secret = None;
         }
     })
     .await
@@ -534,7 +541,7 @@ async fn a_bad_key_set_url_stops_the_start() {
         let mut config = koder_elicitation_relay::Config::new(SERVICE_TOKEN, JWT_SECRET);
         config.listen = "127.0.0.1:0".parse().unwrap();
         config.database = format!("sqlite://{}", dir.0.join("relay.db").display());
-        config.jwks_url = Some(url.clone());
+        config.auth.jwks_url = Some(url.clone());
         let error = koder_elicitation_relay::serve(config)
             .await
             .map(|_| ())

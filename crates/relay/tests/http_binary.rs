@@ -1,6 +1,13 @@
 //! The `koder-elicitation-relay` binary as its users start it: flags, environment, the one
 //! `listening on` line, exit codes, and a graceful stop on SIGTERM.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::io::{BufRead, BufReader, Read};

@@ -3,6 +3,13 @@
 //! elicitation, one with a different body gets 422, and the same key in another tenant creates
 //! that tenant's own, never handing out another tenant's id or answer.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use http_support::*;

@@ -4,6 +4,13 @@
 //! `aud`, `exp`, `sub` and key; `Content-Encoding`, `TTL`, `Urgency`, `Topic`), decrypts it and
 //! keeps the JSON. Subscriptions are made through the relay's API with people's tokens.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::collections::{HashMap, VecDeque};

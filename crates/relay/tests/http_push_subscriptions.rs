@@ -3,6 +3,13 @@
 //! person must not make the relay call, a relay without a VAPID key, and the binary's
 //! `vapid generate` and push flags.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::io::{BufRead, BufReader};

@@ -4,6 +4,13 @@
 //! ended on one replica and then answered, withdrawn or waited for on the other is settled once,
 //! with the first result, and every caller is told how it really ended.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::time::{Duration, Instant};

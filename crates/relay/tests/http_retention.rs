@@ -3,6 +3,13 @@
 //! seen, and its idempotency key makes a new one), while a pending one stays, and the audit
 //! trail keeps its entries.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::time::{Duration, Instant};

@@ -2,6 +2,13 @@
 //! on open streams (per person and per replica), and a stream that falls behind being ended with
 //! a `retry:` hint so its client reconnects and is replayed. Real relay, real HTTP, real SQLite.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::time::{Duration, Instant};

@@ -2,6 +2,13 @@
 //! that relay ran it, with a pending elicitation in it) is adopted by this relay, and the pending
 //! one lists and is answered over HTTP; a database from a newer relay is refused at start.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::process::{Command, Stdio};

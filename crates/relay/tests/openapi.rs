@@ -3,6 +3,13 @@
 //! in it resolves, every error answer is the one JSON error object, and each API names its own
 //! security scheme.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::collections::BTreeSet;
 
 use axum::http::Method;

@@ -3,6 +3,13 @@
 //! long-poll answers, the process exits in time, nothing pending is lost), and the log has one
 //! JSON line per request with its id and never a token. Each against the real binary.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::io::{BufRead, BufReader};

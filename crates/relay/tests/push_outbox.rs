@@ -3,6 +3,13 @@
 //! when asked for, the close), a claim leases them, a gone subscription takes its pushes with
 //! it, and retention deletes what is done.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::time::Duration;
@@ -204,15 +211,13 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
 async fn sqlite_queues_one_push_per_subscription_of_the_person() {
     let dir = TempDir::new("push-outbox");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Store::sqlite_with(&url, outboxes()).await.unwrap();
+    let store = Store::open(&url, outboxes()).await.unwrap();
     queues_one_push_per_subscription_of_the_person(&store, &url).await;
 }
 
 #[tokio::test]
 async fn postgres_queues_one_push_per_subscription_of_the_person() {
     let postgres = Postgres::start();
-    let store = Store::postgres_with(&postgres.url, outboxes())
-        .await
-        .unwrap();
+    let store = Store::open(&postgres.url, outboxes()).await.unwrap();
     queues_one_push_per_subscription_of_the_person(&store, &postgres.url).await;
 }

@@ -2,6 +2,13 @@
 //! against a throwaway PostgreSQL from scripts/pg-temp.sh), and PostgreSQL replicas share their
 //! changes through NOTIFY while only one writer wins.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -12,8 +19,8 @@ use koder_elicitation_relay::listen::Listening;
 use koder_elicitation_relay::metrics::Metrics;
 use koder_elicitation_relay::service::Elicitations;
 use koder_elicitation_relay::store::{
-    Actor, Created, NewElicitation, NewTicket, Record, RedeemedTicket, Status, Store, Tenant,
-    TenantFilter,
+    Actor, Created, NewElicitation, NewTicket, Outboxes, Record, RedeemedTicket, Status, Store,
+    Tenant, TenantFilter,
 };
 use koder_elicitation_relay::webhooks::outbox_row;
 use koder_elicitation_relay::{serve_with_store, Config};
@@ -121,7 +128,11 @@ struct Replica {
 }
 
 async fn replica(url: &str) -> Replica {
-    let store = Arc::new(Store::postgres(url, None).await.expect("connect"));
+    let store = Arc::new(
+        Store::open(url, Outboxes::default())
+            .await
+            .expect("connect"),
+    );
     let (sender, heard) = mpsc::unbounded_channel();
     let elicitations = Elicitations::new(
         Arc::clone(&store),
@@ -698,12 +709,14 @@ async fn check_retention(store: &Store) {
 async fn sqlite_store_keeps_the_store_promises() {
     let dir = TempDir::new("sqlite");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Store::sqlite(&url, None).await.expect("open");
+    let store = Store::open(&url, Outboxes::default()).await.expect("open");
     check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 
     // Reopening the file keeps everything (and the schema statements are idempotent).
-    let reopened = Store::sqlite(&url, None).await.expect("reopen");
+    let reopened = Store::open(&url, Outboxes::default())
+        .await
+        .expect("reopen");
     let count: Vec<Event> = reopened
         .elicitations
         .expire_due(i64::MAX)
@@ -718,14 +731,18 @@ async fn sqlite_store_keeps_the_store_promises() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sqlite_in_memory_store_keeps_the_store_promises() {
     // One connection serves every caller: a second one would see a different, empty database.
-    let store = Store::sqlite("sqlite::memory:", None).await.expect("open");
+    let store = Store::open("sqlite::memory:", Outboxes::default())
+        .await
+        .expect("open");
     check_store_promises(Arc::new(store)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_store_keeps_the_store_promises() {
     let postgres = Postgres::start();
-    let store = Store::postgres(&postgres.url, None).await.expect("connect");
+    let store = Store::open(&postgres.url, Outboxes::default())
+        .await
+        .expect("connect");
     check_retention(&store).await;
     check_store_promises(Arc::new(store)).await;
 }
@@ -883,7 +900,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let replica_a = Store::postgres(&postgres.url, None)
+    let replica_a = Store::open(&postgres.url, Outboxes::default())
         .await
         .expect("reconnect A");
     let reread = replica_a
@@ -934,7 +951,7 @@ async fn listening_connections(pool: &sqlx::PgPool) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_listen_task_comes_back_after_a_server_restart() {
     let postgres = Postgres::start();
-    let replica_a = Store::postgres(&postgres.url, None)
+    let replica_a = Store::open(&postgres.url, Outboxes::default())
         .await
         .expect("connect A");
     let Replica {
@@ -1183,11 +1200,15 @@ async fn sqlite_store_upgrades_a_database_the_previous_version_wrote() {
     }
     previous.close().await;
 
-    let store = Store::sqlite(&url, None).await.expect("open upgrades");
+    let store = Store::open(&url, Outboxes::default())
+        .await
+        .expect("open upgrades");
     check_previous_rows_upgraded(&store, now).await;
     drop(store);
     // Opening again finds the current shape and changes nothing.
-    let reopened = Store::sqlite(&url, None).await.expect("reopen");
+    let reopened = Store::open(&url, Outboxes::default())
+        .await
+        .expect("reopen");
     let previous = reopened
         .elicitations
         .get(PREVIOUS_PENDING)
@@ -1226,13 +1247,13 @@ async fn postgres_store_upgrades_a_database_the_previous_version_wrote() {
 
     // Two replicas start at once on the old table: one upgrades it, under the schema lock.
     let (store, other) = tokio::join!(
-        Store::postgres(&postgres.url, None),
-        Store::postgres(&postgres.url, None)
+        Store::open(&postgres.url, Outboxes::default()),
+        Store::open(&postgres.url, Outboxes::default())
     );
     let store = store.expect("connect upgrades");
     other.expect("the other replica connects too");
     check_previous_rows_upgraded(&store, now).await;
-    let reconnected = Store::postgres(&postgres.url, None)
+    let reconnected = Store::open(&postgres.url, Outboxes::default())
         .await
         .expect("reconnect");
     assert_eq!(
@@ -1265,7 +1286,7 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
     let postgres = Postgres::start();
     let connect = || async {
         Arc::new(
-            Store::postgres(&postgres.url, Some(outbox_row))
+            Store::open(&postgres.url, Outboxes::webhooks(Some(outbox_row)))
                 .await
                 .expect("connect"),
         )
@@ -1338,7 +1359,9 @@ const HOUR_MS: i64 = 3_600_000;
 async fn postgres_time_is_told_by_the_databases_clock() {
     let postgres = Postgres::start();
     // On one machine the two clocks agree: the measured offset is small, also when measured again.
-    let store = Store::postgres(&postgres.url, None).await.expect("connect");
+    let store = Store::open(&postgres.url, Outboxes::default())
+        .await
+        .expect("connect");
     assert!(
         store.clock().offset_ms().abs() < 1_000,
         "offset {} ms",
@@ -1372,7 +1395,9 @@ async fn postgres_time_is_told_by_the_databases_clock() {
     .await
     .expect("a clock an hour ahead");
 
-    let store = Store::postgres(&ahead_url, None).await.expect("connect");
+    let store = Store::open(&ahead_url, Outboxes::default())
+        .await
+        .expect("connect");
     let offset = store.clock().offset_ms();
     assert!(
         (HOUR_MS - 1_000..HOUR_MS + 1_000).contains(&offset),
@@ -1577,19 +1602,21 @@ async fn check_ticket_promises(store: &Store) {
 async fn sqlite_stream_tickets_work_once_and_are_capped() {
     let dir = TempDir::new("tickets");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Store::sqlite(&url, None).await.expect("open");
+    let store = Store::open(&url, Outboxes::default()).await.expect("open");
     check_ticket_promises(&store).await;
-    let memory = Store::sqlite("sqlite::memory:", None).await.expect("open");
+    let memory = Store::open("sqlite::memory:", Outboxes::default())
+        .await
+        .expect("open");
     check_ticket_promises(&memory).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_stream_tickets_work_once_on_any_replica() {
     let postgres = Postgres::start();
-    let replica_a = Store::postgres(&postgres.url, None)
+    let replica_a = Store::open(&postgres.url, Outboxes::default())
         .await
         .expect("connect A");
-    let replica_b = Store::postgres(&postgres.url, None)
+    let replica_b = Store::open(&postgres.url, Outboxes::default())
         .await
         .expect("connect B");
     check_ticket_promises(&replica_a).await;

@@ -3,6 +3,13 @@
 //! leases rows so no other claim takes them, and on PostgreSQL two replicas claiming at once
 //! split the rows between them, each row to one.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::collections::HashSet;
@@ -12,7 +19,9 @@ use std::time::Duration;
 use http_support::postgres::Postgres;
 use http_support::TempDir;
 use koder_elicitation_relay::store::outbox::Outcome;
-use koder_elicitation_relay::store::{Actor, Created, NewElicitation, Status, Store, Tenant};
+use koder_elicitation_relay::store::{
+    Actor, Created, NewElicitation, Outboxes, Status, Store, Tenant,
+};
 use koder_elicitation_relay::webhooks::outbox_row;
 use serde_json::json;
 
@@ -159,7 +168,9 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
 async fn sqlite_queues_in_the_change_and_leases_what_it_claims() {
     let dir = TempDir::new("outbox");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Store::sqlite(&url, Some(outbox_row)).await.unwrap();
+    let store = Store::open(&url, Outboxes::webhooks(Some(outbox_row)))
+        .await
+        .unwrap();
     queues_in_the_change_and_leases_what_it_claims(&store).await;
 }
 
@@ -167,12 +178,12 @@ async fn sqlite_queues_in_the_change_and_leases_what_it_claims() {
 async fn postgres_queues_in_the_change_and_two_replicas_claim_each_row_once() {
     let postgres = Postgres::start();
     let a: Arc<Store> = Arc::new(
-        Store::postgres(&postgres.url, Some(outbox_row))
+        Store::open(&postgres.url, Outboxes::webhooks(Some(outbox_row)))
             .await
             .unwrap(),
     );
     let b: Arc<Store> = Arc::new(
-        Store::postgres(&postgres.url, Some(outbox_row))
+        Store::open(&postgres.url, Outboxes::webhooks(Some(outbox_row)))
             .await
             .unwrap(),
     );

@@ -74,16 +74,6 @@
 //! }
 //! ```
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
-)]
-
 pub mod connect;
 pub mod editor;
 pub mod flow;

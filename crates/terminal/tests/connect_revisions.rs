@@ -3,6 +3,13 @@
 //! (tests/peers/python/), and a TypeScript SDK v2 server whose tools return `input_required`
 //! rounds (tests/peers/mrtr-server.mjs).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod common;
 
 use std::io::{Read, Write};

@@ -1,6 +1,13 @@
 //! `koder-elicit prompt` in a real pseudo-terminal: what a person sees, what they type, what is
 //! printed and the exit status.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod common;
 
 use std::process::{Command, Stdio};

@@ -1,6 +1,13 @@
 //! `koder-elicit prompt` on one round of an MCP 2026-07-28 multi round-trip request (an
 //! `InputRequiredResult`), in a real pseudo-terminal and without one (`--answers`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod common;
 
 use common::{json, request_file, run_detached, scratch, Screen};

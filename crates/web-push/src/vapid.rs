@@ -86,6 +86,7 @@ impl VapidKey {
     }
 
     /// The key as a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, LF line endings).
+    #[allow(clippy::expect_used)]
     pub fn to_pkcs8_pem(&self) -> String {
         // Encoding a valid P-256 key into a fixed-size structure has no failing case.
         self.signing

@@ -1,6 +1,13 @@
 //! The aes128gcm round trip between `encrypt` and `Receiver::decrypt`, and what a receiver does
 //! with bodies it must refuse.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use koder_web_push::{encrypt, PushError, Receiver, SubscriptionKeys, MAX_PLAINTEXT};
 
 const HEADER_LEN: usize = 86;

@@ -1,6 +1,13 @@
 //! VAPID (RFC 8292): the key in PEM, the `Authorization` header it signs, and `verify_vapid`,
 //! which a push service runs on that header.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use koder_web_push::{verify_vapid, PushError, VapidClaims, VapidKey};

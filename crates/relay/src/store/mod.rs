@@ -21,6 +21,9 @@ pub mod tickets;
 /// The audit trail's pages.
 pub mod audit;
 
+/// The audit trail read-only, for `audit verify`.
+pub mod audit_reader;
+
 /// The webhook outbox.
 pub mod outbox;
 
@@ -51,9 +54,13 @@ mod migrations;
 /// Who made a change, and what every change writes in its own transaction.
 pub mod journal;
 
+/// Database URLs: their dialect, and their text without a password.
+pub mod url;
+
 pub use crate::record::Actor;
 pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
 pub use audit::AuditStore;
+pub use audit_reader::AuditReader;
 pub use clock::Clock;
 pub use elicitations::ElicitationStore;
 pub use health::Health;
@@ -61,6 +68,7 @@ pub use outbox::{OutboxStore, WebhookRows};
 pub use push_outbox::{PushOutboxStore, PushQueue};
 pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
+pub use url::{redact_database, DatabaseKind};
 
 use std::sync::Arc;
 
@@ -110,6 +118,11 @@ impl Outboxes {
             push: None,
         }
     }
+
+    /// Whether both queue the same: webhooks on or off alike, the same pushes.
+    pub fn agree(&self, other: &Outboxes) -> bool {
+        self.webhooks.is_some() == other.webhooks.is_some() && self.push == other.push
+    }
 }
 
 impl Created {
@@ -152,32 +165,26 @@ pub struct Store {
     /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
     /// skips its own.
     origin: Option<String>,
+    outboxes: Outboxes,
 }
 
 impl Store {
-    /// Opens (creating when missing) the SQLite database at `url` (`sqlite://PATH` or
-    /// `sqlite::memory:`). With `webhook_rows`, every change also queues its webhook.
-    pub async fn sqlite(url: &str, webhook_rows: Option<WebhookRows>) -> Result<Store, StoreError> {
-        Store::sqlite_with(url, Outboxes::webhooks(webhook_rows)).await
+    /// Opens the database `url` names: SQLite (`sqlite://PATH`, created when missing, or
+    /// `sqlite::memory:`), or PostgreSQL (`postgres://…`), which other replicas may share, its
+    /// clock measured. Every change also queues what `outboxes` ask for, in the change's own
+    /// transaction. The error names the database without its password.
+    pub async fn open(url: &str, outboxes: Outboxes) -> Result<Store, StoreError> {
+        let kind = DatabaseKind::named(url, "database URL").map_err(StoreError)?;
+        let opened = match kind {
+            DatabaseKind::Sqlite => sqlite::open(url)
+                .await
+                .map(|db| Store::of(db, outboxes, None)),
+            DatabaseKind::Postgres => Store::postgres(url, outboxes).await,
+        };
+        opened.map_err(|error| StoreError(format!("{} ({})", error.0, redact_database(url))))
     }
 
-    /// [`Store::sqlite`], every change also queueing what `outboxes` ask for.
-    pub async fn sqlite_with(url: &str, outboxes: Outboxes) -> Result<Store, StoreError> {
-        Ok(Store::of(sqlite::open(url).await?, outboxes, None))
-    }
-
-    /// Connects to the PostgreSQL database at `url` (`postgres://…`), which other replicas may
-    /// share, and measures the clock against it. With `webhook_rows`, every change also queues
-    /// its webhook.
-    pub async fn postgres(
-        url: &str,
-        webhook_rows: Option<WebhookRows>,
-    ) -> Result<Store, StoreError> {
-        Store::postgres_with(url, Outboxes::webhooks(webhook_rows)).await
-    }
-
-    /// [`Store::postgres`], every change also queueing what `outboxes` ask for.
-    pub async fn postgres_with(url: &str, outboxes: Outboxes) -> Result<Store, StoreError> {
+    async fn postgres(url: &str, outboxes: Outboxes) -> Result<Store, StoreError> {
         let database = postgres::connect(url).await?;
         let origin = koder_elicitation_relay_protocol::random_id()
             .map_err(|error| StoreError(format!("no randomness for the replica id: {error}")))?;
@@ -228,7 +235,13 @@ impl Store {
             },
             health: Health { database, clock },
             origin,
+            outboxes,
         }
+    }
+
+    /// What every change queues besides itself: fixed when the store is opened.
+    pub fn outboxes(&self) -> Outboxes {
+        self.outboxes
     }
 
     /// This replica's id in the notifications it sends, on a database replicas share

@@ -3,7 +3,7 @@
 //! transaction as the change, and a worker POSTs it, signed, to the one configured URL, retrying
 //! with backoff for hours under the same `webhook-id`.
 
-use koder_elicitation_relay_protocol::{ViewScope, WebhookElicitation, WebhookEvent};
+use koder_elicitation_relay_protocol::{WebhookElicitation, WebhookEvent};
 
 use crate::events::{Event, EventKind};
 use crate::record::Status;
@@ -120,7 +120,7 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
         timestamp: iso_8601(happened_at),
         data: WebhookElicitation {
             id: record.id.clone(),
-            scope: ViewScope::from(&record.tenant),
+            scope: record.tenant.clone(),
             server_name: record.server_name.clone(),
             status: record.status,
             created_at: record.created_at,

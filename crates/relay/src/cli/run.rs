@@ -1,0 +1,221 @@
+//! What a run's flags say together: secrets from where they were given, webhooks and Web Push
+//! complete, and then [`Config::check`].
+
+use std::path::PathBuf;
+
+use clap::parser::ValueSource;
+use clap::ArgMatches;
+
+use super::{RunFlags, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
+use crate::config::{check_secret_length, AuthSettings, Config};
+use crate::hub::StreamLimits;
+use crate::push::PushSettings;
+use crate::store::DatabaseKind;
+use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
+
+impl RunFlags {
+    /// What the flags say together: secrets from where they were given, webhooks complete, the
+    /// database a supported one, and then [`Config::check`].
+    pub(super) fn into_config(mut self, matches: &ArgMatches) -> Result<Config, String> {
+        DatabaseKind::named(&self.database, "--database")?;
+        let push = self.push_settings(matches)?;
+        let service_token = one_secret(
+            matches,
+            (self.service_token, "service_token", "--service-token"),
+            (
+                self.service_token_file,
+                "service_token_file",
+                "--service-token-file",
+            ),
+        )?
+        .ok_or(
+            "missing secret: set --service-token, --service-token-file, KODER_RELAY_SERVICE_TOKEN \
+             or KODER_RELAY_SERVICE_TOKEN_FILE",
+        )?;
+        let jwt_secret = one_secret(
+            matches,
+            (self.jwt_secret, "jwt_secret", "--jwt-secret"),
+            (self.jwt_secret_file, "jwt_secret_file", "--jwt-secret-file"),
+        )?;
+        let webhook = webhook_config(
+            self.webhook_url,
+            std::env::var(WEBHOOK_SECRET_ENV).ok(),
+            self.webhook_secret_file,
+            self.webhook_retry_scale,
+        )?;
+        let config = Config {
+            listen: self.listen,
+            database: self.database,
+            auth: AuthSettings {
+                service_token,
+                jwt_secret,
+                jwt_previous_secret: self.jwt_previous_secret,
+                jwt_audience: self.jwt_audience,
+                jwt_issuer: self.jwt_issuer,
+                jwks_url: self.jwks_url,
+                workspace_claim: self.workspace_claim,
+                conversation_claim: self.conversation_claim,
+            },
+            allow_origins: self.allow_origins,
+            streams: StreamLimits {
+                per_person: self.max_streams_per_person,
+                per_replica: self.max_streams,
+            },
+            webhook,
+            push,
+            retention: self.retention,
+            metrics_listen: self.metrics_listen,
+            drain_timeout: self.drain_timeout,
+            audit_checkpoint_interval: self.audit_checkpoint_interval,
+            log_format: self.log_format,
+        };
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Web Push from the VAPID key (a file, or PEM text in [`VAPID_PRIVATE_KEY_ENV`]) and the
+    /// push flags; `None` without a key, and then no push flag may be set.
+    fn push_settings(&mut self, matches: &ArgMatches) -> Result<Option<PushSettings>, String> {
+        let file_on_command_line =
+            matches.value_source("vapid_private_key_file") == Some(ValueSource::CommandLine);
+        let pem_in_environment = std::env::var(VAPID_PRIVATE_KEY_ENV).ok();
+        let key = match (self.vapid_private_key_file.take(), pem_in_environment) {
+            (Some(path), _) if file_on_command_line => Some(vapid_key_from_file(&path)?),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "give {VAPID_PRIVATE_KEY_ENV} or KODER_RELAY_VAPID_PRIVATE_KEY_FILE, not both"
+                ))
+            }
+            (Some(path), None) => Some(vapid_key_from_file(&path)?),
+            (None, Some(pem)) => Some(
+                koder_web_push::VapidKey::from_pkcs8_pem(&pem)
+                    .map_err(|error| format!("{VAPID_PRIVATE_KEY_ENV}: {error}"))?,
+            ),
+            (None, None) => None,
+        };
+        let Some(vapid) = key else {
+            let given = |id: &str| {
+                matches
+                    .value_source(id)
+                    .is_some_and(|source| source != ValueSource::DefaultValue)
+            };
+            let flags = [
+                ("vapid_subject", "--vapid-subject"),
+                ("push_endpoint_allow", "--push-endpoint-allow"),
+                ("push_open_url", "--push-open-url"),
+                ("push_remind_before", "--push-remind-before"),
+                (
+                    "push_subscriptions_per_person",
+                    "--push-subscriptions-per-person",
+                ),
+            ];
+            if let Some((_, flag)) = flags.iter().find(|(id, _)| given(id)) {
+                return Err(format!(
+                    "{flag} is set but Web Push has no VAPID key: set --vapid-private-key-file or \
+                     {VAPID_PRIVATE_KEY_ENV} (koder-elicitation-relay vapid generate makes one)"
+                ));
+            }
+            return Ok(None);
+        };
+        let subject = self.vapid_subject.take().ok_or(
+            "--vapid-subject is required with a VAPID key (mailto:ops@example.com or an \
+             https:// URL): push services contact its owner about problems",
+        )?;
+        let mut settings = PushSettings::new(vapid, subject)?;
+        if let Some(allow) = self.push_endpoint_allow.take() {
+            settings.allow = allow;
+        }
+        settings.open_url = self.push_open_url.take();
+        settings.remind_before = self.push_remind_before;
+        settings.per_person = self.push_subscriptions_per_person;
+        settings.check()?;
+        Ok(Some(settings))
+    }
+}
+
+/// A VAPID key from `--vapid-private-key-file`, the error naming the flag and the file.
+fn vapid_key_from_file(path: &std::path::Path) -> Result<koder_web_push::VapidKey, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("--vapid-private-key-file {path:?} cannot be read: {error}"))?;
+    koder_web_push::VapidKey::from_pkcs8_pem(&text)
+        .map_err(|error| format!("--vapid-private-key-file {path:?}: {error}"))
+}
+
+/// A secret given directly or in a file (one or the other), `None` when neither is set. Given
+/// on the command line in either form, the environment's are not read at all. A file's trailing
+/// line break is not part of the secret, and its length is checked here, naming the file (a
+/// direct one's by [`Config::check`]).
+fn one_secret(
+    matches: &ArgMatches,
+    (direct, direct_id, flag): (Option<String>, &str, &str),
+    (file, file_id, file_flag): (Option<PathBuf>, &str, &str),
+) -> Result<Option<String>, String> {
+    let on_command_line = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    let (direct, file) = if on_command_line(direct_id) || on_command_line(file_id) {
+        (
+            direct.filter(|_| on_command_line(direct_id)),
+            file.filter(|_| on_command_line(file_id)),
+        )
+    } else {
+        (direct, file)
+    };
+    match (direct, file) {
+        (Some(_), Some(_)) => Err(format!("give {flag} or {file_flag}, not both")),
+        (Some(value), None) if value.is_empty() => Err(format!("{flag} is empty; give a secret")),
+        (Some(value), None) => Ok(Some(value)),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|error| format!("{file_flag} {path:?} cannot be read: {error}"))?;
+            let value = text.trim_end_matches(['\n', '\r']).to_string();
+            check_secret_length(&format!("the secret in {file_flag} {path:?}"), &value)?;
+            Ok(Some(value))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// Webhooks from `--webhook-url`, its key (from the environment or a file, one of them) and
+/// `--webhook-retry-scale`; `None` without a URL.
+fn webhook_config(
+    url: Option<String>,
+    secret: Option<String>,
+    secret_file: Option<PathBuf>,
+    retry_scale: Option<f64>,
+) -> Result<Option<WebhookConfig>, String> {
+    let Some(url) = url else {
+        if secret.is_some() || secret_file.is_some() || retry_scale.is_some() {
+            return Err(format!(
+                "a webhook key or --webhook-retry-scale is set but --webhook-url is not \
+                 (set --webhook-url or KODER_RELAY_WEBHOOK_URL, or unset {WEBHOOK_SECRET_ENV} \
+                 and --webhook-secret-file)"
+            ));
+        }
+        return Ok(None);
+    };
+    let url = webhooks::parse_url(&url)?;
+    let secret = match (secret, secret_file) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "give {WEBHOOK_SECRET_ENV} or --webhook-secret-file, not both"
+            ))
+        }
+        (Some(text), None) => WebhookSecret::parse(&text, WEBHOOK_SECRET_ENV)?,
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path).map_err(|error| {
+                format!("--webhook-secret-file {path:?} cannot be read: {error}")
+            })?;
+            WebhookSecret::parse(&text, &format!("--webhook-secret-file {path:?}"))?
+        }
+        (None, None) => {
+            return Err(format!(
+                "--webhook-url needs its whsec_… key: set {WEBHOOK_SECRET_ENV} or \
+                 --webhook-secret-file"
+            ))
+        }
+    };
+    Ok(Some(WebhookConfig {
+        url,
+        secret,
+        retries: retry_scale.map_or_else(RetrySchedule::default, RetrySchedule::scaled),
+    }))
+}
