@@ -245,10 +245,6 @@ mod tests {
         now_ms() / 1000
     }
 
-    fn config() -> AuthSettings {
-        AuthSettings::new(SERVICE, SECRET)
-    }
-
     async fn auth(config: AuthSettings) -> Auth {
         Auth::new(&config).await.unwrap()
     }
@@ -277,7 +273,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_valid_token_gives_its_scope_and_its_end() {
-        let auth = auth(config()).await;
+        let auth = auth(AuthSettings::new(SERVICE, SECRET)).await;
         let exp = now() + 60;
         let token = auth
             .person(&mint(claims(json!({"exp": exp})), SECRET))
@@ -309,7 +305,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_tokens_are_refused() {
-        let auth = auth(config()).await;
+        let auth = auth(AuthSettings::new(SERVICE, SECRET)).await;
         assert_eq!(
             refusal(&auth, &mint(claims(json!({})), PREVIOUS)).await,
             "invalid token"
@@ -359,7 +355,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_previous_secret_the_issuer_and_the_claim_names_are_honoured() {
-        let mut rotating = config();
+        let mut rotating = AuthSettings::new(SERVICE, SECRET);
         rotating.jwt_previous_secret = Some(PREVIOUS.into());
         rotating.jwt_issuer = Some("https://idp.example".into());
         rotating.workspace_claim = "https://app.example/workspace".into();
@@ -394,25 +390,25 @@ mod tests {
 
     #[tokio::test]
     async fn short_or_missing_secrets_stop_the_start() {
-        let mut short = config();
+        let mut short = AuthSettings::new(SERVICE, SECRET);
         short.jwt_secret = Some("x".repeat(MIN_SECRET_BYTES - 1));
         assert!(Auth::new(&short)
             .await
             .unwrap_err()
             .contains("--jwt-secret"));
-        let mut short = config();
+        let mut short = AuthSettings::new(SERVICE, SECRET);
         short.service_token = "s".into();
         assert!(Auth::new(&short)
             .await
             .unwrap_err()
             .contains("--service-token"));
-        let mut short = config();
+        let mut short = AuthSettings::new(SERVICE, SECRET);
         short.jwt_previous_secret = Some("p".into());
         assert!(Auth::new(&short)
             .await
             .unwrap_err()
             .contains("--jwt-previous-secret"));
-        let mut none = config();
+        let mut none = AuthSettings::new(SERVICE, SECRET);
         none.jwt_secret = None;
         assert!(Auth::new(&none).await.unwrap_err().contains("--jwks-url"));
     }

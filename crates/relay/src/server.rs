@@ -55,7 +55,6 @@ impl std::error::Error for ServeError {}
 
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {
-    config.check().map_err(ServeError::Config)?;
     let store = Store::open(&config.database, config.outboxes())
         .await
         .map_err(|error| ServeError::Database(error.0))?;

@@ -1286,9 +1286,15 @@ async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_lat
     let postgres = Postgres::start();
     let connect = || async {
         Arc::new(
-            Store::open(&postgres.url, Outboxes::webhooks(Some(outbox_row)))
-                .await
-                .expect("connect"),
+            Store::open(
+                &postgres.url,
+                Outboxes {
+                    webhooks: Some(outbox_row),
+                    ..Outboxes::default()
+                },
+            )
+            .await
+            .expect("connect"),
         )
     };
     let (ana_replica, bob_replica) = (connect().await, connect().await);

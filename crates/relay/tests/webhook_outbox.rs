@@ -168,9 +168,15 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
 async fn sqlite_queues_in_the_change_and_leases_what_it_claims() {
     let dir = TempDir::new("outbox");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Store::open(&url, Outboxes::webhooks(Some(outbox_row)))
-        .await
-        .unwrap();
+    let store = Store::open(
+        &url,
+        Outboxes {
+            webhooks: Some(outbox_row),
+            ..Outboxes::default()
+        },
+    )
+    .await
+    .unwrap();
     queues_in_the_change_and_leases_what_it_claims(&store).await;
 }
 
@@ -178,14 +184,26 @@ async fn sqlite_queues_in_the_change_and_leases_what_it_claims() {
 async fn postgres_queues_in_the_change_and_two_replicas_claim_each_row_once() {
     let postgres = Postgres::start();
     let a: Arc<Store> = Arc::new(
-        Store::open(&postgres.url, Outboxes::webhooks(Some(outbox_row)))
-            .await
-            .unwrap(),
+        Store::open(
+            &postgres.url,
+            Outboxes {
+                webhooks: Some(outbox_row),
+                ..Outboxes::default()
+            },
+        )
+        .await
+        .unwrap(),
     );
     let b: Arc<Store> = Arc::new(
-        Store::open(&postgres.url, Outboxes::webhooks(Some(outbox_row)))
-            .await
-            .unwrap(),
+        Store::open(
+            &postgres.url,
+            Outboxes {
+                webhooks: Some(outbox_row),
+                ..Outboxes::default()
+            },
+        )
+        .await
+        .unwrap(),
     );
     queues_in_the_change_and_leases_what_it_claims(&a).await;
 

@@ -111,14 +111,6 @@ pub enum Created {
 }
 
 impl Outboxes {
-    /// Webhooks only (when `webhook_rows` is set).
-    pub fn webhooks(webhook_rows: Option<WebhookRows>) -> Outboxes {
-        Outboxes {
-            webhooks: webhook_rows,
-            push: None,
-        }
-    }
-
     /// Whether both queue the same: webhooks on or off alike, the same pushes.
     pub fn agree(&self, other: &Outboxes) -> bool {
         self.webhooks.is_some() == other.webhooks.is_some() && self.push == other.push
