@@ -156,10 +156,7 @@ impl FormBuilder<'_> {
                         &crate::strings::join(&group.path, "."),
                     );
                     let legend = create(self.document, "legend");
-                    append(&legend, &isolated(self.document, &group.label, None));
-                    if group.required {
-                        append(&legend, &self.asterisk());
-                    }
+                    self.name(&legend, &group.label, group.required);
                     append(&fieldset, &legend);
                     if let Some(description) = &group.description {
                         let paragraph = server_paragraph(self.document, description);
@@ -172,13 +169,18 @@ impl FormBuilder<'_> {
         }
     }
 
-    fn asterisk(&self) -> Element {
-        // The asterisk is visual only; aria-required says it to screen readers.
-        let mark = create(self.document, "span");
-        set_attr(&mark, "class", "required");
-        set_attr(&mark, "aria-hidden", "true");
-        mark.set_text_content(Some(" *"));
-        mark
+    /// A field's or group's name into `parent` (a label or legend): `text`, isolated, and when
+    /// `required` an asterisk.
+    fn name(&self, parent: &Element, text: &str, required: bool) {
+        append(parent, &isolated(self.document, text, None));
+        if required {
+            // The asterisk is visual only; aria-required says it to screen readers.
+            let mark = create(self.document, "span");
+            set_attr(&mark, "class", "required");
+            set_attr(&mark, "aria-hidden", "true");
+            mark.set_text_content(Some(" *"));
+            append(parent, &mark);
+        }
     }
 
     fn field(&mut self, index: usize, field: &Field, input: &Input, dirty: bool) -> Element {
@@ -206,11 +208,11 @@ impl FormBuilder<'_> {
             parts.description = Some(paragraph);
         }
         let control = match choice_group(field) {
-            Some((choices, multi)) => {
-                self.choice_group(&mut parts, index, field, choices, multi, input)
-            }
+            Some((choices, multi)) => self.choice_group(&mut parts, field, choices, multi, input),
             None => self.labelled_control(&mut parts, index, field, input, dirty),
         };
+        set_attr(&control, "id", &parts.id);
+        set_attr(&control, "data-index", &index.to_string());
         let FieldParts {
             wrapper,
             error,
@@ -242,7 +244,6 @@ impl FormBuilder<'_> {
     fn choice_group(
         &self,
         parts: &mut FieldParts,
-        index: usize,
         field: &Field,
         choices: &[Choice],
         multi: bool,
@@ -252,8 +253,6 @@ impl FormBuilder<'_> {
         let id = &parts.id;
         let fieldset = create(document, "fieldset");
         set_attr(&fieldset, "class", "choices");
-        set_attr(&fieldset, "id", id);
-        set_attr(&fieldset, "data-index", &index.to_string());
         let legend = self.group_legend(field, multi);
         set_attr(&legend, "id", &format!("{id}-l"));
         append(&fieldset, &legend);
@@ -286,19 +285,16 @@ impl FormBuilder<'_> {
     fn group_legend(&self, field: &Field, multi: bool) -> Element {
         let document = self.document;
         let legend = create_part(document, "legend", "label", None);
-        append(&legend, &isolated(document, &field.label, None));
-        if field.required {
-            append(&legend, &self.asterisk());
-            if multi {
-                // A checkbox group cannot carry aria-required: its name says it instead.
-                let said = create(document, "span");
-                set_attr(&said, "class", "visually-hidden");
-                said.set_text_content(Some(&format!(
-                    " ({})",
-                    plain(self.locale, "mcp-elicitation-field_required")
-                )));
-                append(&legend, &said);
-            }
+        self.name(&legend, &field.label, field.required);
+        if field.required && multi {
+            // A checkbox group cannot carry aria-required: its name says it instead.
+            let said = create(document, "span");
+            set_attr(&said, "class", "visually-hidden");
+            said.set_text_content(Some(&format!(
+                " ({})",
+                plain(self.locale, "mcp-elicitation-field_required")
+            )));
+            append(&legend, &said);
         }
         legend
     }
@@ -347,11 +343,8 @@ impl FormBuilder<'_> {
         dirty: bool,
     ) -> Element {
         let label = create_part(self.document, "label", "label", None);
-        append(&label, &isolated(self.document, &field.label, None));
+        self.name(&label, &field.label, field.required);
         set_attr(&label, "for", &parts.id);
-        if field.required {
-            append(&label, &self.asterisk());
-        }
         let element = match &field.kind {
             FieldKind::Text {
                 format: TextFormat::Textarea,
@@ -364,8 +357,6 @@ impl FormBuilder<'_> {
                 element
             }
         };
-        set_attr(&element, "id", &parts.id);
-        set_attr(&element, "data-index", &index.to_string());
         if field.required {
             set_attr(&element, "aria-required", "true");
         }
