@@ -452,8 +452,8 @@ impl FormBuilder<'_> {
 
     fn configure_input(&self, element: &Element, field: &Field, input: &Input, dirty: bool) {
         let value = match input {
-            Input::Text(value) => value.clone(),
-            _ => String::new(),
+            Input::Text(value) => value.as_str(),
+            _ => "",
         };
         match &field.kind {
             FieldKind::Text {
@@ -483,12 +483,11 @@ impl FormBuilder<'_> {
                 // No maxlength attribute: the browser would silently cut pasted text; the
                 // validator tells the user instead.
                 let _ = max_length;
-                let shown = if *format == TextFormat::DateTime && !dirty && !value.is_empty() {
-                    (self.local_date_time)(&value)
+                if *format == TextFormat::DateTime && !dirty && !value.is_empty() {
+                    set_input_value(element, &(self.local_date_time)(value));
                 } else {
-                    value
-                };
-                set_input_value(element, &shown);
+                    set_input_value(element, value);
+                }
             }
             FieldKind::Number {
                 integer,
@@ -503,7 +502,7 @@ impl FormBuilder<'_> {
                 if let Some(max) = maximum {
                     set_attr(element, "max", &crate::form::number_attribute(*max));
                 }
-                set_input_value(element, &value);
+                set_input_value(element, value);
             }
             FieldKind::Toggle => {
                 set_attr(element, "type", "checkbox");
