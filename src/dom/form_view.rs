@@ -318,13 +318,8 @@ impl FormBuilder<'_> {
         set_attr(&option, "id", &format!("{id}-o{position}"));
         set_attr(&option, "name", id);
         set_attr(&option, "value", &choice.value);
-        let checked = match input {
-            Input::Choice(Some(value)) => value == &choice.value,
-            Input::Many(values) => values.contains(&choice.value),
-            _ => false,
-        };
         // A new input starts unchecked: only a chosen option needs the call.
-        if checked {
+        if chosen(input, choice) {
             option.unchecked_ref::<HtmlInputElement>().set_checked(true);
         }
         append(&label, &option);
@@ -410,7 +405,7 @@ impl FormBuilder<'_> {
             set_attr(&option, "value", &choice.value);
             set_attr(&option, "dir", "auto");
             set_server_text(&option, &choice.label);
-            if matches!(input, Input::Choice(Some(value)) if value == &choice.value) {
+            if chosen(input, choice) {
                 set_attr(&option, "selected", "");
             }
             append(&select, &option);
@@ -550,6 +545,15 @@ fn choice_group(field: &Field) -> Option<(&[Choice], bool)> {
         }
         FieldKind::MultiChoice { options, .. } => Some((options, true)),
         _ => None,
+    }
+}
+
+/// Whether `input` has `choice` chosen (as the one of a choice, or one of several).
+fn chosen(input: &Input, choice: &Choice) -> bool {
+    match input {
+        Input::Choice(Some(value)) => value == &choice.value,
+        Input::Many(values) => values.contains(&choice.value),
+        _ => false,
     }
 }
 

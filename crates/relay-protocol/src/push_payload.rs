@@ -30,7 +30,7 @@ pub enum PushPayload {
         /// `notification_text`): absent from older relays, whose pushes a worker titles with the
         /// server's name.
         #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
-        shown: Option<ShownNotification>,
+        shown: Option<Box<ShownNotification>>,
     },
     /// The question is over: close its notification. Never the answer.
     Settled {

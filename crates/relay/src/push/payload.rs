@@ -46,7 +46,7 @@ pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64, locale: Lo
             conversation_id: record.tenant.conversation_id.clone(),
             expires_in_ms: record.expires_at.saturating_sub(now_ms).max(0),
             url: url.clone(),
-            shown: Some(shown.clone()),
+            shown: Some(Box::new(shown.clone())),
         };
         serde_json::to_vec(&payload).unwrap_or_default()
     };
