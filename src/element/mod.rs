@@ -201,11 +201,11 @@ struct Inner {
     shadow: ShadowRoot,
     shared: std::rc::Weak<Shared>,
     session: ElementSession,
+    drafts: Drafts,
     tenant: Tenant,
+    screen: Screen,
     connected: bool,
     local_ids: u64,
-    screen: Screen,
-    drafts: Drafts,
     flows: Flows,
 }
 
@@ -266,11 +266,11 @@ impl Controller {
                 shadow,
                 shared: weak.clone(),
                 session: Session::default(),
+                drafts: Drafts::default(),
                 tenant: Tenant::default(),
+                screen: Screen::default(),
                 connected: false,
                 local_ids: 0,
-                screen: Screen::default(),
-                drafts: Drafts::default(),
                 flows: Flows::default(),
             })
         });
