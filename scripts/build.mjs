@@ -172,8 +172,8 @@ copyModule(NODE_ENTRY_SRC, NODE_ENTRY_OUT);
 for (const name of readdirSync(FRAMEWORK_DTS_DIR).filter((n) => n.endsWith('.d.ts'))) {
   copyFileSync(join(FRAMEWORK_DTS_DIR, name), join(DIST, name));
 }
-// The relay's host helper (src/relay/host.js, package.json's `./relay`): Node only, no wasm.
-copyModule(join(ROOT, 'src', 'relay', 'host.js'), 'relay.js');
+// The relay's host helper (src/relay/host.js, package.json's `./relay`): no wasm; bundled below
+// (3b) with the relay client it shares with the page (src/js/relay.js).
 copyFileSync(join(ROOT, 'src', 'relay', 'host.d.ts'), join(DIST, 'relay.d.ts'));
 // The service-worker helpers (src/push/worker.js, package.json's `./push-worker`): plain JS for an
 // app's own worker; the element never loads them.
@@ -221,6 +221,20 @@ await esbuild.build({
   bundle: true,
   format: 'esm',
   platform: 'browser',
+  target: 'es2022',
+  minify: !dev,
+  legalComments: 'none',
+  logLevel: 'error',
+});
+
+// The `./relay` module is one file: its source imports the page's relay client from one folder up
+// (src/relay/ → src/js/), which a copy at dist/'s top could not resolve.
+await esbuild.build({
+  entryPoints: [join(ROOT, 'src', 'relay', 'host.js')],
+  outfile: join(DIST, 'relay.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
   target: 'es2022',
   minify: !dev,
   legalComments: 'none',

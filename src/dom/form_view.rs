@@ -10,7 +10,7 @@ use super::frame::Chrome;
 use super::{append, create, create_part, isolated, set_attr, set_server_text, set_textarea_value};
 use crate::form::{FormState, Input};
 use crate::i18n::{close_bidi_controls, isolate, plain, problem_message, text, Arg, Locale};
-use crate::schema::{ChoiceStyle, Field, FieldKind, FormSchema, Item, TextFormat};
+use crate::schema::{Choice, ChoiceStyle, Field, FieldKind, FormSchema, Item, TextFormat};
 
 /// A field's control id. Its other nodes add a suffix: `-e` the error, `-d` the description,
 /// `-h` a hint, `-l` a group's legend, `-o{n}` an option.
@@ -156,10 +156,7 @@ impl FormBuilder<'_> {
                         &crate::strings::join(&group.path, "."),
                     );
                     let legend = create(self.document, "legend");
-                    append(&legend, &isolated(self.document, &group.label, None));
-                    if group.required {
-                        append(&legend, &self.asterisk());
-                    }
+                    self.name(&legend, &group.label, group.required);
                     append(&fieldset, &legend);
                     if let Some(description) = &group.description {
                         let paragraph = server_paragraph(self.document, description);
@@ -172,13 +169,18 @@ impl FormBuilder<'_> {
         }
     }
 
-    fn asterisk(&self) -> Element {
-        // The asterisk is visual only; aria-required says it to screen readers.
-        let mark = create(self.document, "span");
-        set_attr(&mark, "class", "required");
-        set_attr(&mark, "aria-hidden", "true");
-        mark.set_text_content(Some(" *"));
-        mark
+    /// A field's or group's name into `parent` (a label or legend): `text`, isolated, and when
+    /// `required` an asterisk.
+    fn name(&self, parent: &Element, text: &str, required: bool) {
+        append(parent, &isolated(self.document, text, None));
+        if required {
+            // The asterisk is visual only; aria-required says it to screen readers.
+            let mark = create(self.document, "span");
+            set_attr(&mark, "class", "required");
+            set_attr(&mark, "aria-hidden", "true");
+            mark.set_text_content(Some(" *"));
+            append(parent, &mark);
+        }
     }
 
     fn field(&mut self, index: usize, field: &Field, input: &Input, dirty: bool) -> Element {
@@ -189,189 +191,36 @@ impl FormBuilder<'_> {
         // Its id is given when it first shows a message, the only time anything points at it.
         let error = create_part(document, "p", "error", None);
         set_attr(&error, "aria-live", "polite");
-        let mut described_by = Vec::new();
-        let description = field.description.as_ref().map(|text| {
-            let paragraph = server_paragraph(document, text);
-            set_attr(&paragraph, "id", &format!("{id}-d"));
-            described_by.push(format!("{id}-d"));
-            paragraph
-        });
-        // Segmented radios and checkbox groups: (the choices, whether several may be chosen).
-        let group = match &field.kind {
-            FieldKind::Choice { options }
-                if FieldKind::choice_style(options) == ChoiceStyle::Segmented =>
-            {
-                Some((options, false))
-            }
-            FieldKind::MultiChoice { options, .. } => Some((options, true)),
-            _ => None,
+        let mut parts = FieldParts {
+            id,
+            wrapper,
+            error,
+            description: None,
+            described_by: Vec::new(),
+            options: Vec::new(),
+            tag_list: None,
         };
-
-        let mut options = Vec::new();
-        let mut tag_list = None;
-        let control;
-        if let Some((choices, multi)) = group {
-            // Radios and checkbox groups: a fieldset whose legend names the group.
-            let fieldset = create(document, "fieldset");
-            set_attr(&fieldset, "class", "choices");
-            set_attr(&fieldset, "id", &id);
-            set_attr(&fieldset, "data-index", &index.to_string());
-            let legend = create_part(document, "legend", "label", None);
-            append(&legend, &isolated(document, &field.label, None));
-            if field.required {
-                append(&legend, &self.asterisk());
-                if matches!(field.kind, FieldKind::MultiChoice { .. }) {
-                    // A checkbox group cannot carry aria-required: its name says it instead.
-                    let said = create(document, "span");
-                    set_attr(&said, "class", "visually-hidden");
-                    said.set_text_content(Some(&format!(
-                        " ({})",
-                        plain(self.locale, "mcp-elicitation-field_required")
-                    )));
-                    append(&legend, &said);
-                }
-            }
-            append(&fieldset, &legend);
-            if let Some(description) = &description {
-                append(&fieldset, description);
-            }
-            // The fieldset is the one group a screen reader announces (named by its legend):
-            // a radiogroup for radios, so it can say "required"; a plain group for checkboxes.
-            let list = create(document, "div");
-            set_attr(&legend, "id", &format!("{id}-l"));
-            if !multi {
-                set_attr(&fieldset, "role", "radiogroup");
-                set_attr(&list, "class", "segmented");
-                if field.required {
-                    set_attr(&fieldset, "aria-required", "true");
-                }
-            }
-            for (position, choice) in choices.iter().enumerate() {
-                let option_id = format!("{id}-o{position}");
-                // The label wraps its input, which names it: no `for` needed.
-                let label = create(document, "label");
-                if multi {
-                    set_attr(&label, "class", "check");
-                }
-                let option = create(document, "input");
-                set_attr(&option, "type", if multi { "checkbox" } else { "radio" });
-                set_attr(&option, "id", &option_id);
-                set_attr(&option, "name", &id);
-                set_attr(&option, "value", &choice.value);
-                let checked = match input {
-                    Input::Choice(Some(value)) => value == &choice.value,
-                    Input::Many(values) => values.contains(&choice.value),
-                    _ => false,
-                };
-                // A new input starts unchecked: only a chosen option needs the call.
-                if checked {
-                    option.unchecked_ref::<HtmlInputElement>().set_checked(true);
-                }
-                let caption = server_span(document, &choice.label);
-                append(&label, &option);
-                append(&label, &caption);
-                append(&list, &label);
-                options.push(option);
-            }
-            append(&fieldset, &list);
-            append(&fieldset, &error);
-            append(&wrapper, &fieldset);
-            control = fieldset;
-        } else {
-            let label = create_part(document, "label", "label", None);
-            append(&label, &isolated(document, &field.label, None));
-            set_attr(&label, "for", &id);
-            if field.required {
-                append(&label, &self.asterisk());
-            }
-            let element = match &field.kind {
-                FieldKind::Text {
-                    format: TextFormat::Textarea,
-                    ..
-                } => {
-                    let area = create(document, "textarea");
-                    set_attr(&area, "dir", "auto");
-                    if let Input::Text(value) = input {
-                        set_textarea_value(&area, value);
-                    }
-                    area
-                }
-                FieldKind::Choice { options: choices } => {
-                    let select = create(document, "select");
-                    let placeholder = create(document, "option");
-                    set_attr(&placeholder, "value", "");
-                    placeholder.set_text_content(Some(&plain(
-                        self.locale,
-                        "mcp-elicitation-select-placeholder",
-                    )));
-                    append(&select, &placeholder);
-                    for choice in choices {
-                        let option = create(document, "option");
-                        set_attr(&option, "value", &choice.value);
-                        set_attr(&option, "dir", "auto");
-                        set_server_text(&option, &choice.label);
-                        if matches!(input, Input::Choice(Some(value)) if value == &choice.value) {
-                            set_attr(&option, "selected", "");
-                        }
-                        append(&select, &option);
-                    }
-                    select
-                }
-                _ => {
-                    let element = create(document, "input");
-                    self.configure_input(&element, field, input, dirty);
-                    element
-                }
-            };
-            set_attr(&element, "id", &id);
-            set_attr(&element, "data-index", &index.to_string());
-            if field.required {
-                set_attr(&element, "aria-required", "true");
-            }
-            if field.secret {
-                set_attr(&element, "autocomplete", "off");
-            }
-            if matches!(field.kind, FieldKind::Toggle) {
-                let row = create(document, "div");
-                set_attr(&row, "class", "switch");
-                append(&row, &element);
-                append(&row, &label);
-                append(&wrapper, &row);
-                if let Some(description) = &description {
-                    append(&wrapper, description);
-                }
-            } else {
-                append(&wrapper, &label);
-                if let Some(description) = &description {
-                    append(&wrapper, description);
-                }
-                if matches!(field.kind, FieldKind::Tags { .. }) {
-                    let tags = create(document, "div");
-                    set_attr(&tags, "class", "tags");
-                    let list = create(document, "ul");
-                    set_attr(&list, "aria-label", &close_bidi_controls(&field.label));
-                    if let Input::Many(values) = input {
-                        for value in values {
-                            append(&list, &tag_item(document, self.locale, index, value));
-                        }
-                    }
-                    append(&tags, &list);
-                    append(&tags, &element);
-                    let hint = create(document, "p");
-                    set_attr(&hint, "class", "description");
-                    set_attr(&hint, "id", &format!("{id}-h"));
-                    hint.set_text_content(Some(&plain(self.locale, "mcp-elicitation-tags-hint")));
-                    described_by.push(format!("{id}-h"));
-                    append(&tags, &hint);
-                    append(&wrapper, &tags);
-                    tag_list = Some(list);
-                } else {
-                    append(&wrapper, &element);
-                }
-            }
-            append(&wrapper, &error);
-            control = element;
+        if let Some(text) = &field.description {
+            let paragraph = server_paragraph(document, text);
+            let description_id = format!("{}-d", parts.id);
+            set_attr(&paragraph, "id", &description_id);
+            parts.described_by.push(description_id);
+            parts.description = Some(paragraph);
         }
+        let control = match choice_group(field) {
+            Some((choices, multi)) => self.choice_group(&mut parts, field, choices, multi, input),
+            None => self.labelled_control(&mut parts, index, field, input, dirty),
+        };
+        set_attr(&control, "id", &parts.id);
+        set_attr(&control, "data-index", &index.to_string());
+        let FieldParts {
+            wrapper,
+            error,
+            described_by,
+            options,
+            tag_list,
+            ..
+        } = parts;
         let described_by = crate::strings::join(&described_by, " ");
         if !described_by.is_empty() {
             // Radios and checkboxes take focus one by one: each carries the description too.
@@ -391,10 +240,215 @@ impl FormBuilder<'_> {
         wrapper
     }
 
+    /// Radios (segmented choices) or a checkbox group: a fieldset whose legend names the group.
+    fn choice_group(
+        &self,
+        parts: &mut FieldParts,
+        field: &Field,
+        choices: &[Choice],
+        multi: bool,
+        input: &Input,
+    ) -> Element {
+        let document = self.document;
+        let id = &parts.id;
+        let fieldset = create(document, "fieldset");
+        set_attr(&fieldset, "class", "choices");
+        let legend = self.group_legend(field, multi);
+        set_attr(&legend, "id", &format!("{id}-l"));
+        append(&fieldset, &legend);
+        if let Some(description) = &parts.description {
+            append(&fieldset, description);
+        }
+        // The fieldset is the one group a screen reader announces (named by its legend):
+        // a radiogroup for radios, so it can say "required"; a plain group for checkboxes.
+        let list = create(document, "div");
+        if !multi {
+            set_attr(&fieldset, "role", "radiogroup");
+            set_attr(&list, "class", "segmented");
+            if field.required {
+                set_attr(&fieldset, "aria-required", "true");
+            }
+        }
+        for (position, choice) in choices.iter().enumerate() {
+            let (label, option) = self.choice_option(id, position, choice, multi, input);
+            append(&list, &label);
+            parts.options.push(option);
+        }
+        append(&fieldset, &list);
+        append(&fieldset, &parts.error);
+        append(&parts.wrapper, &fieldset);
+        fieldset
+    }
+
+    /// A choice group's legend: its label, and when required the asterisk (and, for checkboxes,
+    /// the word said to screen readers).
+    fn group_legend(&self, field: &Field, multi: bool) -> Element {
+        let document = self.document;
+        let legend = create_part(document, "legend", "label", None);
+        self.name(&legend, &field.label, field.required);
+        if field.required && multi {
+            // A checkbox group cannot carry aria-required: its name says it instead.
+            let said = create(document, "span");
+            set_attr(&said, "class", "visually-hidden");
+            said.set_text_content(Some(&format!(
+                " ({})",
+                plain(self.locale, "mcp-elicitation-field_required")
+            )));
+            append(&legend, &said);
+        }
+        legend
+    }
+
+    /// One radio or checkbox inside the label that names it (no `for` needed): (label, input).
+    fn choice_option(
+        &self,
+        id: &str,
+        position: usize,
+        choice: &Choice,
+        multi: bool,
+        input: &Input,
+    ) -> (Element, Element) {
+        let document = self.document;
+        let label = create(document, "label");
+        if multi {
+            set_attr(&label, "class", "check");
+        }
+        let option = create(document, "input");
+        set_attr(&option, "type", if multi { "checkbox" } else { "radio" });
+        set_attr(&option, "id", &format!("{id}-o{position}"));
+        set_attr(&option, "name", id);
+        set_attr(&option, "value", &choice.value);
+        // A new input starts unchecked: only a chosen option needs the call.
+        if chosen(input, choice) {
+            option.unchecked_ref::<HtmlInputElement>().set_checked(true);
+        }
+        append(&label, &option);
+        append(&label, &server_span(document, &choice.label));
+        (label, option)
+    }
+
+    /// One control named by a `<label for>`: a textarea, a select, or an input, laid out as its
+    /// kind wants (a switch row, a tag box, or label over control).
+    fn labelled_control(
+        &self,
+        parts: &mut FieldParts,
+        index: usize,
+        field: &Field,
+        input: &Input,
+        dirty: bool,
+    ) -> Element {
+        let label = create_part(self.document, "label", "label", None);
+        self.name(&label, &field.label, field.required);
+        set_attr(&label, "for", &parts.id);
+        let element = match &field.kind {
+            FieldKind::Text {
+                format: TextFormat::Textarea,
+                ..
+            } => self.textarea(input),
+            FieldKind::Choice { options } => self.select(options, input),
+            _ => {
+                let element = create(self.document, "input");
+                self.configure_input(&element, field, input, dirty);
+                element
+            }
+        };
+        if field.required {
+            set_attr(&element, "aria-required", "true");
+        }
+        if field.secret {
+            set_attr(&element, "autocomplete", "off");
+        }
+        let wrapper = &parts.wrapper;
+        if matches!(field.kind, FieldKind::Toggle) {
+            let row = create(self.document, "div");
+            set_attr(&row, "class", "switch");
+            append(&row, &element);
+            append(&row, &label);
+            append(wrapper, &row);
+            append_description(wrapper, parts);
+        } else {
+            append(wrapper, &label);
+            append_description(wrapper, parts);
+            if matches!(field.kind, FieldKind::Tags { .. }) {
+                self.tag_box(parts, index, field, input, &element);
+            } else {
+                append(wrapper, &element);
+            }
+        }
+        append(&parts.wrapper, &parts.error);
+        element
+    }
+
+    /// A multi-line text box.
+    fn textarea(&self, input: &Input) -> Element {
+        let area = create(self.document, "textarea");
+        set_attr(&area, "dir", "auto");
+        if let Input::Text(value) = input {
+            set_textarea_value(&area, value);
+        }
+        area
+    }
+
+    /// A drop-down of `choices` after a placeholder option.
+    fn select(&self, choices: &[Choice], input: &Input) -> Element {
+        let document = self.document;
+        let select = create(document, "select");
+        let placeholder = create(document, "option");
+        set_attr(&placeholder, "value", "");
+        placeholder.set_text_content(Some(&plain(
+            self.locale,
+            "mcp-elicitation-select-placeholder",
+        )));
+        append(&select, &placeholder);
+        for choice in choices {
+            let option = create(document, "option");
+            set_attr(&option, "value", &choice.value);
+            set_attr(&option, "dir", "auto");
+            set_server_text(&option, &choice.label);
+            if chosen(input, choice) {
+                set_attr(&option, "selected", "");
+            }
+            append(&select, &option);
+        }
+        select
+    }
+
+    /// A tag input: the list of tags so far, the text input `element` that adds one, and a hint.
+    fn tag_box(
+        &self,
+        parts: &mut FieldParts,
+        index: usize,
+        field: &Field,
+        input: &Input,
+        element: &Element,
+    ) {
+        let document = self.document;
+        let tags = create(document, "div");
+        set_attr(&tags, "class", "tags");
+        let list = create(document, "ul");
+        set_attr(&list, "aria-label", &close_bidi_controls(&field.label));
+        if let Input::Many(values) = input {
+            for value in values {
+                append(&list, &tag_item(document, self.locale, index, value));
+            }
+        }
+        append(&tags, &list);
+        append(&tags, element);
+        let hint = create(document, "p");
+        set_attr(&hint, "class", "description");
+        let hint_id = format!("{}-h", parts.id);
+        set_attr(&hint, "id", &hint_id);
+        hint.set_text_content(Some(&plain(self.locale, "mcp-elicitation-tags-hint")));
+        parts.described_by.push(hint_id);
+        append(&tags, &hint);
+        append(&parts.wrapper, &tags);
+        parts.tag_list = Some(list);
+    }
+
     fn configure_input(&self, element: &Element, field: &Field, input: &Input, dirty: bool) {
         let value = match input {
-            Input::Text(value) => value.clone(),
-            _ => String::new(),
+            Input::Text(value) => value.as_str(),
+            _ => "",
         };
         match &field.kind {
             FieldKind::Text {
@@ -424,12 +478,11 @@ impl FormBuilder<'_> {
                 // No maxlength attribute: the browser would silently cut pasted text; the
                 // validator tells the user instead.
                 let _ = max_length;
-                let shown = if *format == TextFormat::DateTime && !dirty && !value.is_empty() {
-                    (self.local_date_time)(&value)
+                if *format == TextFormat::DateTime && !dirty && !value.is_empty() {
+                    set_input_value(element, &(self.local_date_time)(value));
                 } else {
-                    value
-                };
-                set_input_value(element, &shown);
+                    set_input_value(element, value);
+                }
             }
             FieldKind::Number {
                 integer,
@@ -444,7 +497,7 @@ impl FormBuilder<'_> {
                 if let Some(max) = maximum {
                     set_attr(element, "max", &crate::form::number_attribute(*max));
                 }
-                set_input_value(element, &value);
+                set_input_value(element, value);
             }
             FieldKind::Toggle => {
                 set_attr(element, "type", "checkbox");
@@ -462,6 +515,52 @@ impl FormBuilder<'_> {
             }
             FieldKind::Choice { .. } | FieldKind::MultiChoice { .. } => {}
         }
+    }
+}
+
+/// What one field's builders share while they build it.
+struct FieldParts {
+    /// The control's id (see [`field_id`]).
+    id: String,
+    wrapper: Element,
+    error: Element,
+    /// The field's description paragraph, if it has one.
+    description: Option<Element>,
+    /// The ids the control's `aria-describedby` always carries.
+    described_by: Vec<String>,
+    /// Radios or checkboxes, in option order.
+    options: Vec<Element>,
+    /// Tag input: the list of tags.
+    tag_list: Option<Element>,
+}
+
+/// Segmented radios and checkbox groups: (the choices, whether several may be chosen); `None`
+/// for a field with one control.
+fn choice_group(field: &Field) -> Option<(&[Choice], bool)> {
+    match &field.kind {
+        FieldKind::Choice { options }
+            if FieldKind::choice_style(options) == ChoiceStyle::Segmented =>
+        {
+            Some((options, false))
+        }
+        FieldKind::MultiChoice { options, .. } => Some((options, true)),
+        _ => None,
+    }
+}
+
+/// Whether `input` has `choice` chosen (as the one of a choice, or one of several).
+fn chosen(input: &Input, choice: &Choice) -> bool {
+    match input {
+        Input::Choice(Some(value)) => value == &choice.value,
+        Input::Many(values) => values.contains(&choice.value),
+        _ => false,
+    }
+}
+
+/// The description, if the field has one, next in `wrapper`.
+fn append_description(wrapper: &Element, parts: &FieldParts) {
+    if let Some(description) = &parts.description {
+        append(wrapper, description);
     }
 }
 

@@ -104,6 +104,7 @@ impl Inner {
         let form = match &request.mode {
             Mode::Form(schema) => Some(
                 self.drafts
+                    .forms
                     .get(&scope)
                     .filter(|draft| draft.fits(schema))
                     .cloned()

@@ -42,7 +42,7 @@ impl Inner {
     }
 
     fn on_event(&mut self, fx: &mut Effects, ticket: Ticket, kind: &str, event: &Event) {
-        if self.view.as_ref().map(|view| view.ticket) != Some(ticket) {
+        if self.screen.view.as_ref().map(|view| view.ticket) != Some(ticket) {
             return;
         }
         let target = event
@@ -78,6 +78,7 @@ impl Inner {
                     return;
                 }
                 if let Some(view) = self
+                    .screen
                     .view
                     .as_ref()
                     .filter(|view| view.chrome.reason_toggle == button)
@@ -159,7 +160,7 @@ impl Inner {
                     // Enter submits; on an invalid form it shows every error and focuses the first.
                     event.prevent_default();
                     if matches!(
-                        self.view.as_ref().map(|view| &view.body),
+                        self.screen.view.as_ref().map(|view| &view.body),
                         Some(Body::Form(_))
                     ) {
                         self.try_accept(fx, ticket);
@@ -232,7 +233,8 @@ impl Inner {
                 }
             }
             FieldKind::MultiChoice { options, .. } => {
-                let Some(Body::Form(view)) = self.view.as_ref().map(|view| &view.body) else {
+                let Some(Body::Form(view)) = self.screen.view.as_ref().map(|view| &view.body)
+                else {
                     return;
                 };
                 let Some(field_view) = view.fields.get(index) else {
@@ -253,7 +255,7 @@ impl Inner {
             }
         }
         let (draft, scope) = (state.clone(), held.scope.clone());
-        self.drafts.put(scope, draft);
+        self.drafts.forms.put(scope, draft);
         self.refresh_field_view(ticket, index);
     }
 
@@ -284,8 +286,8 @@ impl Inner {
         state.visit(index);
         input.set_value("");
         let (draft, scope) = (state.clone(), held.scope.clone());
-        self.drafts.put(scope, draft);
-        if let Some(view) = &self.view {
+        self.drafts.forms.put(scope, draft);
+        if let Some(view) = &self.screen.view {
             if let Body::Form(form_view) = &view.body {
                 if let Some(list) = form_view
                     .fields
@@ -320,8 +322,8 @@ impl Inner {
         tags.remove(position);
         state.set(index, Input::Many(tags));
         let (draft, scope) = (state.clone(), held.scope.clone());
-        self.drafts.put(scope, draft);
-        if let Some(Body::Form(view)) = self.view.as_ref().map(|view| &view.body) {
+        self.drafts.forms.put(scope, draft);
+        if let Some(Body::Form(view)) = self.screen.view.as_ref().map(|view| &view.body) {
             if let Some(field) = view.fields.get(index) {
                 if let Some(item) = field
                     .tag_list

@@ -14,6 +14,7 @@ impl Inner {
     /// Tab and Shift+Tab wrap inside the dialog (an inline card lets Tab move on like the page).
     pub(super) fn wrap_focus(&self, fx: &mut Effects, event: &KeyboardEvent) {
         let Some(view) = self
+            .screen
             .view
             .as_ref()
             .filter(|view| view.presentation == Presentation::Modal)
@@ -52,7 +53,9 @@ impl Inner {
     /// first, so the keydown wrap cannot tell): wrap to the last stop. Focus arriving from
     /// outside (showModal's own focusing) is left to the open logic.
     pub(super) fn on_start_sentinel(&self, fx: &mut Effects, event: &web_sys::Event) {
-        let Some(view) = &self.view else { return };
+        let Some(view) = &self.screen.view else {
+            return;
+        };
         let from_inside = event
             .dyn_ref::<web_sys::FocusEvent>()
             .and_then(web_sys::FocusEvent::related_target)

@@ -24,10 +24,10 @@ impl Inner {
         held: &Held,
         ending: &Ending,
     ) -> Option<Element> {
-        let view = self
-            .view
-            .as_ref()
-            .filter(|view| view.presentation == Presentation::Inline && view.ticket == ticket)?;
+        let view =
+            self.screen.view.as_ref().filter(|view| {
+                view.presentation == Presentation::Inline && view.ticket == ticket
+            })?;
         // Detached (`connected` is already false): nothing is on the page to replace. A tenant
         // change: the old scope's question is not left for the new one to read.
         if !self.connected
@@ -60,13 +60,13 @@ impl Inner {
         if self.shadow.active_element().is_some() {
             fx.focus = Some(left.clone());
         }
-        self.summaries.push(left);
+        self.screen.summaries.push(left);
     }
 
     /// `focus()` on an inline element: the card's first field, else a control that does not
     /// consent (URL mode), else the last summary.
     pub(super) fn focus_inline(&mut self, fx: &mut Effects) {
-        fx.focus = match &self.view {
+        fx.focus = match &self.screen.view {
             Some(view) => Some(match &view.body {
                 Body::Form(form) => form
                     .fields
@@ -75,7 +75,7 @@ impl Inner {
                     .unwrap_or_else(|| form.accept.clone()),
                 _ => view.chrome.cancel.clone(),
             }),
-            None => self.summaries.last().cloned(),
+            None => self.screen.summaries.last().cloned(),
         };
     }
 }

@@ -201,10 +201,18 @@ struct Inner {
     shadow: ShadowRoot,
     shared: std::rc::Weak<Shared>,
     session: ElementSession,
-    drafts: DraftStore<FormState>,
-    /// URLs consented to without `elicitationId`, so the next round does not ask again.
-    url_consents: UrlConsents,
+    drafts: Drafts,
     tenant: Tenant,
+    screen: Screen,
+    connected: bool,
+    local_ids: u64,
+    flows: Flows,
+}
+
+/// What is on screen and what times it: the dialog, the parts of the next one, the timers, and
+/// what an inline element leaves behind.
+#[derive(Default)]
+struct Screen {
     view: Option<View>,
     /// The next dialog's request-independent parts, built while no dialog shows.
     spare: Option<view::Spare>,
@@ -212,14 +220,26 @@ struct Inner {
     spare_timer: Option<Timeout>,
     timer: Option<Timeout>,
     opener: Option<HtmlElement>,
-    local_ids: u64,
     announcements: Announcements,
-    connected: bool,
     /// Inline: the summaries left by settled elicitations, oldest first.
     summaries: Vec<web_sys::Element>,
-    /// -32042 flows not yet decided.
-    flows: Vec<required::Flow>,
-    flow_ids: u64,
+}
+
+/// What the person gave that outlives a dialog.
+#[derive(Default)]
+struct Drafts {
+    /// The forms of unfinished elicitations, by scope (in memory only).
+    forms: DraftStore<FormState>,
+    /// URLs consented to without `elicitationId`, so the next round does not ask again.
+    url_consents: UrlConsents,
+}
+
+/// The -32042 flows (`elicitRequired()`) not yet decided.
+#[derive(Default)]
+struct Flows {
+    open: Vec<required::Flow>,
+    /// The id the last flow got.
+    last_id: u64,
 }
 
 /// The controller the shim holds for one element.
@@ -246,20 +266,12 @@ impl Controller {
                 shadow,
                 shared: weak.clone(),
                 session: Session::default(),
-                drafts: DraftStore::default(),
-                url_consents: UrlConsents::default(),
+                drafts: Drafts::default(),
                 tenant: Tenant::default(),
-                view: None,
-                spare: None,
-                spare_timer: None,
-                timer: None,
-                opener: None,
-                local_ids: 0,
-                announcements: Announcements::default(),
+                screen: Screen::default(),
                 connected: false,
-                summaries: Vec::new(),
-                flows: Vec::new(),
-                flow_ids: 0,
+                local_ids: 0,
+                flows: Flows::default(),
             })
         });
         platform::register_live(&shared);
@@ -281,9 +293,9 @@ impl Controller {
             inner.connected = false;
             let changes = inner.session.detach();
             inner.finish(fx, changes);
-            inner.timer = None;
-            inner.spare_timer = None;
-            inner.spare = None;
+            inner.screen.timer = None;
+            inner.screen.spare_timer = None;
+            inner.screen.spare = None;
         })
     }
 
@@ -297,7 +309,7 @@ impl Controller {
                 if tenant != inner.tenant {
                     inner.tenant = tenant;
                     // What another scope answered is no longer shown.
-                    fx.close.append(&mut inner.summaries);
+                    fx.close.append(&mut inner.screen.summaries);
                     let changes = inner.session.change_tenant(&inner.tenant);
                     inner.finish(fx, changes);
                 }
@@ -382,7 +394,7 @@ impl Inner {
     /// What the public getters report, taken after every call.
     fn snapshot(&self) -> Snapshot {
         Snapshot {
-            open: self.view.is_some(),
+            open: self.screen.view.is_some(),
             pending: u32::try_from(self.session.len()).unwrap_or(u32::MAX),
             waiting: self
                 .session

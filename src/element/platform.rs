@@ -33,8 +33,8 @@ pub(crate) fn relocalize_live_elements() {
     for shared in live_elements() {
         shared.run(|inner, fx| {
             // Parts built ahead hold the old words and direction.
-            inner.spare = None;
-            if inner.view.is_some() {
+            inner.screen.spare = None;
+            if inner.screen.view.is_some() {
                 inner.sync_view(fx, true);
             }
         });

@@ -71,15 +71,15 @@ impl Inner {
         let Some((requests, resolver)) = taken else {
             return;
         };
-        self.flow_ids += 1;
-        let id = self.flow_ids;
+        self.flows.last_id += 1;
+        let id = self.flows.last_id;
         let abort = options.signal.as_ref().map(|signal| {
             let shared = self.shared.clone();
             Listener::new(signal, "abort", move |_| {
                 run_weak(&shared, move |inner, fx| inner.withdraw_flow(fx, id));
             })
         });
-        self.flows.push(Flow {
+        self.flows.open.push(Flow {
             id,
             progress: RequiredProgress::new(requests.len()),
             resolver,
@@ -103,7 +103,7 @@ impl Inner {
 
     /// Whether a flow is still undecided.
     pub(super) fn flow_open(&self, flow: FlowId) -> bool {
-        self.flows.iter().any(|entry| entry.id == flow)
+        self.flows.open.iter().any(|entry| entry.id == flow)
     }
 
     fn flow_tickets(&self, flow: FlowId) -> Vec<Ticket> {
@@ -122,17 +122,18 @@ impl Inner {
         flow: FlowId,
         step: impl FnOnce(&mut RequiredProgress) -> Option<Verdict>,
     ) {
-        let Some(index) = self.flows.iter().position(|entry| entry.id == flow) else {
+        let Some(index) = self.flows.open.iter().position(|entry| entry.id == flow) else {
             return;
         };
         let Some(verdict) = self
             .flows
+            .open
             .get_mut(index)
             .and_then(|entry| step(&mut entry.progress))
         else {
             return;
         };
-        let decided = self.flows.remove(index);
+        let decided = self.flows.open.remove(index);
         for ticket in self.flow_tickets(flow) {
             // Dropped without an event: its answer goes to this flow, which is decided.
             let _ = self
@@ -153,6 +154,7 @@ impl Inner {
             return 0;
         };
         self.flows
+            .open
             .iter()
             .find(|entry| entry.id == flow)
             .map_or(0, |entry| entry.progress.completed())

@@ -44,7 +44,7 @@ impl Inner {
     /// (`result` and `reply` are null); it names the elicitation, so a host that opened the URL
     /// itself can close what it opened.
     fn wait_ended(&mut self, fx: &mut Effects, end: &WaitEnd, data: Held) {
-        self.drafts.remove(&data.scope);
+        self.drafts.forms.remove(&data.scope);
         if data.flow.is_some_and(|flow| !self.flow_open(flow)) {
             return;
         }
@@ -88,10 +88,11 @@ impl Inner {
             .and_then(|held| self.summary_of(ticket, held, ending));
         let mut event = wire::settled_detail(&held.request, &held.scope, ending);
         if !keeps_draft(ending) {
-            self.drafts.remove(&held.scope);
+            self.drafts.forms.remove(&held.scope);
         }
         // A 2026-07-28 consent is remembered for the next round; any other ending forgets it.
-        self.url_consents
+        self.drafts
+            .url_consents
             .settled(&held.scope.tenant, &held.server, &held.request, ending);
         let elicitation_id = held.request.elicitation_id.clone();
         // URL-mode consent: the event carries what opens, and opening waits for it (a listener
@@ -102,7 +103,10 @@ impl Inner {
         if let (Ending::Accept(None), Mode::Url(_), Some(view)) = (
             ending,
             &held.request.mode,
-            self.view.as_ref().filter(|view| view.ticket == ticket),
+            self.screen
+                .view
+                .as_ref()
+                .filter(|view| view.ticket == ticket),
         ) {
             if let Body::Resume { href } = &view.body {
                 json::set(&mut event, "url", Value::String(href.clone()));
@@ -177,6 +181,7 @@ impl Inner {
 
     pub(super) fn reject(&mut self, fx: &mut Effects, ticket: Ticket) {
         let reason = self
+            .screen
             .view
             .as_ref()
             .and_then(|view| {
@@ -204,6 +209,7 @@ impl Inner {
     /// fires the cancelable `accept` that opens it.
     fn consent(&mut self, fx: &mut Effects, ticket: Ticket) {
         if self
+            .screen
             .view
             .as_ref()
             .and_then(|view| view.url_href.as_ref())
@@ -230,7 +236,7 @@ impl Inner {
     /// Whether the dialog on screen is the resumed view (a URL already consented to).
     fn resuming(&self) -> bool {
         matches!(
-            self.view.as_ref().map(|view| &view.body),
+            self.screen.view.as_ref().map(|view| &view.body),
             Some(Body::Resume { .. })
         )
     }
@@ -240,7 +246,12 @@ impl Inner {
     /// so a host that opens URLs its own way still does. `window.open` follows unless a listener
     /// prevents it.
     fn open_again(&mut self, fx: &mut Effects, ticket: Ticket) {
-        let Some(view) = self.view.as_ref().filter(|view| view.ticket == ticket) else {
+        let Some(view) = self
+            .screen
+            .view
+            .as_ref()
+            .filter(|view| view.ticket == ticket)
+        else {
             return;
         };
         let Body::Resume { href } = &view.body else {
@@ -280,7 +291,7 @@ impl Inner {
                 let first = problems.first().map(|(index, _)| *index);
                 self.refresh_form_view(ticket);
                 if let (Some(index), Some(Body::Form(view))) =
-                    (first, self.view.as_ref().map(|view| &view.body))
+                    (first, self.screen.view.as_ref().map(|view| &view.body))
                 {
                     fx.focus = view.fields.get(index).map(field_focus_target);
                 }

@@ -76,7 +76,7 @@ impl Inner {
     pub(super) fn tick(&mut self, fx: &mut Effects) {
         let changes = self.session.tick(now());
         self.finish(fx, changes);
-        if self.view.is_some() {
+        if self.screen.view.is_some() {
             self.sync_view(fx, false);
         }
     }
@@ -88,13 +88,17 @@ impl Inner {
             .session
             .front()
             .map(|entry| (entry.ticket, entry.waiting));
-        let current = self.view.as_ref().map(|view| (view.ticket, view.waiting));
+        let current = self
+            .screen
+            .view
+            .as_ref()
+            .map(|view| (view.ticket, view.waiting));
         let showing = front.filter(|_| self.connected);
         if force || current != showing {
             let focused_index = self.focused_field_index();
             // A rebuild of the same dialog (language change) keeps the reject reason typed so far.
             let mut kept_reason = None;
-            if let Some(old) = self.view.take() {
+            if let Some(old) = self.screen.view.take() {
                 if showing.is_some_and(|(ticket, _)| ticket == old.ticket) {
                     kept_reason = Some(frame::reason_state(&old.chrome));
                 }
@@ -104,7 +108,7 @@ impl Inner {
                 Some((ticket, waiting)) => {
                     // Inline takes no focus on its own, so there is none to give back.
                     if current.is_none() && self.presentation() == Presentation::Modal {
-                        self.opener = deep_active_element();
+                        self.screen.opener = deep_active_element();
                     }
                     let arrived = current.map(|(shown, _)| shown) != Some(ticket);
                     if let Some(view) = self.render(fx, ticket, waiting, focused_index, arrived) {
@@ -112,11 +116,11 @@ impl Inner {
                             frame::restore_reason(&view.chrome, kept);
                         }
                         fx.show = Some(view.chrome.dialog.clone());
-                        self.view = Some(view);
+                        self.screen.view = Some(view);
                     }
                 }
                 None => {
-                    fx.restore_focus = self.opener.take();
+                    fx.restore_focus = self.screen.opener.take();
                 }
             }
         }
@@ -128,20 +132,20 @@ impl Inner {
     /// While no dialog shows, builds the next one's [`Spare`] in a task of its own, so the close
     /// that made the element idle has settled and dispatched before the work starts.
     fn schedule_spare(&mut self) {
-        let idle = self.view.is_none() && self.connected;
-        if !idle || self.spare.is_some() || self.spare_timer.is_some() {
+        let idle = self.screen.view.is_none() && self.connected;
+        if !idle || self.screen.spare.is_some() || self.screen.spare_timer.is_some() {
             return;
         }
         let shared = self.shared.clone();
-        self.spare_timer = Some(Timeout::new(0, move || {
+        self.screen.spare_timer = Some(Timeout::new(0, move || {
             run_weak(&shared, |inner, _| inner.build_spare());
         }));
     }
 
     fn build_spare(&mut self) {
-        self.spare_timer = None;
-        if self.connected && self.spare.is_none() {
-            self.spare = Some(Spare::build(
+        self.screen.spare_timer = None;
+        if self.connected && self.screen.spare.is_none() {
+            self.screen.spare = Some(Spare::build(
                 &document(),
                 self.locale(),
                 self.presentation(),
@@ -157,8 +161,8 @@ impl Inner {
     /// The queue position and the countdown, with its announcements.
     fn refresh_status(&mut self, fx: &mut Effects) {
         let position = self.session.queue_position(self.flow_done_before_front());
-        let Some(view) = &self.view else {
-            self.announcements.on_countdown(None);
+        let Some(view) = &self.screen.view else {
+            self.screen.announcements.on_countdown(None);
             return;
         };
         let locale = view.locale;
@@ -195,7 +199,7 @@ impl Inner {
             }
             None => set_hidden(&view.chrome.countdown, true),
         }
-        if let Some(seconds) = self.announcements.on_countdown(seconds) {
+        if let Some(seconds) = self.screen.announcements.on_countdown(seconds) {
             let args = [("seconds", Arg::Number(seconds as f64))];
             let message = text(locale, "mcp-elicitation-timeout-announce", &args);
             fx.announce = Some((view.chrome.live.clone(), message));
@@ -204,7 +208,7 @@ impl Inner {
 
     /// One timer for the whole element, set for the core's next wake-up.
     fn schedule(&mut self) {
-        self.timer = None;
+        self.screen.timer = None;
         let Some(deadline) = self.session.next_deadline() else {
             return;
         };
@@ -212,11 +216,11 @@ impl Inner {
         let front = self
             .session
             .front()
-            .filter(|entry| self.view.is_some() && !entry.waiting)
+            .filter(|entry| self.screen.view.is_some() && !entry.waiting)
             .map(|entry| entry.deadline);
         let delay = timer_delay(next_wake(now, deadline, front) - now);
         let shared = self.shared.clone();
-        self.timer = Some(Timeout::new(delay, move || {
+        self.screen.timer = Some(Timeout::new(delay, move || {
             run_weak(&shared, |inner, fx| inner.tick(fx));
         }));
     }
@@ -254,7 +258,7 @@ impl Inner {
             message: &entry.data.request.message,
         };
         let (chrome, form_shell) =
-            Spare::take_or_build(&mut self.spare, &document, locale, presentation);
+            Spare::take_or_build(&mut self.screen.spare, &document, locale, presentation);
         frame::fill(&document, &chrome, locale, &heading);
         let built = build_body(
             &document,
@@ -311,9 +315,12 @@ impl Inner {
         }
         let parts = browser_url_parts(&url.url);
         let verdict = judge(parts.as_ref());
-        let step =
-            self.url_consents
-                .step(&entry.tenant, &entry.server, &entry.data.request, &verdict);
+        let step = self.drafts.url_consents.step(
+            &entry.tenant,
+            &entry.server,
+            &entry.data.request,
+            &verdict,
+        );
         Some(UrlCheck {
             parts,
             verdict,
@@ -323,7 +330,8 @@ impl Inner {
 
     /// Every field's error and state, after a submit attempt.
     pub(super) fn refresh_form_view(&self, ticket: Ticket) {
-        let (Some(view), Some(entry)) = (self.view.as_ref(), self.session.get(ticket)) else {
+        let (Some(view), Some(entry)) = (self.screen.view.as_ref(), self.session.get(ticket))
+        else {
             return;
         };
         if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =
@@ -336,7 +344,8 @@ impl Inner {
     /// After one field changed: that field and, inside a nested object, its siblings (whether
     /// they are required depends on the object being filled in).
     pub(super) fn refresh_field_view(&self, ticket: Ticket, index: usize) {
-        let (Some(view), Some(entry)) = (self.view.as_ref(), self.session.get(ticket)) else {
+        let (Some(view), Some(entry)) = (self.screen.view.as_ref(), self.session.get(ticket))
+        else {
             return;
         };
         if let (Body::Form(form_view), Mode::Form(schema), Some(state)) =

@@ -22,8 +22,10 @@ export interface NotificationEventLike {
 }
 
 /**
- * Handles a `push` event from the relay: `{ type: "elicitation", id, serverName, message, url? }`
- * shows a notification tagged `id` (title: the server's name; body: the message; both plain text),
+ * Handles a `push` event from the relay: `{ type: "elicitation", id, serverName, message, url?,
+ * title?, body?, lang?, dir? }` shows a notification tagged `id` (the relay's `title` and `body` in
+ * its `lang`, the words the element's `notify` uses; without them, the server's name as the title
+ * and the message as the body; all plain text),
  * unless a window of the app is visible and focused (unless `options.showWhenFocused`);
  * `{ type: "settled", id }` closes the notification tagged `id`. Anything else is ignored. Calls
  * `event.waitUntil` and resolves `true` when the payload was one of the relay's.

@@ -5,13 +5,18 @@
 //   self.addEventListener("push", (event) => handlePush(event));
 //   self.addEventListener("notificationclick", (event) => handleNotificationClick(event));
 //
-// A push's payload is the relay's JSON: `{ type: "elicitation", id, serverName, message, url?, … }`
-// shows a notification tagged `id`; `{ type: "settled", id }` closes it. The payload is untrusted:
-// anything else is ignored, never thrown on.
+// A push's payload is the relay's JSON: `{ type: "elicitation", id, serverName, message, url?,
+// title?, body?, lang?, dir?, … }` shows a notification tagged `id`, worded by the relay as the
+// element's own `notify` words it (`title`, `body`, in `lang`), or, from a relay that sends no
+// words, titled with the server's name; `{ type: "settled", id }` closes it. The payload is
+// untrusted: anything else is ignored, never thrown on.
 
 const ID_MAX_CHARS = 256;
 const TITLE_MAX_CHARS = 60;
 const BODY_MAX_CHARS = 180;
+// The relay's own words: the title names a server of up to 60 characters; each is isolated.
+const WORDS_TITLE_MAX_CHARS = 120;
+const WORDS_BODY_MAX_CHARS = 190;
 /** What `data.kind` holds on our notifications, so a click on another one is left alone. */
 const KIND = "koder-mcp-elicitation";
 
@@ -55,13 +60,27 @@ function readPayload(event) {
   if (typeof id !== "string" || id === "" || id.length > ID_MAX_CHARS) return null;
   if (type === "settled") return { type, id };
   if (type !== "elicitation") return null;
-  return {
-    type,
-    id,
-    serverName: oneLine(payload.serverName, TITLE_MAX_CHARS),
-    message: oneLine(payload.message, BODY_MAX_CHARS),
-    url: typeof payload.url === "string" ? payload.url : null,
-  };
+  return { type, id, ...shownWords(payload), url: typeof payload.url === "string" ? payload.url : null };
+}
+
+/**
+ * What the notification says: the relay's words when it sent them (their bidi isolates kept: the
+ * relay balanced them, and they order only this text), else the server's name as the title and
+ * the message as the body.
+ */
+function shownWords(payload) {
+  const title = oneLine(payload.title, WORDS_TITLE_MAX_CHARS, true);
+  if (title !== "") {
+    return {
+      title,
+      body: oneLine(payload.body, WORDS_BODY_MAX_CHARS, true),
+      lang: typeof payload.lang === "string" && /^[A-Za-z0-9-]{1,35}$/.test(payload.lang) ? payload.lang : "",
+      dir: payload.dir === "rtl" || payload.dir === "ltr" ? payload.dir : "auto",
+    };
+  }
+  const serverName = oneLine(payload.serverName, TITLE_MAX_CHARS);
+  const message = oneLine(payload.message, BODY_MAX_CHARS);
+  return { title: serverName || message || "…", body: serverName ? message : "", lang: "", dir: "auto" };
 }
 
 async function act(payload, options) {
@@ -71,8 +90,10 @@ async function act(payload, options) {
     return;
   }
   if (!options.showWhenFocused && (await appInView())) return;
-  await registration.showNotification(payload.serverName || payload.message || "…", {
-    body: payload.serverName ? payload.message : "",
+  await registration.showNotification(payload.title, {
+    body: payload.body,
+    lang: payload.lang,
+    dir: payload.dir,
     tag: payload.id,
     data: { kind: KIND, id: payload.id, url: payload.url },
     ...(typeof options.icon === "string" ? { icon: options.icon } : {}),
@@ -86,10 +107,14 @@ async function appInView() {
   return windows.some((client) => client.visibilityState === "visible" && client.focused);
 }
 
-/** The server's text on one line, its bidi controls dropped (nothing here can isolate them), cut. */
-function oneLine(value, max) {
+/**
+ * Text on one line, cut. A server's text loses its bidi controls (nothing here can isolate them);
+ * the relay's own words (`isolated`) keep theirs.
+ */
+function oneLine(value, max, isolated = false) {
   if (typeof value !== "string") return "";
-  const line = value.replace(/[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g, "").replace(/[\s\p{Cc}]+/gu, " ").trim();
+  const controls = isolated ? value : value.replace(/[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g, "");
+  const line = controls.replace(/[\s\p{Cc}]+/gu, " ").trim();
   const chars = [...line];
   return chars.length <= max ? line : `${chars.slice(0, max - 1).join("").trimEnd()}…`;
 }

@@ -1,6 +1,7 @@
 // The host side of koder-elicitation-relay for the TypeScript MCP SDK v2 (the package's `./relay`
 // export, Node 20+ or any runtime with fetch and AbortSignal.any), and the person's side of its
-// Web Push for a browser page (subscribePush, unsubscribePush: below relayWebhookOutcome):
+// Web Push for a browser page (subscribePush, unsubscribePush: re-exported from the page's relay
+// client, src/js/relay.js, whose relay call and retry loop this module uses too):
 //
 //   const handler = relayElicitationHandler({ url, serviceToken, scope: { userId, workspaceId } });
 //   client.setRequestHandler("elicitation/create", handler);
@@ -19,34 +20,23 @@
 //   // (the standardwebhooks package):
 //   const outcome = relayWebhookOutcome(event);   // { id, status, result } once it is final
 
+import { CALL_TIMEOUT_MS, RelayError, abortReason, callRelay, retrying, subscribePush, unsubscribePush } from '../js/relay.js';
+
+export { RelayError, subscribePush, unsubscribePush };
+
 const POLL_WAIT_SECONDS = 25;
 // The long-poll answers after POLL_WAIT_SECONDS at the latest; beyond this margin the connection is
 // taken as lost and the poll retried.
 const POLL_MARGIN_MS = 15_000;
-const CALL_TIMEOUT_MS = 15_000;
 // Network errors and 5xx answers are retried for this long (every call is idempotent: the create
-// carries an Idempotency-Key) with a doubling backoff between these bounds.
+// carries an Idempotency-Key), after the relay's Retry-After or a doubling backoff between these
+// bounds.
 const RETRY_FOR_MS = 30_000;
 const BACKOFF_FIRST_MS = 200;
 const BACKOFF_MAX_MS = 2_000;
 // Where an elicitation ends: the stored result is the answer (`{"action":"cancel"}` when it
 // expired or was withdrawn, as the element's own timeout).
 const FINAL = new Set(['settled', 'expired', 'withdrawn']);
-
-/** An error answer of the relay (4xx, or 5xx after retrying): the relay's message, its status and body. */
-export class RelayError extends Error {
-  constructor(status, body, fallback) {
-    const detail = body?.error;
-    const message = typeof detail?.message === 'string' ? detail.message : fallback;
-    super(`koder-elicitation-relay answered ${status}: ${message}`);
-    this.name = 'RelayError';
-    this.status = status;
-    this.body = body;
-    // A request the relay's core refused is an invalid request for the MCP peer too: the SDK answers
-    // the server with this JSON-RPC code.
-    if (Number.isSafeInteger(detail?.jsonrpcCode)) this.code = detail.jsonrpcCode;
-  }
-}
 
 /**
  * An `elicitation/create` handler for SDK v2's `client.setRequestHandler` that routes the request
@@ -81,7 +71,7 @@ export function relayElicitationHandler(options) {
     const headers = { 'Idempotency-Key': globalThis.crypto.randomUUID() };
     // The create is not aborted half-way: once it is sent, the relay may hold the elicitation, and
     // only its id lets the handler withdraw it.
-    const created = await retrying(() => relay('POST', '/v1/elicitations', { body, headers }), signal, Date.now() + RETRY_FOR_MS);
+    const created = await retry(() => relay('POST', '/v1/elicitations', { body, headers }), signal, Date.now() + RETRY_FOR_MS);
     const path = `/v1/elicitations/${encodeURIComponent(created.id)}`;
     const urlId = request?.params?.mode === 'url' && typeof request.params.elicitationId === 'string' && request.params.elicitationId !== ''
       ? request.params.elicitationId
@@ -93,7 +83,7 @@ export function relayElicitationHandler(options) {
       // The relay settles it as expired by expiresAt; a relay unreachable past that is given up on.
       const giveUpAt = Math.max(Number(created.expiresAt) || 0, Date.now()) + RETRY_FOR_MS;
       for (;;) {
-        const outcome = await retrying(
+        const outcome = await retry(
           () => relay('GET', `${path}/result?wait=${POLL_WAIT_SECONDS}`, { signal, timeout: POLL_WAIT_SECONDS * 1000 + POLL_MARGIN_MS }),
           signal,
           giveUpAt,
@@ -108,7 +98,7 @@ export function relayElicitationHandler(options) {
     } catch (error) {
       // The call that asked is over (aborted, or the wait failed): nobody takes the answer, so the
       // person must not give one.
-      await retrying(() => relay('DELETE', path), undefined, Date.now() + CALL_TIMEOUT_MS).catch(() => {});
+      await retry(() => relay('DELETE', path), undefined, Date.now() + CALL_TIMEOUT_MS).catch(() => {});
       throw signal?.aborted ? abortReason(signal) : error;
     } finally {
       // Only an accepted URL elicitation waits for its completion.
@@ -125,7 +115,7 @@ export function relayElicitationHandler(options) {
     const path = awaitingCompletion.get(elicitationId);
     if (path === undefined) return;
     awaitingCompletion.delete(elicitationId);
-    await retrying(() => relay('POST', `${path}/complete`), undefined, Date.now() + RETRY_FOR_MS);
+    await retry(() => relay('POST', `${path}/complete`), undefined, Date.now() + RETRY_FOR_MS);
   };
   return relayElicitation;
 }
@@ -152,7 +142,7 @@ export async function createRelayElicitation(options) {
     ...(serverName !== undefined && { serverName }),
     ...(timeoutMs !== undefined && { timeoutMs }),
   };
-  const created = await retrying(
+  const created = await retry(
     () => callRelay(fetchImpl, `${url.replace(/\/+$/, '')}/v1/elicitations`, 'POST', serviceToken, {
       body,
       headers: { 'Idempotency-Key': idempotencyKey },
@@ -179,181 +169,13 @@ export function relayWebhookOutcome(event) {
   return { id: data.id, status: data.status, result: data.result, scope: data.scope };
 }
 
-/**
- * The person's side of the relay's Web Push, in their browser (call it from a click, after
- * `requestNotificationPermission()`): fetches the relay's VAPID public key (`GET /v1/push/key`),
- * subscribes the service worker `registration` with it (reusing its subscription when that has the
- * same key; one with another key is unsubscribed first) and stores the subscription for the
- * token's person (`POST /v1/push/subscriptions`). Resolves `{ id, subscription }`. `token` is the
- * person's bearer token, or an async function returning a fresh one (as `connectRelay` takes).
- */
-export async function subscribePush(relayUrl, options) {
-  const { base, fetchImpl, bearer, pushManager } = pushOptions('subscribePush', relayUrl, options);
-  const key = await callRelay(fetchImpl, `${base}/v1/push/key`, 'GET', undefined, { timeout: CALL_TIMEOUT_MS }).catch((error) => {
-    if (error instanceof RelayError && error.status === 404) {
-      throw Object.assign(
-        new RelayError(404, undefined, 'this relay has no Web Push (it runs without a VAPID key: --vapid-private-key-file)'),
-        { body: error.body },
-      );
-    }
-    throw error;
-  });
-  const applicationServerKey = p256Point(key?.publicKey);
-  if (applicationServerKey === null) throw new RelayError(200, key, 'GET /v1/push/key: `publicKey` is not a base64url P-256 point');
-
-  let subscription = await pushManager.getSubscription();
-  if (subscription !== null && !sameBytes(subscription.options?.applicationServerKey, applicationServerKey)) {
-    // Subscribed for another application server key (the relay's key changed): that push service
-    // endpoint would refuse the relay's pushes.
-    await subscription.unsubscribe();
-    subscription = null;
-  }
-  subscription ??= await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
-  const stored = await callRelay(fetchImpl, `${base}/v1/push/subscriptions`, 'POST', await bearer(), {
-    body: subscription.toJSON(),
-    timeout: CALL_TIMEOUT_MS,
-  });
-  if (typeof stored?.id !== 'string') throw new RelayError(200, stored, 'POST /v1/push/subscriptions answered no `id`');
-  return { id: stored.id, subscription };
-}
-
-/**
- * Undoes {@link subscribePush}: removes the registration's subscription at the relay (found by its
- * endpoint among the person's, `GET /v1/push/subscriptions`, then `DELETE …/{id}`) and in the
- * browser. The browser's is unsubscribed even when the relay call fails (that error is then
- * thrown): a dead endpoint is dropped by the relay at its next push. Resolves `true` when there
- * was a subscription, `false` when there was none.
- */
-export async function unsubscribePush(relayUrl, options) {
-  const { base, fetchImpl, bearer, pushManager } = pushOptions('unsubscribePush', relayUrl, options);
-  const subscription = await pushManager.getSubscription();
-  if (subscription === null) return false;
-  try {
-    const token = await bearer();
-    const listed = await callRelay(fetchImpl, `${base}/v1/push/subscriptions`, 'GET', token, { timeout: CALL_TIMEOUT_MS });
-    const stored = Array.isArray(listed?.subscriptions)
-      ? listed.subscriptions.filter((entry) => entry?.endpoint === subscription.endpoint && typeof entry.id === 'string')
-      : [];
-    for (const { id } of stored) {
-      await callRelay(fetchImpl, `${base}/v1/push/subscriptions/${encodeURIComponent(id)}`, 'DELETE', token, {
-        timeout: CALL_TIMEOUT_MS,
-        empty: true,
-      }).catch((error) => {
-        // Already gone (removed elsewhere, or by a 410 from the push service): that is the goal.
-        if (!(error instanceof RelayError && error.status === 404)) throw error;
-      });
-    }
-  } finally {
-    await subscription.unsubscribe();
-  }
-  return true;
-}
-
-function pushOptions(caller, relayUrl, options) {
-  const { token, registration } = options ?? {};
-  const fetchImpl = options?.fetch ?? globalThis.fetch;
-  if (typeof relayUrl !== 'string' || relayUrl === '') throw new TypeError(`${caller}: the relay's base URL is required`);
-  if (typeof token !== 'function' && (typeof token !== 'string' || token === '')) {
-    throw new TypeError(`${caller}: \`token\` (the person's bearer token, or an async function returning one) is required`);
-  }
-  const pushManager = registration?.pushManager;
-  if (typeof pushManager?.subscribe !== 'function' || typeof pushManager.getSubscription !== 'function') {
-    throw new TypeError(`${caller}: \`registration\` must be a ServiceWorkerRegistration with a pushManager (this browser may have no Web Push)`);
-  }
-  if (typeof fetchImpl !== 'function') throw new TypeError(`${caller}: no fetch: pass \`fetch\``);
-  const bearer = async () => {
-    const value = typeof token === 'function' ? await token() : token;
-    if (typeof value !== 'string' || value === '') throw new TypeError(`${caller}: the \`token\` function returned no token`);
-    return value;
-  };
-  return { base: relayUrl.replace(/\/+$/, ''), fetchImpl, bearer, pushManager };
-}
-
-/** The bytes of a base64url uncompressed P-256 point (65 bytes, 0x04 first), or null. */
-function p256Point(base64url) {
-  const unpadded = typeof base64url === 'string' ? base64url.replace(/=+$/, '') : '';
-  if (!/^[A-Za-z0-9_-]{87}$/.test(unpadded)) return null;
-  const binary = atob(unpadded.replace(/-/g, '+').replace(/_/g, '/'));
-  const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
-  return bytes[0] === 4 ? bytes : null;
-}
-
-function sameBytes(buffer, bytes) {
-  if (!(buffer instanceof ArrayBuffer) && !ArrayBuffer.isView(buffer)) return false;
-  const view = ArrayBuffer.isView(buffer) ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer);
-  return view.length === bytes.length && view.every((byte, index) => byte === bytes[index]);
-}
-
 function isScope(scope) {
   const text = (value) => typeof value === 'string' && value !== '';
   return typeof scope === 'object' && scope !== null && text(scope.userId) && text(scope.workspaceId)
     && (scope.conversationId === undefined || typeof scope.conversationId === 'string');
 }
 
-function abortReason(signal) {
-  return signal.reason ?? new DOMException('The elicitation was aborted', 'AbortError');
-}
-
-/**
- * One relay call: the JSON answer of a 2xx (or `null` for a 204 when `empty` allows it), else a
- * RelayError (`retry` set for network errors and 5xx). `bearer` undefined sends no Authorization.
- */
-async function callRelay(fetchImpl, url, method, bearer, { body, headers, signal, timeout, empty = false }) {
-  const timer = AbortSignal.timeout(timeout);
-  let response;
-  try {
-    response = await fetchImpl(url, {
-      method,
-      headers: {
-        ...(bearer !== undefined && { Authorization: `Bearer ${bearer}` }),
-        Accept: 'application/json',
-        ...(body !== undefined && { 'Content-Type': 'application/json' }),
-        ...headers,
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      signal: signal ? AbortSignal.any([signal, timer]) : timer,
-    });
-  } catch (error) {
-    if (signal?.aborted) throw abortReason(signal);
-    throw Object.assign(new Error(`koder-elicitation-relay unreachable: ${error?.message ?? error}`, { cause: error }), { retry: true });
-  }
-  const text = await response.text().catch(() => '');
-  let parsed;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (response.ok && parsed !== undefined) return parsed;
-  if (response.ok && empty && text === '') return null;
-  const error = new RelayError(response.status, parsed, response.ok ? 'an answer that is not JSON' : response.statusText || 'no message');
-  if (response.status >= 500) error.retry = true;
-  throw error;
-}
-
-/** `attempt()` until it succeeds, fails for good, `signal` aborts, or `deadline` (ms) passes. */
-async function retrying(attempt, signal, deadline) {
-  for (let backoff = BACKOFF_FIRST_MS; ; backoff = Math.min(backoff * 2, BACKOFF_MAX_MS)) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!error?.retry || signal?.aborted || Date.now() + backoff > deadline) throw error;
-    }
-    await sleep(backoff, signal);
-  }
-}
-
-function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** `attempt()` (a relay call) until it succeeds, fails for good, `signal` aborts, or `deadline` (ms) passes. */
+function retry(attempt, signal, deadline) {
+  return retrying(attempt, { signal, deadline, firstMs: BACKOFF_FIRST_MS, maxMs: BACKOFF_MAX_MS });
 }

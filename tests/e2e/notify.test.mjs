@@ -400,6 +400,44 @@ test('push-worker in a real service worker: shows, replaces, closes on settled, 
   }
 });
 
+// The relay's words for CITY from "Weather", as crates/relay/src/push/payload.rs renders them (its
+// test a_questions_notification_is_worded_as_the_elements_own_in_each_language pins the same text).
+const RELAY_WORDS = {
+  'en-US': { title: '\u2068Weather\u2069 needs your input', lang: 'en-US', dir: 'ltr' },
+  'pt-BR': { title: '\u2068Weather\u2069 precisa da sua resposta', lang: 'pt-BR', dir: 'ltr' },
+};
+
+test('a push and the in-page notify word the same request alike, in en-US and pt-BR', { timeout: 90_000 }, async () => {
+  const worker = await openWorkerApp();
+  try {
+    await worker.page.evaluate(() => window.showAlways());
+    for (const [lang, words] of Object.entries(RELAY_WORDS)) {
+      const { context, page, errors } = await openElementPage({ granted: true });
+      let inPage;
+      try {
+        await page.evaluate((lang) => document.getElementById('notifying').setAttribute('lang', lang), lang);
+        await hide(context, page);
+        await ask(page, 'notifying');
+        await page.waitForFunction(() => window.shown.length > 0);
+        inPage = (await page.evaluate(() => window.shown))[0];
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+      const id = `words-${lang}`;
+      const pushed = { ...ELICITATION, id, serverName: 'Weather', message: CITY.message, body: '\u2068Which city? We need it for the forecast.\u2069', ...words };
+      const shown = (await worker.pushShown(pushed, (now) => now.some((n) => n.tag === id))).find((n) => n.tag === id);
+      assert.equal(inPage.lang, lang);
+      assert.equal(shown.title, inPage.title, lang);
+      assert.equal(shown.body, inPage.body, lang);
+      assert.equal(shown.title, words.title, lang);
+    }
+    assert.deepEqual(worker.errors, []);
+  } finally {
+    await worker.context.close();
+  }
+});
+
 // Last, in its own context: Chromium answers a push that shows nothing with a notification of its
 // own ("updated in the background"), which disturbs the notifications that follow it, even in
 // another context of the same origin.

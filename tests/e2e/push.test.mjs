@@ -89,6 +89,23 @@ window.localPushRegistration = async (pushOrigin) => {
 };
 </script></body></html>`;
 
+// The element with `notify`, each Notification it constructs recorded.
+const NOTIFY_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>notify</title>
+<script type="module" src="/dist/koder-mcp-elicitation.js"></script>
+<script>
+window.shownInPage = [];
+const Real = window.Notification;
+window.Notification = class extends Real {
+  constructor(title, options = {}) {
+    super(title, options);
+    window.shownInPage.push({ title, body: options.body, lang: options.lang });
+  }
+};
+Object.defineProperty(window.Notification, 'permission', { get: () => Real.permission });
+</script>
+</head><body><koder-mcp-elicitation notify></koder-mcp-elicitation></body></html>`;
+
 let pages;
 let pushService;
 let relay;
@@ -105,6 +122,7 @@ before(async () => {
     routes: {
       '/push-app.html': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE),
       '/push-sw.js': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(WORKER),
+      '/push-notify.html': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(NOTIFY_PAGE),
     },
   });
   pushService = await startPushService({ subject: SUBJECT });
@@ -121,6 +139,8 @@ before(async () => {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
+    // A background tab must count as hidden (the element's `notify`), as it does for a person.
+    ignoreDefaultArgs: ['--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'],
   });
 });
 
@@ -168,6 +188,32 @@ async function openApp({ granted = true } = {}) {
     return shown();
   };
   return { context, page, errors, deliver, shown };
+}
+
+/**
+ * The notification the element's own `notify` shows (its page hidden, permission granted) for
+ * `request` from `serverName`, in `lang`: { title, body, lang }.
+ */
+async function notifiedInPage(lang, request, serverName) {
+  const context = await browser.createBrowserContext();
+  try {
+    await context.overridePermissions(pages.url, ['notifications']);
+    const page = await context.newPage();
+    await page.goto(`${pages.url}/push-notify.html`);
+    await page.evaluate(async (lang) => {
+      await (await import('/dist/koder-mcp-elicitation.js')).ready;
+      document.querySelector('koder-mcp-elicitation').setAttribute('lang', lang);
+    }, lang);
+    await (await context.newPage()).bringToFront();
+    await page.waitForFunction(() => document.visibilityState === 'hidden', { timeout: 5_000 });
+    await page.evaluate((request, serverName) => {
+      document.querySelector('koder-mcp-elicitation').elicit(request, { serverName }).catch(() => {});
+    }, request, serverName);
+    await page.waitForFunction(() => window.shownInPage.length > 0, { timeout: 5_000 });
+    return (await page.evaluate(() => window.shownInPage))[0];
+  } finally {
+    await context.close();
+  }
 }
 
 /** subscribePush in the page, with the wrapped registration; resolves its answer or its error. */
@@ -241,6 +287,12 @@ test('subscribePush from the page, the relay pushes a new question, the worker s
       workspaceId: PERSON.workspaceId,
       conversationId: PERSON.conversationId,
       url: `${pages.url}/push-app.html?elicitation=${encodeURIComponent(created.id)}&conversation=${encodeURIComponent(PERSON.conversationId)}`,
+      // The notification's words, as the element's own `notify` says them (en-US: the relay has no
+      // language for the person).
+      title: '\u2068Weather\u2069 needs your input',
+      body: `\u2068${CITY.message}\u2069`,
+      lang: 'en-US',
+      dir: 'ltr',
     });
     assert.ok(expiresInMs > 0 && expiresInMs <= 60_000, `expiresInMs ${expiresInMs}`);
     const ttl = Number(asked.headers.ttl);
@@ -248,10 +300,14 @@ test('subscribePush from the page, the relay pushes a new question, the worker s
     const exp = asked.vapid.claims.exp - Math.floor(asked.at / 1000);
     assert.ok(exp > 0 && exp <= 24 * 3600, `exp ${exp} s ahead`);
 
-    // The worker shows what a person sees: the server's name, the message, tagged by the elicitation.
+    // The worker shows what a person sees: the relay's words, tagged by the elicitation; they are
+    // the very words the element's `notify` shows for the same request.
     const [notification, ...more] = await deliver(asked.text, (now) => now.length > 0);
     assert.deepEqual(more, []);
-    assert.deepEqual(notification, { tag: created.id, title: 'Weather', body: CITY.message, url: payload.url });
+    assert.deepEqual(notification, { tag: created.id, title: payload.title, body: payload.body, url: payload.url });
+    const inPage = await notifiedInPage('en-US', CITY, 'Weather');
+    assert.deepEqual({ title: notification.title, body: notification.body }, { title: inPage.title, body: inPage.body });
+    assert.equal(inPage.lang, payload.lang);
 
     // The person answers (in the page a click on it opens): the relay pushes a close, without the answer.
     const answered = await fetch(`${relay.url}/v1/elicitations/${created.id}/result`, {

@@ -26,6 +26,11 @@ pub enum PushPayload {
         /// Where clicking the notification opens (`--push-open-url`), when set.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         url: Option<String>,
+        /// What the notification shows, in the words the element's own `notify` uses (the core's
+        /// `notification_text`): absent from older relays, whose pushes a worker titles with the
+        /// server's name.
+        #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+        shown: Option<Box<ShownNotification>>,
     },
     /// The question is over: close its notification. Never the answer.
     Settled {
@@ -34,4 +39,18 @@ pub enum PushPayload {
         /// How it ended: `settled`, `expired` or `withdrawn`.
         status: HostStatus,
     },
+}
+
+/// A notification's words, rendered by the relay in one language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownNotification {
+    /// "<server> needs your input", localized; the server's name isolated.
+    pub title: String,
+    /// The question's message on one line, isolated and cut to what a notification shows.
+    pub body: String,
+    /// The language of `title` and `body` (a BCP 47 tag, the notification's `lang`).
+    pub lang: String,
+    /// Its direction, `ltr` or `rtl` (the notification's `dir`).
+    pub dir: String,
 }

@@ -1,11 +1,14 @@
 //! What a push says, built when it is sent from the elicitation as it is then (the outbox keeps
-//! no message): a new question's payload with its message cut to fit one encrypted record, or a
-//! close with the outcome and never the answer; and the `Topic` every push about one
-//! elicitation shares, so a later one replaces an undelivered earlier one at the push service.
+//! no message): a new question's payload with its message cut to fit one encrypted record and the
+//! notification's words rendered as the element's own `notify` renders them, or a close with the
+//! outcome and never the answer; and the `Topic` every push about one elicitation shares, so a
+//! later one replaces an undelivered earlier one at the push service.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use koder_elicitation_relay_protocol::PushPayload;
+use koder_elicitation_relay_protocol::{PushPayload, ShownNotification};
+use koder_mcp_elicitation_core::i18n::{plain, Locale};
+use koder_mcp_elicitation_core::notification::notification_text;
 use koder_web_push::MAX_PLAINTEXT;
 use sha2::{Digest, Sha256};
 
@@ -26,13 +29,14 @@ pub fn topic(id: &str) -> String {
 
 /// A new question's payload at `now_ms`, its message cut (on a character boundary, ending in
 /// "…") so the whole JSON fits one record ([`MAX_PLAINTEXT`] bytes); `url` is where clicking
-/// opens.
-pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64) -> Vec<u8> {
+/// opens; the notification's title and body are in `locale`.
+pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64, locale: Locale) -> Vec<u8> {
     let message = record
         .request
         .get("message")
         .and_then(|message| message.as_str())
         .unwrap_or_default();
+    let shown = shown(record, message, locale);
     let with = |message: String| {
         let payload = PushPayload::Elicitation {
             id: record.id.clone(),
@@ -42,6 +46,7 @@ pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64) -> Vec<u8>
             conversation_id: record.tenant.conversation_id.clone(),
             expires_in_ms: record.expires_at.saturating_sub(now_ms).max(0),
             url: url.clone(),
+            shown: Some(Box::new(shown.clone())),
         };
         serde_json::to_vec(&payload).unwrap_or_default()
     };
@@ -66,6 +71,23 @@ pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64) -> Vec<u8>
         }
     }
     cut(fits)
+}
+
+/// What the notification for `record` (asking `message`) shows in `locale`: the same words the
+/// element's `notify` shows for the same request, its title naming the server (or, with none,
+/// "Unknown server").
+fn shown(record: &Record, message: &str, locale: Locale) -> ShownNotification {
+    let server = match record.server_name.as_deref() {
+        Some(name) if !name.is_empty() => name.to_string(),
+        _ => plain(locale, "mcp-elicitation-server-unknown"),
+    };
+    let text = notification_text(locale, &server, message);
+    ShownNotification {
+        title: text.title,
+        body: text.body,
+        lang: text.lang,
+        dir: text.dir.as_str().to_string(),
+    }
 }
 
 /// A close: the elicitation's id and how it ended, never its answer.
@@ -104,15 +126,23 @@ mod tests {
 
     #[test]
     fn a_question_says_what_the_contract_names() {
-        let body = elicitation(&record("Which city?"), Some("https://app/x".into()), 10_000);
+        let body = elicitation(
+            &record("Which city?"),
+            Some("https://app/x".into()),
+            10_000,
+            Locale::EnUs,
+        );
         let value: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(
             value,
             json!({"type": "elicitation", "id": "0123456789abcdef0123456789abcdef",
                    "serverName": "weather", "message": "Which city?", "workspaceId": "acme",
-                   "conversationId": "c1", "expiresInMs": 50_000, "url": "https://app/x"})
+                   "conversationId": "c1", "expiresInMs": 50_000, "url": "https://app/x",
+                   "title": "\u{2068}weather\u{2069} needs your input",
+                   "body": "\u{2068}Which city?\u{2069}", "lang": "en-US", "dir": "ltr"})
         );
-        let late: Value = serde_json::from_slice(&elicitation(&record("x"), None, 90_000)).unwrap();
+        let late = elicitation(&record("x"), None, 90_000, Locale::EnUs);
+        let late: Value = serde_json::from_slice(&late).unwrap();
         assert_eq!(late["expiresInMs"], 0);
         assert!(late.get("url").is_none());
     }
@@ -121,7 +151,7 @@ mod tests {
     fn a_long_message_is_cut_on_a_character_boundary_to_fit_one_record() {
         for unit in ["a", "é", "😀", "\"", "\u{1}"] {
             let long = unit.repeat(5_000);
-            let body = elicitation(&record(&long), None, 0);
+            let body = elicitation(&record(&long), None, 0, Locale::EnUs);
             assert!(body.len() <= MAX_PLAINTEXT, "{unit}: {}", body.len());
             let message = serde_json::from_slice::<Value>(&body).unwrap()["message"]
                 .as_str()
@@ -133,6 +163,60 @@ mod tests {
             // Not one more character would have fit (the widest, `\u0001`, is 6 bytes).
             assert!(body.len() > MAX_PLAINTEXT - 6, "{unit}: {}", body.len());
         }
+    }
+
+    /// The words the element's own `notify` shows (src/element/notify.rs), for the same server
+    /// and message, in each shipped language: the push says exactly those. The titles are the
+    /// ones tests/e2e/notify.test.mjs sees the element show.
+    #[test]
+    fn a_questions_notification_is_worded_as_the_elements_own_in_each_language() {
+        let message = "Which city?\nWe need it for the forecast.";
+        let mut asked = record(message);
+        asked.server_name = Some("Weather".into());
+        for (locale, title) in [
+            (Locale::EnUs, "\u{2068}Weather\u{2069} needs your input"),
+            (
+                Locale::PtBr,
+                "\u{2068}Weather\u{2069} precisa da sua resposta",
+            ),
+        ] {
+            let body = elicitation(&asked, None, 0, locale);
+            let pushed: PushPayload = serde_json::from_slice(&body).unwrap();
+            let PushPayload::Elicitation {
+                shown: Some(shown), ..
+            } = pushed
+            else {
+                panic!("{locale:?}: no notification words in {pushed:?}");
+            };
+            let in_page = notification_text(locale, "Weather", message);
+            assert_eq!(shown.title, title);
+            assert_eq!(
+                shown.body,
+                "\u{2068}Which city? We need it for the forecast.\u{2069}"
+            );
+            assert_eq!(shown.title, in_page.title);
+            assert_eq!(shown.body, in_page.body);
+            assert_eq!(shown.lang, in_page.lang);
+            assert_eq!(shown.dir, in_page.dir.as_str());
+        }
+        // Without a server's name, the element's "Unknown server".
+        let mut nameless = record("Which city?");
+        nameless.server_name = None;
+        let value: Value =
+            serde_json::from_slice(&elicitation(&nameless, None, 0, Locale::PtBr)).unwrap();
+        assert_eq!(
+            value["title"],
+            "\u{2068}Servidor desconhecido\u{2069} precisa da sua resposta"
+        );
+    }
+
+    #[test]
+    fn an_older_relays_push_reads_without_the_words() {
+        let old = json!({"type": "elicitation", "id": "x", "serverName": "weather",
+                         "message": "m", "workspaceId": "acme", "conversationId": "",
+                         "expiresInMs": 1});
+        let read: PushPayload = serde_json::from_value(old).unwrap();
+        assert!(matches!(read, PushPayload::Elicitation { shown: None, .. }));
     }
 
     #[test]

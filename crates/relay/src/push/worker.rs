@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use koder_mcp_elicitation_core::i18n::Locale;
 use koder_web_push::{encrypt, PushError, SubscriptionKeys};
 
 use super::deliver::{self, Answer, Push};
@@ -143,7 +144,9 @@ impl Pushes {
                     &tenant.workspace_id,
                     &tenant.conversation_id,
                 );
-                payload::elicitation(&record, url, now)
+                // The relay keeps no language for a person or a request: the notification is
+                // worded in en-US, the element's own default.
+                payload::elicitation(&record, url, now, Locale::EnUs)
             }
         };
         let origin = match self.settings.allow.check(&target.endpoint) {
