@@ -267,8 +267,10 @@ async function readEvents(body, onEvent, onRetry) {
  * `requestNotificationPermission()`): fetches the relay's VAPID public key (`GET /v1/push/key`),
  * subscribes the service worker `registration` with it (reusing its subscription when that has the
  * same key; one with another key is unsubscribed first) and stores the subscription for the
- * token's person (`POST /v1/push/subscriptions`). Resolves `{ id, subscription }`. `token` is the
- * person's bearer token, or an async function returning a fresh one (as `connectRelay` takes).
+ * token's person (`POST /v1/push/subscriptions`), with the language the relay words its pushes in:
+ * `language`, else the page's `<html lang>`, else `navigator.language`. Resolves
+ * `{ id, subscription }`. `token` is the person's bearer token, or an async function returning a
+ * fresh one (as `connectRelay` takes).
  */
 export async function subscribePush(relayUrl, options) {
   const { base, fetchImpl, bearer, pushManager } = pushOptions("subscribePush", relayUrl, options);
@@ -292,8 +294,9 @@ export async function subscribePush(relayUrl, options) {
     subscription = null;
   }
   subscription ??= await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+  const language = options.language ?? languageTag(globalThis.document?.documentElement?.lang) ?? languageTag(globalThis.navigator?.language);
   const stored = await callRelay(fetchImpl, `${base}/v1/push/subscriptions`, "POST", await bearer(), {
-    body: subscription.toJSON(),
+    body: { ...subscription.toJSON(), language },
     timeout: CALL_TIMEOUT_MS,
   });
   if (typeof stored?.id !== "string") throw new RelayError(200, stored, "POST /v1/push/subscriptions answered no `id`");
@@ -350,6 +353,11 @@ function pushOptions(caller, relayUrl, options) {
     return value;
   };
   return { base: relayUrl.replace(/\/+$/, ""), fetchImpl, bearer, pushManager };
+}
+
+/** `text` when it is a language tag the relay takes (a page's malformed `lang` is skipped), else undefined. */
+function languageTag(text) {
+  return typeof text === "string" && /^[A-Za-z0-9-]{1,35}$/.test(text) ? text : undefined;
 }
 
 /** The bytes of a base64url uncompressed P-256 point (65 bytes, 0x04 first), or null. */

@@ -165,6 +165,15 @@ export interface RelayPushOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+export interface RelaySubscribePushOptions extends RelayPushOptions {
+  /**
+   * The BCP 47 tag (such as `"pt-BR"`) the relay words this browser's pushes in, the nearest
+   * shipped locale as the element picks one (default: the page's `<html lang>`, else
+   * `navigator.language`; en-US when neither is a tag).
+   */
+  language?: string;
+}
+
 /** What {@link subscribePush} resolves with. */
 export interface RelayPushSubscription {
   /** The relay's id of the stored subscription (`DELETE /v1/push/subscriptions/{id}` removes it). */
@@ -177,10 +186,10 @@ export interface RelayPushSubscription {
  * In the person's browser, from a click (after `requestNotificationPermission()`): subscribes
  * `registration` to Web Push with the relay's key (`GET /v1/push/key`; an existing subscription
  * with the same key is reused, one with another key replaced) and stores it for the token's
- * person (`POST /v1/push/subscriptions`). Rejects with a {@link RelayError} (status 404) when the
+ * person (`POST /v1/push/subscriptions`) with its `language`. Rejects with a {@link RelayError} (status 404) when the
  * relay has no VAPID key, and with the browser's error when permission is not granted.
  */
-export function subscribePush(relayUrl: string, options: RelayPushOptions): Promise<RelayPushSubscription>;
+export function subscribePush(relayUrl: string, options: RelaySubscribePushOptions): Promise<RelayPushSubscription>;
 
 /**
  * Removes the registration's subscription at the relay (matched by endpoint among the person's)

@@ -287,8 +287,8 @@ test('subscribePush from the page, the relay pushes a new question, the worker s
       workspaceId: PERSON.workspaceId,
       conversationId: PERSON.conversationId,
       url: `${pages.url}/push-app.html?elicitation=${encodeURIComponent(created.id)}&conversation=${encodeURIComponent(PERSON.conversationId)}`,
-      // The notification's words, as the element's own `notify` says them (en-US: the relay has no
-      // language for the person).
+      // The notification's words, as the element's own `notify` says them, in the language the
+      // page subscribed with (its <html lang="en">: en-US).
       title: '\u2068Weather\u2069 needs your input',
       body: `\u2068${CITY.message}\u2069`,
       lang: 'en-US',
@@ -351,6 +351,44 @@ test('subscribePush from the page, the relay pushes a new question, the worker s
     }, relay.url, token), false);
     assert.deepEqual(errors, []);
     assert.deepEqual(pushService.received.filter((push) => push.problem !== undefined), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a subscription made from a pt-BR page: the relay words its push in pt-BR, as the element\'s own notify words it', { timeout: TIMEOUT_MS }, async () => {
+  const token = mintToken({ sub: PERSON.userId, workspace: PERSON.workspaceId });
+  const { context, page, errors, deliver } = await openApp();
+  try {
+    // No `language` given: subscribePush sends the page's own.
+    await page.evaluate(() => { document.documentElement.lang = 'pt-BR'; });
+    const subscribed = await subscribeInPage(page, relay.url, token);
+    assert.equal(subscribed.error, undefined, JSON.stringify(subscribed.error));
+    const { endpoint } = subscribed;
+    pushService.register(endpoint, await page.evaluate((endpoint) => window.browserSide.keys[endpoint], endpoint));
+
+    const created = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: PERSON, serverName: 'Weather', request: CITY, timeoutMs: 60_000 });
+    const asked = await nextPush(endpoint);
+    assert.equal(asked.payload.id, created.id);
+    assert.deepEqual(
+      { title: asked.payload.title, body: asked.payload.body, lang: asked.payload.lang, dir: asked.payload.dir },
+      { title: '\u2068Weather\u2069 precisa da sua resposta', body: `\u2068${CITY.message}\u2069`, lang: 'pt-BR', dir: 'ltr' },
+    );
+    const [notification, ...more] = await deliver(asked.text, (now) => now.length > 0);
+    assert.deepEqual(more, []);
+    const inPage = await notifiedInPage('pt-BR', CITY, 'Weather');
+    assert.deepEqual({ title: notification.title, body: notification.body }, { title: inPage.title, body: inPage.body });
+    assert.equal(inPage.lang, asked.payload.lang);
+
+    const withdrawn = await fetch(`${relay.url}/v1/elicitations/${created.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
+    assert.ok(withdrawn.ok, `withdraw answered ${withdrawn.status}`);
+    assert.deepEqual((await nextPush(endpoint)).payload, { type: 'settled', id: created.id, status: 'withdrawn' });
+    assert.equal(await page.evaluate(async (relayUrl, token) => {
+      const { unsubscribePush } = await import('/dist/relay.js');
+      return unsubscribePush(relayUrl, { token, registration: window.pushRegistration });
+    }, relay.url, token), true);
+    assert.deepEqual(await listSubscriptions(token), []);
+    assert.deepEqual(errors, []);
   } finally {
     await context.close();
   }

@@ -1,6 +1,6 @@
 //! Web Push: the relay's public key (`GET /v1/push/key`), the subscription a browser stores
-//! (`POST /v1/push/subscriptions`, the body being `PushSubscription.toJSON()`) and what the
-//! relay answers about a person's subscriptions.
+//! (`POST /v1/push/subscriptions`, the body being `PushSubscription.toJSON()` and the page's
+//! language) and what the relay answers about a person's subscriptions.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -11,6 +11,8 @@ use crate::create::InvalidBody;
 pub const MAX_PUSH_ENDPOINT_CHARS: usize = 2048;
 /// The longest key (`p256dh`, `auth`) taken: a P-256 point is 87 base64url characters.
 pub const MAX_PUSH_KEY_CHARS: usize = 256;
+/// The longest `language` taken: BCP 47 asks implementations to take tags of at least 35.
+pub const MAX_PUSH_LANGUAGE_CHARS: usize = 35;
 
 /// `GET /v1/push/key`: the browsers' `applicationServerKey`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,7 +23,8 @@ pub struct PushKey {
     pub public_key: String,
 }
 
-/// `POST /v1/push/subscriptions`: `PushSubscription.toJSON()` as the browser gives it. Read
+/// `POST /v1/push/subscriptions`: `PushSubscription.toJSON()` as the browser gives it, with the
+/// language the page wants its pushes in. Read
 /// with [`PushSubscriptionBody::try_from`] (serde's `Deserialize` goes through it), which says
 /// in one sentence what is wrong with a bad one; fields the relay does not use are ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +37,9 @@ pub struct PushSubscriptionBody {
     pub expiration_time: Option<f64>,
     /// The browser's keys.
     pub keys: PushSubscriptionKeys,
+    /// The BCP 47 tag its pushes are worded in (the nearest shipped locale; en-US without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// The keys of a [`PushSubscriptionBody`], base64url as browsers give them.
@@ -91,10 +97,29 @@ impl TryFrom<Value> for PushSubscriptionBody {
         };
         let p256dh = key("p256dh")?;
         let auth = key("auth")?;
+        let language = match body.remove("language") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(tag))
+                if !tag.is_empty()
+                    && tag.len() <= MAX_PUSH_LANGUAGE_CHARS
+                    && tag
+                        .bytes()
+                        .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-') =>
+            {
+                Some(tag)
+            }
+            Some(_) => {
+                return invalid(format!(
+                    "language must be a BCP 47 tag such as \"pt-BR\": at most \
+                     {MAX_PUSH_LANGUAGE_CHARS} letters, digits and hyphens"
+                ))
+            }
+        };
         Ok(PushSubscriptionBody {
             endpoint,
             expiration_time,
             keys: PushSubscriptionKeys { p256dh, auth },
+            language,
         })
     }
 }
@@ -154,6 +179,13 @@ mod tests {
                                 "keys": {"p256dh": "a", "auth": "b"}}))
         .unwrap();
         assert_eq!(dated.expiration_time, Some(1.7e12));
+        assert_eq!(body.language, None);
+        let worded = read(
+            json!({"endpoint": "e", "keys": {"p256dh": "a", "auth": "b"},
+                                 "language": "pt-BR"}),
+        )
+        .unwrap();
+        assert_eq!(worded.language.as_deref(), Some("pt-BR"));
     }
 
     #[test]
@@ -184,6 +216,22 @@ mod tests {
             (
                 json!({"endpoint": "e", "keys": {"p256dh": "a".repeat(MAX_PUSH_KEY_CHARS + 1), "auth": "b"}}),
                 "keys.p256dh",
+            ),
+            (
+                json!({"endpoint": "e", "keys": keys, "language": "pt_BR"}),
+                "language must be",
+            ),
+            (
+                json!({"endpoint": "e", "keys": keys, "language": "x".repeat(36)}),
+                "language must be",
+            ),
+            (
+                json!({"endpoint": "e", "keys": keys, "language": ""}),
+                "language must be",
+            ),
+            (
+                json!({"endpoint": "e", "keys": keys, "language": 1}),
+                "language must be",
             ),
         ] {
             let error = read(body.clone()).unwrap_err();

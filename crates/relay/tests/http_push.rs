@@ -461,6 +461,81 @@ async fn a_question_reaches_each_of_its_persons_subscriptions_once_and_every_end
     service.assert_no_faults();
 }
 
+/// Each subscription's pushes are worded in its `language` (the nearest shipped locale, en-US
+/// without one), kept from the subscribe and changed by subscribing the endpoint again; a tag that
+/// is not one is refused.
+#[tokio::test]
+async fn a_question_is_worded_in_each_subscriptions_language() {
+    let service = PushService::start().await;
+    let relay = push_relay(&service).await;
+    let ana = person("ana", "acme");
+    let post = |body: Value| {
+        relay.call(
+            Method::POST,
+            "/v1/push/subscriptions",
+            Some(ana.as_str()),
+            Some(body.to_string()),
+        )
+    };
+    let with = |name: &str, language: Option<&str>| {
+        let mut body = service.subscription(name);
+        body["language"] = json!(language);
+        body
+    };
+    for (name, language) in [
+        ("pt", Some("pt-BR")),
+        ("pt-pt", Some("pt-PT")),
+        ("none", None),
+        ("klingon", Some("tlh")),
+    ] {
+        let (status, _) = post(with(name, language)).await;
+        assert_eq!(status, StatusCode::CREATED, "{name}");
+    }
+    // The same endpoint again, in another language: the same subscription, now in pt-BR.
+    let moved = with("moved", Some("en-US"));
+    let (_, first) = post(moved.clone()).await;
+    let mut again = moved;
+    again["language"] = json!("pt-BR");
+    let (status, second) = post(again).await;
+    assert_eq!((status, &second), (StatusCode::OK, &first));
+    for bad in [json!("pt_BR"), json!("x".repeat(36)), json!(""), json!(7)] {
+        let mut body = service.subscription("refused");
+        body["language"] = bad.clone();
+        let (status, error) = post(body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("language must be a BCP 47 tag"),
+            "{message}"
+        );
+    }
+
+    relay.create_id(create_body("ana", "acme", "c1")).await;
+    until(Duration::from_secs(10), "the question on each", || {
+        service.received().len() >= 5
+    })
+    .await;
+    let english = ("\u{2068}weather\u{2069} needs your input", "en-US");
+    let portuguese = ("\u{2068}weather\u{2069} precisa da sua resposta", "pt-BR");
+    for (name, (title, lang)) in [
+        ("pt", portuguese),
+        ("pt-pt", portuguese),
+        ("moved", portuguese),
+        ("none", english),
+        ("klingon", english),
+    ] {
+        let pushes = service.received_by(name);
+        assert_eq!(pushes.len(), 1, "{name}: {pushes:?}");
+        assert_eq!(
+            (pushes[0]["title"].as_str(), pushes[0]["lang"].as_str()),
+            (Some(title), Some(lang)),
+            "{name}"
+        );
+    }
+    assert!(service.received_by("refused").is_empty());
+    service.assert_no_faults();
+}
+
 #[tokio::test]
 async fn gone_subscriptions_are_deleted_busy_services_are_retried_and_deadlines_end_retries() {
     let service = PushService::start().await;

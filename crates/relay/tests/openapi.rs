@@ -520,7 +520,7 @@ mod wire {
         }
     }
 
-    fn push_body(expiration_time: Option<f64>) -> PushSubscriptionBody {
+    fn push_body(expiration_time: Option<f64>, language: Option<&str>) -> PushSubscriptionBody {
         let browser = koder_web_push::Receiver::generate();
         PushSubscriptionBody {
             endpoint: "https://fcm.googleapis.com/fcm/send/abc".into(),
@@ -529,6 +529,7 @@ mod wire {
                 p256dh: browser.p256dh_base64url(),
                 auth: browser.auth_base64url(),
             },
+            language: language.map(str::to_string),
         }
     }
 
@@ -675,8 +676,8 @@ mod wire {
             (
                 "PushSubscriptionBody",
                 vec![
-                    json_of(&push_body(None)),
-                    json_of(&push_body(Some(1_900_000_000_000.0))),
+                    json_of(&push_body(None, None)),
+                    json_of(&push_body(Some(1_900_000_000_000.0), Some("pt-BR"))),
                 ],
             ),
             (

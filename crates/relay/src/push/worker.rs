@@ -144,9 +144,10 @@ impl Pushes {
                     &tenant.workspace_id,
                     &tenant.conversation_id,
                 );
-                // The relay keeps no language for a person or a request: the notification is
-                // worded in en-US, the element's own default.
-                payload::elicitation(&record, url, now, Locale::EnUs)
+                // In the subscription's language as the element picks a locale: the nearest
+                // shipped one, else en-US.
+                let locale = Locale::negotiate(target.language.as_deref());
+                payload::elicitation(&record, url, now, locale)
             }
         };
         let origin = match self.settings.allow.check(&target.endpoint) {

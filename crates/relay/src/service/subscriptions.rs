@@ -63,6 +63,7 @@ impl PushSubscriptions {
             p256dh: body.keys.p256dh,
             auth: body.keys.auth,
             created_at: self.clock.now_ms(),
+            language: body.language,
         };
         let cap = i64::try_from(self.settings.per_person).unwrap_or(i64::MAX);
         Ok(self.store.subscribe(&row, cap).await?)

@@ -163,6 +163,8 @@ pub struct PushTarget {
     pub p256dh: String,
     /// The browser's auth secret, base64url.
     pub auth: String,
+    /// The BCP 47 tag its pushes are worded in; `None`: en-US.
+    pub language: Option<String>,
 }
 
 /// The push outbox.
@@ -210,7 +212,8 @@ impl PushOutboxStore {
     pub async fn target(&self, id: &str) -> Result<Option<PushTarget>, StoreError> {
         either!(self.database.reader(), |pool| {
             Ok(sqlx::query_as::<_, PushTarget>(
-                "SELECT endpoint, p256dh, auth FROM koder_push_subscriptions WHERE id = $1",
+                "SELECT endpoint, p256dh, auth, language FROM koder_push_subscriptions \
+                 WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)

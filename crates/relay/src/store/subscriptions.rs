@@ -22,6 +22,8 @@ pub struct PushSubscriptionRow {
     pub auth: String,
     /// When it was first stored, ms since the Unix epoch.
     pub created_at: i64,
+    /// The BCP 47 tag its pushes are worded in; `None`: en-US.
+    pub language: Option<String>,
 }
 
 /// What a subscribe came to.
@@ -29,8 +31,8 @@ pub struct PushSubscriptionRow {
 pub enum Subscribed {
     /// A new subscription, with this id.
     Created(String),
-    /// The person had subscribed this endpoint already: its id (its keys are now the ones
-    /// given).
+    /// The person had subscribed this endpoint already: its id (its keys and language are now
+    /// the ones given).
     Existing(String),
     /// The person holds as many subscriptions as allowed; nothing was stored.
     Full,
@@ -43,8 +45,8 @@ pub struct SubscriptionStore {
 }
 
 impl SubscriptionStore {
-    /// Stores `subscription` unless its person already has this endpoint (then its keys are
-    /// updated and its id kept) or already holds `max_per_person` subscriptions. Replicas
+    /// Stores `subscription` unless its person already has this endpoint (then its keys and
+    /// language are updated and its id kept) or already holds `max_per_person` subscriptions. Replicas
     /// racing may pass the cap by a few; it bounds abuse, not exact counts.
     pub async fn subscribe(
         &self,
@@ -57,8 +59,8 @@ impl SubscriptionStore {
         let inserted: Option<String> = either!(self.database.writer(), |pool| {
             sqlx::query_scalar(
                 "INSERT INTO koder_push_subscriptions \
-                 (id, user_id, workspace_id, endpoint, p256dh, auth, created_at) \
-                 SELECT $1, $2, $3, $4, $5, $6, $7 WHERE (SELECT COUNT(*) FROM \
+                 (id, user_id, workspace_id, endpoint, p256dh, auth, created_at, language) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $9 WHERE (SELECT COUNT(*) FROM \
                  koder_push_subscriptions WHERE user_id = $2 AND workspace_id = $3) < $8 \
                  ON CONFLICT (user_id, workspace_id, endpoint) DO NOTHING RETURNING id",
             )
@@ -70,6 +72,7 @@ impl SubscriptionStore {
             .bind(&subscription.auth)
             .bind(subscription.created_at)
             .bind(max_per_person)
+            .bind(&subscription.language)
             .fetch_optional(pool)
             .await?
         });
@@ -83,14 +86,15 @@ impl SubscriptionStore {
         }
     }
 
-    /// The id of the person's subscription to this endpoint, its keys set to the ones given.
+    /// The id of the person's subscription to this endpoint, its keys and language set to the
+    /// ones given.
     async fn update_keys(
         &self,
         subscription: &PushSubscriptionRow,
     ) -> Result<Option<String>, StoreError> {
         either!(self.database.writer(), |pool| {
             Ok(sqlx::query_scalar(
-                "UPDATE koder_push_subscriptions SET p256dh = $4, auth = $5 \
+                "UPDATE koder_push_subscriptions SET p256dh = $4, auth = $5, language = $6 \
                  WHERE user_id = $1 AND workspace_id = $2 AND endpoint = $3 RETURNING id",
             )
             .bind(&subscription.user_id)
@@ -98,6 +102,7 @@ impl SubscriptionStore {
             .bind(&subscription.endpoint)
             .bind(&subscription.p256dh)
             .bind(&subscription.auth)
+            .bind(&subscription.language)
             .fetch_optional(pool)
             .await?)
         })
@@ -111,8 +116,8 @@ impl SubscriptionStore {
     ) -> Result<Vec<PushSubscriptionRow>, StoreError> {
         either!(self.database.reader(), |pool| {
             Ok(sqlx::query_as::<_, PushSubscriptionRow>(
-                "SELECT id, user_id, workspace_id, endpoint, p256dh, auth, created_at \
-                 FROM koder_push_subscriptions WHERE user_id = $1 AND workspace_id = $2 \
+                "SELECT id, user_id, workspace_id, endpoint, p256dh, auth, created_at, \
+                 language FROM koder_push_subscriptions WHERE user_id = $1 AND workspace_id = $2 \
                  ORDER BY created_at, id",
             )
             .bind(user_id)
