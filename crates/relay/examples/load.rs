@@ -225,37 +225,50 @@ fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// User + system CPU seconds of a process, from /proc (fields 14 and 15 of `stat`).
+/// What the bench reads of a process's or a thread's `stat` in /proc.
+#[derive(Debug)]
+struct Stat {
+    name: String,
+    parent: Option<u32>,
+    /// User + system (fields 14 and 15).
+    cpu_seconds: f64,
+}
+
+fn read_stat(path: impl AsRef<std::path::Path>) -> Option<Stat> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (head, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let number = |index: usize| fields.get(index)?.parse::<u64>().ok();
+    // after ")" the fields start at 3 (state), so ppid (4) is index 1, utime (14) index 11 and
+    // stime (15) index 12. USER_HZ is 100 on every Linux we run on.
+    Some(Stat {
+        name: head
+            .split_once('(')
+            .map_or("?", |(_, name)| name)
+            .to_string(),
+        parent: number(1).and_then(|ppid| u32::try_from(ppid).ok()),
+        cpu_seconds: (number(11)? + number(12)?) as f64 / 100.0,
+    })
+}
+
+/// User + system CPU seconds of a process (`self`: this one).
 fn cpu_seconds(pid: &str) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_name = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // after ")" the fields start at 3 (state), so utime (14) is index 11 and stime (15) index 12.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // USER_HZ is 100 on every Linux we run on.
-    Some(ticks as f64 / 100.0)
+    Some(read_stat(format!("/proc/{pid}/stat"))?.cpu_seconds)
 }
 
 /// CPU seconds of a process and its direct children (PostgreSQL's backends).
 fn tree_cpu_seconds(root: u32) -> Option<f64> {
     let mut total = cpu_seconds(&root.to_string())?;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
+        let is_pid = entry
+            .file_name()
             .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let parent = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|ppid| ppid.parse::<u32>().ok());
-        if parent == Some(root) {
-            total += cpu_seconds(pid).unwrap_or(0.0);
+            .is_some_and(|name| name.bytes().all(|b| b.is_ascii_digit()));
+        let child = is_pid
+            .then(|| read_stat(entry.path().join("stat")))
+            .flatten();
+        if let Some(child) = child.filter(|child| child.parent == Some(root)) {
+            total += child.cpu_seconds;
         }
     }
     Some(total)
@@ -302,44 +315,20 @@ fn thread_usage(pid: u32) -> BTreeMap<String, ThreadUsage> {
     };
     for task in tasks.flatten() {
         let path = task.path();
-        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+        let Some(stat) = read_stat(path.join("stat")) else {
             continue;
         };
-        let Some((head, rest)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let name = head
-            .split_once('(')
-            .map_or("?", |(_, name)| name)
-            .to_string();
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let ticks = |index: usize| {
-            fields
-                .get(index)
-                .and_then(|field| field.parse::<f64>().ok())
+        let status = std::fs::read_to_string(path.join("status")).unwrap_or_default();
+        let count = |key: &str| {
+            let value = status.lines().find_map(|line| line.strip_prefix(key));
+            value
+                .and_then(|value| value.trim().parse::<f64>().ok())
                 .unwrap_or(0.0)
         };
-        let cpu = (ticks(11) + ticks(12)) / 100.0;
-        let switches = std::fs::read_to_string(path.join("status"))
-            .ok()
-            .map(|status| {
-                let count = |key: &str| {
-                    status
-                        .lines()
-                        .find_map(|line| line.strip_prefix(key))
-                        .and_then(|value| value.trim().parse::<f64>().ok())
-                        .unwrap_or(0.0)
-                };
-                (
-                    count("voluntary_ctxt_switches:"),
-                    count("nonvoluntary_ctxt_switches:"),
-                )
-            })
-            .unwrap_or((0.0, 0.0));
-        let entry = usage.entry(name).or_default();
-        entry.cpu_seconds += cpu;
-        entry.voluntary_switches += switches.0;
-        entry.involuntary_switches += switches.1;
+        let entry = usage.entry(stat.name).or_default();
+        entry.cpu_seconds += stat.cpu_seconds;
+        entry.voluntary_switches += count("voluntary_ctxt_switches:");
+        entry.involuntary_switches += count("nonvoluntary_ctxt_switches:");
     }
     usage
 }
@@ -349,19 +338,16 @@ fn thread_usage_delta(
     before: &BTreeMap<String, ThreadUsage>,
     after: &BTreeMap<String, ThreadUsage>,
 ) -> Value {
-    let mut delta = serde_json::Map::new();
-    for (name, now) in after {
+    let delta = after.iter().map(|(name, now)| {
         let then = before.get(name).copied().unwrap_or_default();
-        delta.insert(
-            name.clone(),
-            json!({
-                "cpuSeconds": round3(now.cpu_seconds - then.cpu_seconds),
-                "voluntarySwitches": now.voluntary_switches - then.voluntary_switches,
-                "involuntarySwitches": now.involuntary_switches - then.involuntary_switches,
-            }),
-        );
-    }
-    Value::Object(delta)
+        let usage = json!({
+            "cpuSeconds": round3(now.cpu_seconds - then.cpu_seconds),
+            "voluntarySwitches": now.voluntary_switches - then.voluntary_switches,
+            "involuntarySwitches": now.involuntary_switches - then.involuntary_switches,
+        });
+        (name.clone(), usage)
+    });
+    Value::Object(delta.collect())
 }
 
 /// Milliseconds with microsecond resolution.
@@ -412,18 +398,6 @@ fn parse_sse_block(block: &str) -> Option<(String, String)> {
     Some((event, data.join("\n")))
 }
 
-/// The index of the first blank line (the end of an SSE event) in `buffer`, and its length.
-fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
-    let lf = buffer.windows(2).position(|pair| pair == b"\n\n");
-    let crlf = buffer.windows(4).position(|quad| quad == b"\r\n\r\n");
-    match (lf, crlf) {
-        (Some(a), Some(b)) if b < a => Some((b, 4)),
-        (Some(a), _) => Some((a, 2)),
-        (None, Some(b)) => Some((b, 4)),
-        (None, None) => None,
-    }
-}
-
 /// Opens one person's stream; `Ok` once the relay answered 200 with the stream.
 async fn open_stream(shared: &Shared, person: &Person) -> Result<reqwest::Response, Failure> {
     let response = shared
@@ -449,8 +423,9 @@ async fn read_stream(shared: Arc<Shared>, person_index: usize, mut response: req
         };
         let seen = Instant::now();
         buffer.extend_from_slice(&chunk);
-        while let Some((end, separator)) = event_end(&buffer) {
-            let block: Vec<u8> = buffer.drain(..end + separator).collect();
+        // The relay (axum's SSE) ends its lines with LF only.
+        while let Some(end) = buffer.windows(2).position(|pair| pair == b"\n\n") {
+            let block: Vec<u8> = buffer.drain(..end + 2).collect();
             let text = String::from_utf8_lossy(&block);
             if let Some((event, data)) = parse_sse_block(&text) {
                 if event == "elicitation" {
@@ -518,7 +493,6 @@ async fn post_answer(
     id: &str,
     text: &str,
 ) -> Result<StatusCode, Failure> {
-    let body = json!({"action": "accept", "content": {"answer": text}});
     let response = shared
         .http
         .post(format!(
@@ -526,8 +500,7 @@ async fn post_answer(
             shared.relay(relay)
         ))
         .bearer_auth(token)
-        .header("content-type", "application/json")
-        .body(body.to_string())
+        .json(&json!({"action": "accept", "content": {"answer": text}}))
         .send()
         .await?;
     let status = response.status();
@@ -540,63 +513,63 @@ async fn answer(shared: &Shared, person_index: usize, seq: usize, id: &str) {
     let Some(person) = shared.people.get(person_index) else {
         return;
     };
-    let counters = &shared.counters;
     let first = answer_text(seq, "first");
     let second = answer_text(seq, "second");
     let every = shared.options.conflict_every;
-    let races = seq % every == every / 2;
     if let Some(mut slot) = shared.slot(seq) {
         slot.answer_sent = Some(Instant::now());
     }
-    if races {
+    if seq % every == every / 2 {
         // Two different answers at once, the second through the other relay when there are two.
         let (a, b) = tokio::join!(
             post_answer(shared, person.relay, &person.token, id, &first),
             post_answer(shared, person.relay + 1, &person.token, id, &second),
         );
-        for (result, text) in [(a, first), (b, second)] {
-            match result {
-                Ok(status) => {
-                    if status == StatusCode::OK {
-                        if let Some(mut slot) = shared.slot(seq) {
-                            slot.accepted_answers.push(text);
-                        }
-                    }
-                    counters.raced_answers.count(status);
-                }
-                Err(_) => {
-                    counters.answer_errors.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
+        record_answer(shared, seq, first, a, Some(&shared.counters.raced_answers));
+        record_answer(shared, seq, second, b, Some(&shared.counters.raced_answers));
         return;
     }
-    match post_answer(shared, person.relay, &person.token, id, &first).await {
-        Ok(StatusCode::OK) => {
-            if let Some(mut slot) = shared.slot(seq) {
-                slot.accepted_answers.push(first);
-            }
-        }
-        Ok(_) | Err(_) => {
-            counters.answer_errors.fetch_add(1, Ordering::Relaxed);
-            return;
+    let answered = post_answer(shared, person.relay, &person.token, id, &first).await;
+    if !record_answer(shared, seq, first, answered, None) || !seq.is_multiple_of(every) {
+        return;
+    }
+    let again = post_answer(shared, person.relay, &person.token, id, &second).await;
+    record_answer(
+        shared,
+        seq,
+        second,
+        again,
+        Some(&shared.counters.second_answers),
+    );
+}
+
+/// Keeps `text` as an accepted answer of `seq` when it got 200, counting its status in `tally`
+/// (a second or raced answer) or, without one, counting anything but 200 as an error; whether
+/// it got 200.
+fn record_answer(
+    shared: &Shared,
+    seq: usize,
+    text: String,
+    result: Result<StatusCode, Failure>,
+    tally: Option<&Tally>,
+) -> bool {
+    let accepted = matches!(result, Ok(StatusCode::OK));
+    if accepted {
+        if let Some(mut slot) = shared.slot(seq) {
+            slot.accepted_answers.push(text);
         }
     }
-    if seq.is_multiple_of(every) {
-        match post_answer(shared, person.relay, &person.token, id, &second).await {
-            Ok(status) => {
-                if status == StatusCode::OK {
-                    if let Some(mut slot) = shared.slot(seq) {
-                        slot.accepted_answers.push(second);
-                    }
-                }
-                counters.second_answers.count(status);
-            }
-            Err(_) => {
-                counters.answer_errors.fetch_add(1, Ordering::Relaxed);
-            }
+    match (result, tally) {
+        (Ok(status), Some(tally)) => tally.count(status),
+        (Ok(StatusCode::OK), None) => {}
+        _ => {
+            shared
+                .counters
+                .answer_errors
+                .fetch_add(1, Ordering::Relaxed);
         }
     }
+    accepted
 }
 
 /// One host: create, then long-poll (on the other relay when there are two) until it is not pending.
@@ -621,8 +594,7 @@ async fn host(shared: &Shared, seq: usize) {
         },
         "serverName": format!("bench-{seq}"),
         "timeoutMs": 600_000,
-    })
-    .to_string();
+    });
     // Half the creates land on the person's stream's relay and half on the other; the long-poll
     // is always on the relay the create did not use.
     let relays = shared.options.relays.len();
@@ -637,16 +609,13 @@ async fn host(shared: &Shared, seq: usize) {
         .http
         .post(format!("{}/v1/elicitations", shared.relay(create_relay)))
         .bearer_auth(&shared.options.service_token)
-        .header("content-type", "application/json")
-        .body(body)
+        .json(&body)
         .send()
         .await;
     let id = match created {
         Ok(response) if response.status() == StatusCode::CREATED => {
-            let body = response.bytes().await.unwrap_or_default();
-            serde_json::from_slice::<Value>(&body)
-                .ok()
-                .and_then(|value| value.get("id").and_then(Value::as_str).map(String::from))
+            let created = response.json::<Value>().await.ok();
+            created.and_then(|value| value.get("id")?.as_str().map(String::from))
         }
         _ => None,
     };
@@ -671,11 +640,9 @@ async fn host(shared: &Shared, seq: usize) {
             .send()
             .await;
         let value = match polled {
-            Ok(response) if response.status() == StatusCode::OK => response
-                .bytes()
-                .await
-                .ok()
-                .and_then(|body| serde_json::from_slice::<Value>(&body).ok()),
+            Ok(response) if response.status() == StatusCode::OK => {
+                response.json::<Value>().await.ok()
+            }
             _ => None,
         };
         let Some(value) = value else {
@@ -720,23 +687,23 @@ async fn wait_until(limit: Duration, condition: impl Fn() -> bool) -> bool {
 
 /// Keeps one person's stream open (reconnecting as the element does) until the bench stops.
 async fn keep_stream(shared: Arc<Shared>, person_index: usize, first: reqwest::Response) {
-    shared.counters.streams_open.fetch_add(1, Ordering::SeqCst);
-    read_stream(Arc::clone(&shared), person_index, first).await;
-    shared.counters.streams_open.fetch_sub(1, Ordering::SeqCst);
-    while !shared.stopping.load(Ordering::SeqCst) {
-        shared
-            .counters
-            .stream_reconnects
-            .fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let Some(person) = shared.people.get(person_index) else {
-            return;
-        };
-        if let Ok(response) = open_stream(&shared, person).await {
+    let mut response = Some(first);
+    loop {
+        if let Some(response) = response.take() {
             shared.counters.streams_open.fetch_add(1, Ordering::SeqCst);
             read_stream(Arc::clone(&shared), person_index, response).await;
             shared.counters.streams_open.fetch_sub(1, Ordering::SeqCst);
         }
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let counters = &shared.counters;
+        counters.stream_reconnects.fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let Some(person) = shared.people.get(person_index) else {
+            return;
+        };
+        response = open_stream(&shared, person).await.ok();
     }
 }
 
