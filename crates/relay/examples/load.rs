@@ -29,77 +29,55 @@ use tokio::sync::Semaphore;
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 /// Every figure the bench can be told to change.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, clap::Parser)]
+#[command(about = "Load generator for the relay: prints one JSON object with every figure")]
 struct Options {
+    /// A relay's URL (once or twice).
+    #[arg(long = "relay", required = true, value_parser = relay_url)]
     relays: Vec<String>,
+    /// The relay's process id, in --relay's order: its memory and CPU.
+    #[arg(long = "pid")]
     pids: Vec<u32>,
     /// The database server's main process (PostgreSQL's postmaster): its CPU and its children's.
+    #[arg(long)]
     db_pid: Option<u32>,
+    #[arg(long, env = "KODER_RELAY_SERVICE_TOKEN", hide_env_values = true)]
     service_token: String,
+    #[arg(long, env = "KODER_RELAY_JWT_SECRET", hide_env_values = true)]
     jwt_secret: String,
+    #[arg(long, default_value_t = 1000, value_parser = at_least::<1>)]
     streams: usize,
     /// Distinct people behind the streams (default: one per stream); fewer people share
     /// the relay's per-person channel, which tells its cost from a connection's.
+    #[arg(long, value_parser = at_least::<1>)]
     people: Option<usize>,
+    #[arg(long, default_value_t = 10_000)]
     elicitations: usize,
+    #[arg(long, default_value_t = 64, value_parser = at_least::<1>)]
     hosts: usize,
+    #[arg(long, default_value_t = 10, value_parser = at_least::<2>)]
     conflict_every: usize,
+    /// Seconds a host's long-poll waits.
+    #[arg(long = "wait", default_value_t = 30)]
     wait_seconds: u64,
+    /// Seconds a host keeps polling before it gives up.
+    #[arg(long = "give-up", default_value = "120", value_parser = seconds)]
     give_up: Duration,
 }
 
-impl Options {
-    fn parse() -> Result<Options, Failure> {
-        let mut options = Options {
-            relays: Vec::new(),
-            pids: Vec::new(),
-            db_pid: None,
-            service_token: std::env::var("KODER_RELAY_SERVICE_TOKEN").unwrap_or_default(),
-            jwt_secret: std::env::var("KODER_RELAY_JWT_SECRET").unwrap_or_default(),
-            streams: 1000,
-            people: None,
-            elicitations: 10_000,
-            hosts: 64,
-            conflict_every: 10,
-            wait_seconds: 30,
-            give_up: Duration::from_secs(120),
-        };
-        let mut args = std::env::args().skip(1);
-        while let Some(flag) = args.next() {
-            let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-            match flag.as_str() {
-                "--relay" => options
-                    .relays
-                    .push(value()?.trim_end_matches('/').to_string()),
-                "--pid" => options.pids.push(value()?.parse()?),
-                "--db-pid" => options.db_pid = Some(value()?.parse()?),
-                "--service-token" => options.service_token = value()?,
-                "--jwt-secret" => options.jwt_secret = value()?,
-                "--streams" => options.streams = value()?.parse()?,
-                "--people" => options.people = Some(value()?.parse()?),
-                "--elicitations" => options.elicitations = value()?.parse()?,
-                "--hosts" => options.hosts = value()?.parse()?,
-                "--conflict-every" => options.conflict_every = value()?.parse()?,
-                "--wait" => options.wait_seconds = value()?.parse()?,
-                "--give-up" => options.give_up = Duration::from_secs(value()?.parse()?),
-                other => return Err(format!("unknown flag {other}").into()),
-            }
-        }
-        if options.relays.is_empty() {
-            return Err("at least one --relay URL is needed".into());
-        }
-        if options.service_token.is_empty() || options.jwt_secret.is_empty() {
-            return Err("--service-token and --jwt-secret are needed".into());
-        }
-        if options.streams == 0
-            || options.people == Some(0)
-            || options.hosts == 0
-            || options.conflict_every < 2
-        {
-            return Err("--streams, --people and --hosts must be > 0, --conflict-every ≥ 2".into());
-        }
-        Ok(options)
+fn relay_url(url: &str) -> Result<String, String> {
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+fn at_least<const LEAST: usize>(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(count) if count >= LEAST => Ok(count),
+        _ => Err(format!("a whole number of at least {LEAST}")),
     }
+}
+
+fn seconds(text: &str) -> Result<Duration, std::num::ParseIntError> {
+    Ok(Duration::from_secs(text.parse()?))
 }
 
 /// One stream's person: their token and the relay the stream (and their answers) use.
@@ -995,11 +973,7 @@ async fn run(options: Options) -> Result<Value, Failure> {
 
 #[tokio::main]
 async fn main() {
-    let figures = match Options::parse() {
-        Ok(options) => run(options).await,
-        Err(error) => Err(error),
-    };
-    match figures {
+    match run(<Options as clap::Parser>::parse()).await {
         Ok(figures) => println!("{figures}"),
         Err(error) => {
             eprintln!("load: {error}");
