@@ -27,8 +27,6 @@ use crate::service::{sweeper, Announcer, Audit, Elicitations, Health, PushSubscr
 use crate::store::{redact_database, Store};
 use crate::webhooks::worker::Webhooks;
 
-pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
-
 /// Why the relay could not start.
 #[derive(Debug)]
 pub enum ServeError {
