@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use futures_util::StreamExt;
 use jsonwebtoken::{EncodingKey, Header};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
@@ -359,23 +360,6 @@ fn summary(mut values: Vec<f64>) -> Value {
     })
 }
 
-/// One SSE event: its name and its data.
-fn parse_sse_block(block: &str) -> Option<(String, String)> {
-    let mut event = String::from("message");
-    let mut data = Vec::new();
-    for line in block.lines() {
-        if let Some(value) = line.strip_prefix("event:") {
-            event = value.trim_start().to_string();
-        } else if let Some(value) = line.strip_prefix("data:") {
-            data.push(value.strip_prefix(' ').unwrap_or(value));
-        }
-    }
-    if data.is_empty() {
-        return None; // a keep-alive comment
-    }
-    Some((event, data.join("\n")))
-}
-
 /// Opens one person's stream; `Ok` once the relay answered 200 with the stream.
 async fn open_stream(shared: &Shared, person: &Person) -> Result<reqwest::Response, Failure> {
     let response = shared
@@ -392,24 +376,12 @@ async fn open_stream(shared: &Shared, person: &Person) -> Result<reqwest::Respon
 }
 
 /// Reads a person's stream until it ends, answering each new elicitation at once.
-async fn read_stream(shared: Arc<Shared>, person_index: usize, mut response: reqwest::Response) {
-    let mut buffer: Vec<u8> = Vec::new();
-    loop {
-        let chunk = match response.chunk().await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) | Err(_) => return,
-        };
-        let seen = Instant::now();
-        buffer.extend_from_slice(&chunk);
-        // The relay (axum's SSE) ends its lines with LF only.
-        while let Some(end) = buffer.windows(2).position(|pair| pair == b"\n\n") {
-            let block: Vec<u8> = buffer.drain(..end + 2).collect();
-            let text = String::from_utf8_lossy(&block);
-            if let Some((event, data)) = parse_sse_block(&text) {
-                if event == "elicitation" {
-                    on_elicitation(&shared, person_index, &data, seen);
-                }
-            }
+async fn read_stream(shared: Arc<Shared>, person_index: usize, response: reqwest::Response) {
+    let body = axum::http::Response::<reqwest::Body>::from(response).into_body();
+    let mut events = sse_stream::SseStream::new(body);
+    while let Some(Ok(event)) = events.next().await {
+        if let ("elicitation", Some(data)) = (event.event.as_deref().unwrap_or(""), event.data) {
+            on_elicitation(&shared, person_index, &data, Instant::now());
         }
     }
 }
