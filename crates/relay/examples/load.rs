@@ -23,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
 use jsonwebtoken::{EncodingKey, Header};
+use koder_elicitation_relay_client::{Outcome, RelayClient};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
@@ -163,6 +164,8 @@ struct Shared {
     slots: Vec<Mutex<Slot>>,
     counters: Counters,
     http: Client,
+    /// The hosts' long-polls, one client per relay.
+    polls: Vec<RelayClient>,
     stopping: AtomicBool,
 }
 
@@ -577,41 +580,27 @@ async fn host(shared: &Shared, seq: usize) {
         slot.id = Some(id.clone());
     }
     let deadline = Instant::now() + shared.options.give_up;
-    let url = format!(
-        "{}/v1/elicitations/{id}/result?wait={}",
-        shared.relay(poll_relay),
-        shared.options.wait_seconds
-    );
-    while Instant::now() < deadline {
-        let polled = shared
-            .http
-            .get(&url)
-            .bearer_auth(&shared.options.service_token)
-            .send()
-            .await;
-        let value = match polled {
-            Ok(response) if response.status() == StatusCode::OK => {
-                response.json::<Value>().await.ok()
-            }
-            _ => None,
-        };
-        let Some(value) = value else {
-            counters.poll_errors.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let returned = Instant::now();
-        let status = value.get("status").and_then(Value::as_str).unwrap_or("");
-        if status == "pending" {
-            counters.polls_still_pending.fetch_add(1, Ordering::Relaxed);
-            continue;
-        }
-        if let Some(mut slot) = shared.slot(seq) {
-            slot.host_returned = Some(returned);
-            slot.host_status = Some(status.to_string());
-            slot.host_result = value.get("result").cloned();
-        }
+    let Some(poll) = shared.polls.get(poll_relay) else {
         return;
+    };
+    while Instant::now() < deadline {
+        match poll.result(&id, shared.options.wait_seconds).await {
+            Ok(Outcome::Pending) => {
+                counters.polls_still_pending.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Outcome::Final { status, result }) => {
+                if let Some(mut slot) = shared.slot(seq) {
+                    slot.host_returned = Some(Instant::now());
+                    slot.host_status = Some(status);
+                    slot.host_result = Some(result);
+                }
+                return;
+            }
+            Err(_) => {
+                counters.poll_errors.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
     }
 }
 
@@ -687,6 +676,9 @@ async fn run(options: Options) -> Result<Value, Failure> {
         people,
         options: options.clone(),
         counters: Counters::default(),
+        polls: (options.relays.iter())
+            .map(|url| RelayClient::with_http_client(http.clone(), url, &options.service_token))
+            .collect(),
         http,
         stopping: AtomicBool::new(false),
     });
