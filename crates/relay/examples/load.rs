@@ -23,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
 use jsonwebtoken::{EncodingKey, Header};
+use koder_elicitation_relay_client::wire::ElicitationView;
 use koder_elicitation_relay_client::{Outcome, RelayClient};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
@@ -348,11 +349,8 @@ fn summary(mut values: Vec<f64>) -> Value {
         let index = ((p * values.len() as f64).ceil() as usize).saturating_sub(1);
         values.get(index).copied().map(round3)
     };
-    let mean = if values.is_empty() {
-        None
-    } else {
-        Some(round3(values.iter().sum::<f64>() / values.len() as f64))
-    };
+    let mean =
+        (!values.is_empty()).then(|| round3(values.iter().sum::<f64>() / values.len() as f64));
     json!({
         "count": values.len(),
         "p50": rank(0.50),
@@ -391,26 +389,21 @@ async fn read_stream(shared: Arc<Shared>, person_index: usize, response: reqwest
 
 fn on_elicitation(shared: &Arc<Shared>, person_index: usize, data: &str, seen: Instant) {
     let counters = &shared.counters;
-    let Ok(view) = serde_json::from_str::<Value>(data) else {
-        counters.foreign_events.fetch_add(1, Ordering::Relaxed);
-        return;
-    };
-    let seq = view
-        .get("serverName")
-        .and_then(Value::as_str)
-        .and_then(|name| name.strip_prefix("bench-"))
-        .and_then(|number| number.parse::<usize>().ok());
-    let (Some(seq), Some(id)) = (seq, view.get("id").and_then(Value::as_str)) else {
+    let view = serde_json::from_str::<ElicitationView>(data).ok();
+    let seq = view.as_ref().and_then(|view| {
+        let number = view.server_name.as_deref()?.strip_prefix("bench-")?;
+        number.parse::<usize>().ok()
+    });
+    let (Some(view), Some(seq)) = (view, seq) else {
         counters.foreign_events.fetch_add(1, Ordering::Relaxed);
         return;
     };
     let Some(person) = shared.people.get(person_index) else {
         return;
     };
-    let for_user = view.pointer("/scope/userId").and_then(Value::as_str);
+    let for_user = view.scope.user_id.as_str();
     let target = shared.people.get(seq % shared.people.len());
-    if for_user != Some(person.user_id.as_str())
-        || target.map(|target| target.user_id.as_str()) != for_user
+    if for_user != person.user_id || target.map(|target| target.user_id.as_str()) != Some(for_user)
     {
         counters.misrouted_events.fetch_add(1, Ordering::Relaxed);
         return;
@@ -429,9 +422,8 @@ fn on_elicitation(shared: &Arc<Shared>, person_index: usize, data: &str, seen: I
     }
     counters.answers_in_flight.fetch_add(1, Ordering::SeqCst);
     let shared = Arc::clone(shared);
-    let id = id.to_string();
     tokio::spawn(async move {
-        answer(&shared, person_index, seq, &id).await;
+        answer(&shared, person_index, seq, &view.id).await;
         shared
             .counters
             .answers_in_flight
@@ -612,18 +604,6 @@ fn result_is(result: Option<&Value>, text: &str) -> bool {
     })
 }
 
-/// Polls `condition` every 10 ms until it holds or `limit` passes.
-async fn wait_until(limit: Duration, condition: impl Fn() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while !condition() {
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    true
-}
-
 /// Keeps one person's stream open (reconnecting as the element does) until the bench stops.
 async fn keep_stream(shared: Arc<Shared>, person_index: usize, first: reqwest::Response) {
     let mut response = Some(first);
@@ -765,13 +745,13 @@ async fn run(options: Options) -> Result<Value, Failure> {
     for task in host_tasks {
         task.await?;
     }
-    let answers_done = {
-        let shared = Arc::clone(&shared);
-        wait_until(Duration::from_secs(30), move || {
-            shared.counters.answers_in_flight.load(Ordering::SeqCst) == 0
-        })
-        .await
-    };
+    // The last answers may still be on their way: up to 30 s more for them.
+    let answering = || shared.counters.answers_in_flight.load(Ordering::SeqCst) > 0;
+    let answers_due = Instant::now() + Duration::from_secs(30);
+    while answering() && Instant::now() < answers_due {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let answers_done = !answering();
     let elapsed = started.elapsed().as_secs_f64();
     let relay_cpu: Vec<Option<f64>> = options
         .pids
@@ -886,9 +866,7 @@ async fn run(options: Options) -> Result<Value, Failure> {
     let worst_per_stream = memory
         .iter()
         .filter_map(|replica| replica.get("perStreamBytes").and_then(Value::as_f64))
-        .fold(None, |worst: Option<f64>, value| {
-            Some(worst.map_or(value, |w| w.max(value)))
-        });
+        .max_by(f64::total_cmp);
     Ok(json!({
         "relays": options.relays.len(),
         "streams": options.streams,
