@@ -753,20 +753,12 @@ async fn run(options: Options) -> Result<Value, Failure> {
     }
     let answers_done = !answering();
     let elapsed = started.elapsed().as_secs_f64();
-    let relay_cpu: Vec<Option<f64>> = options
-        .pids
-        .iter()
-        .zip(&relay_cpu_before)
-        .map(|(pid, before)| Some(round3(cpu_seconds(&pid.to_string())? - (*before)?)))
+    let spent = |after: Option<f64>, before: Option<f64>| Some(round3(after? - before?));
+    let relay_cpu: Vec<Option<f64>> = (options.pids.iter().zip(&relay_cpu_before))
+        .map(|(pid, before)| spent(cpu_seconds(&pid.to_string()), *before))
         .collect();
-    let own_cpu = cpu_seconds("self")
-        .zip(own_cpu_before)
-        .map(|(after, before)| round3(after - before));
-    let db_cpu = options
-        .db_pid
-        .and_then(tree_cpu_seconds)
-        .zip(db_cpu_before)
-        .map(|(after, before)| round3(after - before));
+    let own_cpu = spent(cpu_seconds("self"), own_cpu_before);
+    let db_cpu = spent(options.db_pid.and_then(tree_cpu_seconds), db_cpu_before);
     let machine = machine_cpu().zip(machine_before).map(|(after, before)| {
         json!({
             "busySeconds": round3(after.busy - before.busy),
@@ -788,23 +780,15 @@ async fn run(options: Options) -> Result<Value, Failure> {
     }
 
     // 3. Figures.
-    let mut to_shown = Vec::new();
-    let mut to_host = Vec::new();
-    // The same latencies split by whether they crossed replicas (two relays only).
-    let (mut shown_local, mut shown_across) = (Vec::new(), Vec::new());
-    let (mut host_local, mut host_across) = (Vec::new(), Vec::new());
+    // Each latency with whether it crossed replicas (two relays only).
+    let (mut to_shown, mut to_host) = (Vec::new(), Vec::new());
     let (mut lost, mut settled_twice, mut never_shown, mut host_statuses) =
         (0u64, 0u64, 0u64, BTreeMap::<String, u64>::new());
     for slot in &shared.slots {
         let slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if let (Some(sent), Some(shown)) = (slot.create_sent, slot.shown) {
             let latency = millis(shown.saturating_duration_since(sent));
-            to_shown.push(latency);
-            if slot.shown_across {
-                shown_across.push(latency);
-            } else {
-                shown_local.push(latency);
-            }
+            to_shown.push((latency, slot.shown_across));
         }
         if slot.shown.is_none() {
             never_shown += 1;
@@ -824,17 +808,19 @@ async fn run(options: Options) -> Result<Value, Failure> {
             (Some(text), Some("settled")) if result_is(slot.host_result.as_ref(), text) => {
                 if let (Some(answered), Some(returned)) = (slot.answer_sent, slot.host_returned) {
                     let latency = millis(returned.saturating_duration_since(answered));
-                    to_host.push(latency);
-                    if slot.settled_across {
-                        host_across.push(latency);
-                    } else {
-                        host_local.push(latency);
-                    }
+                    to_host.push((latency, slot.settled_across));
                 }
             }
             _ => lost += 1,
         }
     }
+    // The summary of the latencies that crossed replicas or not as `across` says, or of all.
+    let by_path = |latencies: &[(f64, bool)], across: Option<bool>| {
+        let on_path = latencies
+            .iter()
+            .filter(|(_, crossed)| across.is_none_or(|a| a == *crossed));
+        summary(on_path.map(|(latency, _)| *latency).collect())
+    };
     let counters = &shared.counters;
     let memory: Vec<Value> = options
         .pids
@@ -885,11 +871,11 @@ async fn run(options: Options) -> Result<Value, Failure> {
         "hostStatuses": host_statuses,
         "secondAnswers": counters.second_answers.to_json(),
         "racedAnswers": counters.raced_answers.to_json(),
-        "createToShownMs": summary(to_shown),
-        "answerToHostMs": summary(to_host),
+        "createToShownMs": by_path(&to_shown, None),
+        "answerToHostMs": by_path(&to_host, None),
         "byReplicaPath": (relay_count > 1).then(|| json!({
-            "createToShownMs": {"sameReplica": summary(shown_local), "crossReplica": summary(shown_across)},
-            "answerToHostMs": {"sameReplica": summary(host_local), "crossReplica": summary(host_across)},
+            "createToShownMs": {"sameReplica": by_path(&to_shown, Some(false)), "crossReplica": by_path(&to_shown, Some(true))},
+            "answerToHostMs": {"sameReplica": by_path(&to_host, Some(false)), "crossReplica": by_path(&to_host, Some(true))},
         })),
         "memory": memory,
         "perStreamBytes": worst_per_stream.map(f64::round),
