@@ -708,14 +708,9 @@ async fn run(options: Options) -> Result<Value, Failure> {
             )))
         }));
     }
-    let mut stream_tasks = Vec::with_capacity(options.streams);
-    let mut streams_failed = 0usize;
-    for opener in openers {
-        match opener.await {
-            Ok(Some(task)) => stream_tasks.push(task),
-            _ => streams_failed += 1,
-        }
-    }
+    let opened = futures_util::future::join_all(openers).await.into_iter();
+    let stream_tasks: Vec<_> = opened.filter_map(|opener| opener.ok().flatten()).collect();
+    let streams_failed = options.streams - stream_tasks.len();
     let streams_open_seconds = opened_at.elapsed().as_secs_f64();
     // Let the relays finish each stream's replay of pending (none) and settle their allocations.
     tokio::time::sleep(Duration::from_secs(2)).await;
