@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use futures_util::StreamExt;
 use jsonwebtoken::{EncodingKey, Header};
 use koder_elicitation_relay_client::wire::ElicitationView;
-use koder_elicitation_relay_client::{Outcome, RelayClient};
+use koder_elicitation_relay_client::{Created, Outcome, RelayClient};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
@@ -96,7 +96,6 @@ const WORKSPACE: &str = "bench";
 /// What happened to one elicitation, on the generator's monotonic clock.
 #[derive(Debug, Default)]
 struct Slot {
-    id: Option<String>,
     create_sent: Option<Instant>,
     shown: Option<Instant>,
     answer_sent: Option<Instant>,
@@ -541,19 +540,17 @@ async fn host(shared: &Shared, seq: usize) {
         .send()
         .await;
     let id = match created {
-        Ok(response) if response.status() == StatusCode::CREATED => {
-            let created = response.json::<Value>().await.ok();
-            created.and_then(|value| value.get("id")?.as_str().map(String::from))
-        }
+        Ok(response) if response.status() == StatusCode::CREATED => response
+            .json::<Created>()
+            .await
+            .ok()
+            .map(|created| created.id),
         _ => None,
     };
     let Some(id) = id else {
         counters.create_errors.fetch_add(1, Ordering::Relaxed);
         return;
     };
-    if let Some(mut slot) = shared.slot(seq) {
-        slot.id = Some(id.clone());
-    }
     let deadline = Instant::now() + shared.options.give_up;
     let Some(poll) = shared.polls.get(poll_relay) else {
         return;
