@@ -167,12 +167,10 @@ impl Shared {
             .map(|slot| slot.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// The relay `index` names, counting round (the second answer of a race goes to the next).
     fn relay(&self, index: usize) -> &str {
-        let count = self.options.relays.len();
-        self.options
-            .relays
-            .get(index % count)
-            .map_or("", String::as_str)
+        let relays = &self.options.relays;
+        relays.get(index % relays.len()).map_or("", String::as_str)
     }
 }
 
