@@ -21,7 +21,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use futures_util::StreamExt;
 use jsonwebtoken::{EncodingKey, Header};
+use koder_elicitation_relay_client::wire::ElicitationView;
+use koder_elicitation_relay_client::{Created, Outcome, RelayClient};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
@@ -29,77 +32,55 @@ use tokio::sync::Semaphore;
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 /// Every figure the bench can be told to change.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, clap::Parser)]
+#[command(about = "Load generator for the relay: prints one JSON object with every figure")]
 struct Options {
+    /// A relay's URL (once or twice).
+    #[arg(long = "relay", required = true, value_parser = relay_url)]
     relays: Vec<String>,
+    /// The relay's process id, in --relay's order: its memory and CPU.
+    #[arg(long = "pid")]
     pids: Vec<u32>,
     /// The database server's main process (PostgreSQL's postmaster): its CPU and its children's.
+    #[arg(long)]
     db_pid: Option<u32>,
+    #[arg(long, env = "KODER_RELAY_SERVICE_TOKEN", hide_env_values = true)]
     service_token: String,
+    #[arg(long, env = "KODER_RELAY_JWT_SECRET", hide_env_values = true)]
     jwt_secret: String,
+    #[arg(long, default_value_t = 1000, value_parser = at_least::<1>)]
     streams: usize,
     /// Distinct people behind the streams (default: one per stream); fewer people share
     /// the relay's per-person channel, which tells its cost from a connection's.
+    #[arg(long, value_parser = at_least::<1>)]
     people: Option<usize>,
+    #[arg(long, default_value_t = 10_000)]
     elicitations: usize,
+    #[arg(long, default_value_t = 64, value_parser = at_least::<1>)]
     hosts: usize,
+    #[arg(long, default_value_t = 10, value_parser = at_least::<2>)]
     conflict_every: usize,
+    /// Seconds a host's long-poll waits.
+    #[arg(long = "wait", default_value_t = 30)]
     wait_seconds: u64,
+    /// Seconds a host keeps polling before it gives up.
+    #[arg(long = "give-up", default_value = "120", value_parser = seconds)]
     give_up: Duration,
 }
 
-impl Options {
-    fn parse() -> Result<Options, Failure> {
-        let mut options = Options {
-            relays: Vec::new(),
-            pids: Vec::new(),
-            db_pid: None,
-            service_token: std::env::var("KODER_RELAY_SERVICE_TOKEN").unwrap_or_default(),
-            jwt_secret: std::env::var("KODER_RELAY_JWT_SECRET").unwrap_or_default(),
-            streams: 1000,
-            people: None,
-            elicitations: 10_000,
-            hosts: 64,
-            conflict_every: 10,
-            wait_seconds: 30,
-            give_up: Duration::from_secs(120),
-        };
-        let mut args = std::env::args().skip(1);
-        while let Some(flag) = args.next() {
-            let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-            match flag.as_str() {
-                "--relay" => options
-                    .relays
-                    .push(value()?.trim_end_matches('/').to_string()),
-                "--pid" => options.pids.push(value()?.parse()?),
-                "--db-pid" => options.db_pid = Some(value()?.parse()?),
-                "--service-token" => options.service_token = value()?,
-                "--jwt-secret" => options.jwt_secret = value()?,
-                "--streams" => options.streams = value()?.parse()?,
-                "--people" => options.people = Some(value()?.parse()?),
-                "--elicitations" => options.elicitations = value()?.parse()?,
-                "--hosts" => options.hosts = value()?.parse()?,
-                "--conflict-every" => options.conflict_every = value()?.parse()?,
-                "--wait" => options.wait_seconds = value()?.parse()?,
-                "--give-up" => options.give_up = Duration::from_secs(value()?.parse()?),
-                other => return Err(format!("unknown flag {other}").into()),
-            }
-        }
-        if options.relays.is_empty() {
-            return Err("at least one --relay URL is needed".into());
-        }
-        if options.service_token.is_empty() || options.jwt_secret.is_empty() {
-            return Err("--service-token and --jwt-secret are needed".into());
-        }
-        if options.streams == 0
-            || options.people == Some(0)
-            || options.hosts == 0
-            || options.conflict_every < 2
-        {
-            return Err("--streams, --people and --hosts must be > 0, --conflict-every ≥ 2".into());
-        }
-        Ok(options)
+fn relay_url(url: &str) -> Result<String, String> {
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+fn at_least<const LEAST: usize>(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(count) if count >= LEAST => Ok(count),
+        _ => Err(format!("a whole number of at least {LEAST}")),
     }
+}
+
+fn seconds(text: &str) -> Result<Duration, std::num::ParseIntError> {
+    Ok(Duration::from_secs(text.parse()?))
 }
 
 /// One stream's person: their token and the relay the stream (and their answers) use.
@@ -115,7 +96,6 @@ const WORKSPACE: &str = "bench";
 /// What happened to one elicitation, on the generator's monotonic clock.
 #[derive(Debug, Default)]
 struct Slot {
-    id: Option<String>,
     create_sent: Option<Instant>,
     shown: Option<Instant>,
     answer_sent: Option<Instant>,
@@ -130,12 +110,12 @@ struct Slot {
     settled_across: bool,
 }
 
-/// How each kind of second answer went.
-#[derive(Debug, Default)]
+/// How each kind of second answer went (its JSON is the figure as printed).
+#[derive(Debug, Default, serde::Serialize)]
 struct Tally {
     sent: AtomicU64,
-    conflict: AtomicU64,
-    won: AtomicU64,
+    got409: AtomicU64,
+    got200: AtomicU64,
     other: AtomicU64,
 }
 
@@ -143,20 +123,11 @@ impl Tally {
     fn count(&self, status: StatusCode) {
         self.sent.fetch_add(1, Ordering::Relaxed);
         let bucket = match status {
-            StatusCode::CONFLICT => &self.conflict,
-            StatusCode::OK => &self.won,
+            StatusCode::CONFLICT => &self.got409,
+            StatusCode::OK => &self.got200,
             _ => &self.other,
         };
         bucket.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "sent": self.sent.load(Ordering::Relaxed),
-            "got409": self.conflict.load(Ordering::Relaxed),
-            "got200": self.won.load(Ordering::Relaxed),
-            "other": self.other.load(Ordering::Relaxed),
-        })
     }
 }
 
@@ -184,6 +155,8 @@ struct Shared {
     slots: Vec<Mutex<Slot>>,
     counters: Counters,
     http: Client,
+    /// The hosts' long-polls, one client per relay.
+    polls: Vec<RelayClient>,
     stopping: AtomicBool,
 }
 
@@ -194,17 +167,11 @@ impl Shared {
             .map(|slot| slot.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// The relay `index` names, counting round (the second answer of a race goes to the next).
     fn relay(&self, index: usize) -> &str {
-        let count = self.options.relays.len();
-        self.options
-            .relays
-            .get(index % count)
-            .map_or("", String::as_str)
+        let relays = &self.options.relays;
+        relays.get(index % relays.len()).map_or("", String::as_str)
     }
-}
-
-fn answer_text(seq: usize, which: &str) -> String {
-    format!("{which}-{seq}")
 }
 
 fn mint_token(secret: &str, user_id: &str) -> Result<String, Failure> {
@@ -225,37 +192,50 @@ fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// User + system CPU seconds of a process, from /proc (fields 14 and 15 of `stat`).
+/// What the bench reads of a process's or a thread's `stat` in /proc.
+#[derive(Debug)]
+struct Stat {
+    name: String,
+    parent: Option<u32>,
+    /// User + system (fields 14 and 15).
+    cpu_seconds: f64,
+}
+
+fn read_stat(path: impl AsRef<std::path::Path>) -> Option<Stat> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (head, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let number = |index: usize| fields.get(index)?.parse::<u64>().ok();
+    // after ")" the fields start at 3 (state), so ppid (4) is index 1, utime (14) index 11 and
+    // stime (15) index 12. USER_HZ is 100 on every Linux we run on.
+    Some(Stat {
+        name: head
+            .split_once('(')
+            .map_or("?", |(_, name)| name)
+            .to_string(),
+        parent: number(1).and_then(|ppid| u32::try_from(ppid).ok()),
+        cpu_seconds: (number(11)? + number(12)?) as f64 / 100.0,
+    })
+}
+
+/// User + system CPU seconds of a process (`self`: this one).
 fn cpu_seconds(pid: &str) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_name = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // after ")" the fields start at 3 (state), so utime (14) is index 11 and stime (15) index 12.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // USER_HZ is 100 on every Linux we run on.
-    Some(ticks as f64 / 100.0)
+    Some(read_stat(format!("/proc/{pid}/stat"))?.cpu_seconds)
 }
 
 /// CPU seconds of a process and its direct children (PostgreSQL's backends).
 fn tree_cpu_seconds(root: u32) -> Option<f64> {
     let mut total = cpu_seconds(&root.to_string())?;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
+        let is_pid = entry
+            .file_name()
             .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let parent = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|ppid| ppid.parse::<u32>().ok());
-        if parent == Some(root) {
-            total += cpu_seconds(pid).unwrap_or(0.0);
+            .is_some_and(|name| name.bytes().all(|b| b.is_ascii_digit()));
+        let child = is_pid
+            .then(|| read_stat(entry.path().join("stat")))
+            .flatten();
+        if let Some(child) = child.filter(|child| child.parent == Some(root)) {
+            total += child.cpu_seconds;
         }
     }
     Some(total)
@@ -302,44 +282,20 @@ fn thread_usage(pid: u32) -> BTreeMap<String, ThreadUsage> {
     };
     for task in tasks.flatten() {
         let path = task.path();
-        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+        let Some(stat) = read_stat(path.join("stat")) else {
             continue;
         };
-        let Some((head, rest)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let name = head
-            .split_once('(')
-            .map_or("?", |(_, name)| name)
-            .to_string();
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let ticks = |index: usize| {
-            fields
-                .get(index)
-                .and_then(|field| field.parse::<f64>().ok())
+        let status = std::fs::read_to_string(path.join("status")).unwrap_or_default();
+        let count = |key: &str| {
+            let value = status.lines().find_map(|line| line.strip_prefix(key));
+            value
+                .and_then(|value| value.trim().parse::<f64>().ok())
                 .unwrap_or(0.0)
         };
-        let cpu = (ticks(11) + ticks(12)) / 100.0;
-        let switches = std::fs::read_to_string(path.join("status"))
-            .ok()
-            .map(|status| {
-                let count = |key: &str| {
-                    status
-                        .lines()
-                        .find_map(|line| line.strip_prefix(key))
-                        .and_then(|value| value.trim().parse::<f64>().ok())
-                        .unwrap_or(0.0)
-                };
-                (
-                    count("voluntary_ctxt_switches:"),
-                    count("nonvoluntary_ctxt_switches:"),
-                )
-            })
-            .unwrap_or((0.0, 0.0));
-        let entry = usage.entry(name).or_default();
-        entry.cpu_seconds += cpu;
-        entry.voluntary_switches += switches.0;
-        entry.involuntary_switches += switches.1;
+        let entry = usage.entry(stat.name).or_default();
+        entry.cpu_seconds += stat.cpu_seconds;
+        entry.voluntary_switches += count("voluntary_ctxt_switches:");
+        entry.involuntary_switches += count("nonvoluntary_ctxt_switches:");
     }
     usage
 }
@@ -349,19 +305,16 @@ fn thread_usage_delta(
     before: &BTreeMap<String, ThreadUsage>,
     after: &BTreeMap<String, ThreadUsage>,
 ) -> Value {
-    let mut delta = serde_json::Map::new();
-    for (name, now) in after {
+    let delta = after.iter().map(|(name, now)| {
         let then = before.get(name).copied().unwrap_or_default();
-        delta.insert(
-            name.clone(),
-            json!({
-                "cpuSeconds": round3(now.cpu_seconds - then.cpu_seconds),
-                "voluntarySwitches": now.voluntary_switches - then.voluntary_switches,
-                "involuntarySwitches": now.involuntary_switches - then.involuntary_switches,
-            }),
-        );
-    }
-    Value::Object(delta)
+        let usage = json!({
+            "cpuSeconds": round3(now.cpu_seconds - then.cpu_seconds),
+            "voluntarySwitches": now.voluntary_switches - then.voluntary_switches,
+            "involuntarySwitches": now.involuntary_switches - then.involuntary_switches,
+        });
+        (name.clone(), usage)
+    });
+    Value::Object(delta.collect())
 }
 
 /// Milliseconds with microsecond resolution.
@@ -380,11 +333,8 @@ fn summary(mut values: Vec<f64>) -> Value {
         let index = ((p * values.len() as f64).ceil() as usize).saturating_sub(1);
         values.get(index).copied().map(round3)
     };
-    let mean = if values.is_empty() {
-        None
-    } else {
-        Some(round3(values.iter().sum::<f64>() / values.len() as f64))
-    };
+    let mean =
+        (!values.is_empty()).then(|| round3(values.iter().sum::<f64>() / values.len() as f64));
     json!({
         "count": values.len(),
         "p50": rank(0.50),
@@ -395,36 +345,7 @@ fn summary(mut values: Vec<f64>) -> Value {
     })
 }
 
-/// One SSE event: its name and its data.
-fn parse_sse_block(block: &str) -> Option<(String, String)> {
-    let mut event = String::from("message");
-    let mut data = Vec::new();
-    for line in block.lines() {
-        if let Some(value) = line.strip_prefix("event:") {
-            event = value.trim_start().to_string();
-        } else if let Some(value) = line.strip_prefix("data:") {
-            data.push(value.strip_prefix(' ').unwrap_or(value));
-        }
-    }
-    if data.is_empty() {
-        return None; // a keep-alive comment
-    }
-    Some((event, data.join("\n")))
-}
-
-/// The index of the first blank line (the end of an SSE event) in `buffer`, and its length.
-fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
-    let lf = buffer.windows(2).position(|pair| pair == b"\n\n");
-    let crlf = buffer.windows(4).position(|quad| quad == b"\r\n\r\n");
-    match (lf, crlf) {
-        (Some(a), Some(b)) if b < a => Some((b, 4)),
-        (Some(a), _) => Some((a, 2)),
-        (None, Some(b)) => Some((b, 4)),
-        (None, None) => None,
-    }
-}
-
-/// Opens one person's stream; `Ok` once the relay answered 200 with the stream.
+/// Opens one person's stream; `Ok` once the relay answered it with a success status.
 async fn open_stream(shared: &Shared, person: &Person) -> Result<reqwest::Response, Failure> {
     let response = shared
         .http
@@ -433,56 +354,37 @@ async fn open_stream(shared: &Shared, person: &Person) -> Result<reqwest::Respon
         .header("accept", "text/event-stream")
         .send()
         .await?;
-    if response.status() != StatusCode::OK {
-        return Err(format!("stream answered {}", response.status()).into());
-    }
-    Ok(response)
+    Ok(response.error_for_status()?)
 }
 
 /// Reads a person's stream until it ends, answering each new elicitation at once.
-async fn read_stream(shared: Arc<Shared>, person_index: usize, mut response: reqwest::Response) {
-    let mut buffer: Vec<u8> = Vec::new();
-    loop {
-        let chunk = match response.chunk().await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) | Err(_) => return,
-        };
-        let seen = Instant::now();
-        buffer.extend_from_slice(&chunk);
-        while let Some((end, separator)) = event_end(&buffer) {
-            let block: Vec<u8> = buffer.drain(..end + separator).collect();
-            let text = String::from_utf8_lossy(&block);
-            if let Some((event, data)) = parse_sse_block(&text) {
-                if event == "elicitation" {
-                    on_elicitation(&shared, person_index, &data, seen);
-                }
-            }
+async fn read_stream(shared: Arc<Shared>, person_index: usize, response: reqwest::Response) {
+    let body = axum::http::Response::<reqwest::Body>::from(response).into_body();
+    let mut events = sse_stream::SseStream::new(body);
+    while let Some(Ok(event)) = events.next().await {
+        if let ("elicitation", Some(data)) = (event.event.as_deref().unwrap_or(""), event.data) {
+            on_elicitation(&shared, person_index, &data, Instant::now());
         }
     }
 }
 
 fn on_elicitation(shared: &Arc<Shared>, person_index: usize, data: &str, seen: Instant) {
     let counters = &shared.counters;
-    let Ok(view) = serde_json::from_str::<Value>(data) else {
-        counters.foreign_events.fetch_add(1, Ordering::Relaxed);
-        return;
-    };
-    let seq = view
-        .get("serverName")
-        .and_then(Value::as_str)
-        .and_then(|name| name.strip_prefix("bench-"))
-        .and_then(|number| number.parse::<usize>().ok());
-    let (Some(seq), Some(id)) = (seq, view.get("id").and_then(Value::as_str)) else {
+    let view = serde_json::from_str::<ElicitationView>(data).ok();
+    let seq = view.as_ref().and_then(|view| {
+        let number = view.server_name.as_deref()?.strip_prefix("bench-")?;
+        number.parse::<usize>().ok()
+    });
+    let (Some(view), Some(seq)) = (view, seq) else {
         counters.foreign_events.fetch_add(1, Ordering::Relaxed);
         return;
     };
     let Some(person) = shared.people.get(person_index) else {
         return;
     };
-    let for_user = view.pointer("/scope/userId").and_then(Value::as_str);
+    let for_user = view.scope.user_id.as_str();
     let target = shared.people.get(seq % shared.people.len());
-    if for_user != Some(person.user_id.as_str())
-        || target.map(|target| target.user_id.as_str()) != for_user
+    if for_user != person.user_id || target.map(|target| target.user_id.as_str()) != Some(for_user)
     {
         counters.misrouted_events.fetch_add(1, Ordering::Relaxed);
         return;
@@ -501,9 +403,8 @@ fn on_elicitation(shared: &Arc<Shared>, person_index: usize, data: &str, seen: I
     }
     counters.answers_in_flight.fetch_add(1, Ordering::SeqCst);
     let shared = Arc::clone(shared);
-    let id = id.to_string();
     tokio::spawn(async move {
-        answer(&shared, person_index, seq, &id).await;
+        answer(&shared, person_index, seq, &view.id).await;
         shared
             .counters
             .answers_in_flight
@@ -518,7 +419,6 @@ async fn post_answer(
     id: &str,
     text: &str,
 ) -> Result<StatusCode, Failure> {
-    let body = json!({"action": "accept", "content": {"answer": text}});
     let response = shared
         .http
         .post(format!(
@@ -526,8 +426,7 @@ async fn post_answer(
             shared.relay(relay)
         ))
         .bearer_auth(token)
-        .header("content-type", "application/json")
-        .body(body.to_string())
+        .json(&json!({"action": "accept", "content": {"answer": text}}))
         .send()
         .await?;
     let status = response.status();
@@ -540,63 +439,62 @@ async fn answer(shared: &Shared, person_index: usize, seq: usize, id: &str) {
     let Some(person) = shared.people.get(person_index) else {
         return;
     };
-    let counters = &shared.counters;
-    let first = answer_text(seq, "first");
-    let second = answer_text(seq, "second");
+    let (first, second) = (format!("first-{seq}"), format!("second-{seq}"));
     let every = shared.options.conflict_every;
-    let races = seq % every == every / 2;
     if let Some(mut slot) = shared.slot(seq) {
         slot.answer_sent = Some(Instant::now());
     }
-    if races {
+    if seq % every == every / 2 {
         // Two different answers at once, the second through the other relay when there are two.
         let (a, b) = tokio::join!(
             post_answer(shared, person.relay, &person.token, id, &first),
             post_answer(shared, person.relay + 1, &person.token, id, &second),
         );
-        for (result, text) in [(a, first), (b, second)] {
-            match result {
-                Ok(status) => {
-                    if status == StatusCode::OK {
-                        if let Some(mut slot) = shared.slot(seq) {
-                            slot.accepted_answers.push(text);
-                        }
-                    }
-                    counters.raced_answers.count(status);
-                }
-                Err(_) => {
-                    counters.answer_errors.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
+        record_answer(shared, seq, first, a, Some(&shared.counters.raced_answers));
+        record_answer(shared, seq, second, b, Some(&shared.counters.raced_answers));
         return;
     }
-    match post_answer(shared, person.relay, &person.token, id, &first).await {
-        Ok(StatusCode::OK) => {
-            if let Some(mut slot) = shared.slot(seq) {
-                slot.accepted_answers.push(first);
-            }
-        }
-        Ok(_) | Err(_) => {
-            counters.answer_errors.fetch_add(1, Ordering::Relaxed);
-            return;
+    let answered = post_answer(shared, person.relay, &person.token, id, &first).await;
+    if !record_answer(shared, seq, first, answered, None) || !seq.is_multiple_of(every) {
+        return;
+    }
+    let again = post_answer(shared, person.relay, &person.token, id, &second).await;
+    record_answer(
+        shared,
+        seq,
+        second,
+        again,
+        Some(&shared.counters.second_answers),
+    );
+}
+
+/// Keeps `text` as an accepted answer of `seq` when it got 200, counting its status in `tally`
+/// (a second or raced answer) or, without one, counting anything but 200 as an error; whether
+/// it got 200.
+fn record_answer(
+    shared: &Shared,
+    seq: usize,
+    text: String,
+    result: Result<StatusCode, Failure>,
+    tally: Option<&Tally>,
+) -> bool {
+    let accepted = matches!(result, Ok(StatusCode::OK));
+    if accepted {
+        if let Some(mut slot) = shared.slot(seq) {
+            slot.accepted_answers.push(text);
         }
     }
-    if seq.is_multiple_of(every) {
-        match post_answer(shared, person.relay, &person.token, id, &second).await {
-            Ok(status) => {
-                if status == StatusCode::OK {
-                    if let Some(mut slot) = shared.slot(seq) {
-                        slot.accepted_answers.push(second);
-                    }
-                }
-                counters.second_answers.count(status);
-            }
-            Err(_) => {
-                counters.answer_errors.fetch_add(1, Ordering::Relaxed);
-            }
+    match (result, tally) {
+        (Ok(status), Some(tally)) => tally.count(status),
+        (Ok(StatusCode::OK), None) => {}
+        _ => {
+            shared
+                .counters
+                .answer_errors
+                .fetch_add(1, Ordering::Relaxed);
         }
     }
+    accepted
 }
 
 /// One host: create, then long-poll (on the other relay when there are two) until it is not pending.
@@ -621,8 +519,7 @@ async fn host(shared: &Shared, seq: usize) {
         },
         "serverName": format!("bench-{seq}"),
         "timeoutMs": 600_000,
-    })
-    .to_string();
+    });
     // Half the creates land on the person's stream's relay and half on the other; the long-poll
     // is always on the relay the create did not use.
     let relays = shared.options.relays.len();
@@ -637,64 +534,43 @@ async fn host(shared: &Shared, seq: usize) {
         .http
         .post(format!("{}/v1/elicitations", shared.relay(create_relay)))
         .bearer_auth(&shared.options.service_token)
-        .header("content-type", "application/json")
-        .body(body)
+        .json(&body)
         .send()
         .await;
     let id = match created {
-        Ok(response) if response.status() == StatusCode::CREATED => {
-            let body = response.bytes().await.unwrap_or_default();
-            serde_json::from_slice::<Value>(&body)
-                .ok()
-                .and_then(|value| value.get("id").and_then(Value::as_str).map(String::from))
-        }
+        Ok(response) if response.status() == StatusCode::CREATED => response
+            .json::<Created>()
+            .await
+            .ok()
+            .map(|created| created.id),
         _ => None,
     };
     let Some(id) = id else {
         counters.create_errors.fetch_add(1, Ordering::Relaxed);
         return;
     };
-    if let Some(mut slot) = shared.slot(seq) {
-        slot.id = Some(id.clone());
-    }
     let deadline = Instant::now() + shared.options.give_up;
-    let url = format!(
-        "{}/v1/elicitations/{id}/result?wait={}",
-        shared.relay(poll_relay),
-        shared.options.wait_seconds
-    );
-    while Instant::now() < deadline {
-        let polled = shared
-            .http
-            .get(&url)
-            .bearer_auth(&shared.options.service_token)
-            .send()
-            .await;
-        let value = match polled {
-            Ok(response) if response.status() == StatusCode::OK => response
-                .bytes()
-                .await
-                .ok()
-                .and_then(|body| serde_json::from_slice::<Value>(&body).ok()),
-            _ => None,
-        };
-        let Some(value) = value else {
-            counters.poll_errors.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let returned = Instant::now();
-        let status = value.get("status").and_then(Value::as_str).unwrap_or("");
-        if status == "pending" {
-            counters.polls_still_pending.fetch_add(1, Ordering::Relaxed);
-            continue;
-        }
-        if let Some(mut slot) = shared.slot(seq) {
-            slot.host_returned = Some(returned);
-            slot.host_status = Some(status.to_string());
-            slot.host_result = value.get("result").cloned();
-        }
+    let Some(poll) = shared.polls.get(poll_relay) else {
         return;
+    };
+    while Instant::now() < deadline {
+        match poll.result(&id, shared.options.wait_seconds).await {
+            Ok(Outcome::Pending) => {
+                counters.polls_still_pending.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Outcome::Final { status, result }) => {
+                if let Some(mut slot) = shared.slot(seq) {
+                    slot.host_returned = Some(Instant::now());
+                    slot.host_status = Some(status);
+                    slot.host_result = Some(result);
+                }
+                return;
+            }
+            Err(_) => {
+                counters.poll_errors.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
     }
 }
 
@@ -706,37 +582,25 @@ fn result_is(result: Option<&Value>, text: &str) -> bool {
     })
 }
 
-/// Polls `condition` every 10 ms until it holds or `limit` passes.
-async fn wait_until(limit: Duration, condition: impl Fn() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while !condition() {
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    true
-}
-
 /// Keeps one person's stream open (reconnecting as the element does) until the bench stops.
 async fn keep_stream(shared: Arc<Shared>, person_index: usize, first: reqwest::Response) {
-    shared.counters.streams_open.fetch_add(1, Ordering::SeqCst);
-    read_stream(Arc::clone(&shared), person_index, first).await;
-    shared.counters.streams_open.fetch_sub(1, Ordering::SeqCst);
-    while !shared.stopping.load(Ordering::SeqCst) {
-        shared
-            .counters
-            .stream_reconnects
-            .fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let Some(person) = shared.people.get(person_index) else {
-            return;
-        };
-        if let Ok(response) = open_stream(&shared, person).await {
+    let mut response = Some(first);
+    loop {
+        if let Some(response) = response.take() {
             shared.counters.streams_open.fetch_add(1, Ordering::SeqCst);
             read_stream(Arc::clone(&shared), person_index, response).await;
             shared.counters.streams_open.fetch_sub(1, Ordering::SeqCst);
         }
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let counters = &shared.counters;
+        counters.stream_reconnects.fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let Some(person) = shared.people.get(person_index) else {
+            return;
+        };
+        response = open_stream(&shared, person).await.ok();
     }
 }
 
@@ -770,6 +634,9 @@ async fn run(options: Options) -> Result<Value, Failure> {
         people,
         options: options.clone(),
         counters: Counters::default(),
+        polls: (options.relays.iter())
+            .map(|url| RelayClient::with_http_client(http.clone(), url, &options.service_token))
+            .collect(),
         http,
         stopping: AtomicBool::new(false),
     });
@@ -791,9 +658,8 @@ async fn run(options: Options) -> Result<Value, Failure> {
                     .await?;
                 response.bytes().await
             });
-            for warmed in futures_util::future::join_all(requests).await {
-                warmed?;
-            }
+            let warmed = futures_util::future::join_all(requests).await;
+            warmed.into_iter().collect::<Result<Vec<_>, _>>()?;
         }
     }
     drop(warm_client);
@@ -819,14 +685,9 @@ async fn run(options: Options) -> Result<Value, Failure> {
             )))
         }));
     }
-    let mut stream_tasks = Vec::with_capacity(options.streams);
-    let mut streams_failed = 0usize;
-    for opener in openers {
-        match opener.await {
-            Ok(Some(task)) => stream_tasks.push(task),
-            _ => streams_failed += 1,
-        }
-    }
+    let opened = futures_util::future::join_all(openers).await.into_iter();
+    let stream_tasks: Vec<_> = opened.filter_map(|opener| opener.ok().flatten()).collect();
+    let streams_failed = options.streams - stream_tasks.len();
     let streams_open_seconds = opened_at.elapsed().as_secs_f64();
     // Let the relays finish each stream's replay of pending (none) and settle their allocations.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -856,28 +717,20 @@ async fn run(options: Options) -> Result<Value, Failure> {
     for task in host_tasks {
         task.await?;
     }
-    let answers_done = {
-        let shared = Arc::clone(&shared);
-        wait_until(Duration::from_secs(30), move || {
-            shared.counters.answers_in_flight.load(Ordering::SeqCst) == 0
-        })
-        .await
-    };
+    // The last answers may still be on their way: up to 30 s more for them.
+    let answering = || shared.counters.answers_in_flight.load(Ordering::SeqCst) > 0;
+    let answers_due = Instant::now() + Duration::from_secs(30);
+    while answering() && Instant::now() < answers_due {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let answers_done = !answering();
     let elapsed = started.elapsed().as_secs_f64();
-    let relay_cpu: Vec<Option<f64>> = options
-        .pids
-        .iter()
-        .zip(&relay_cpu_before)
-        .map(|(pid, before)| Some(round3(cpu_seconds(&pid.to_string())? - (*before)?)))
+    let spent = |after: Option<f64>, before: Option<f64>| Some(round3(after? - before?));
+    let relay_cpu: Vec<Option<f64>> = (options.pids.iter().zip(&relay_cpu_before))
+        .map(|(pid, before)| spent(cpu_seconds(&pid.to_string()), *before))
         .collect();
-    let own_cpu = cpu_seconds("self")
-        .zip(own_cpu_before)
-        .map(|(after, before)| round3(after - before));
-    let db_cpu = options
-        .db_pid
-        .and_then(tree_cpu_seconds)
-        .zip(db_cpu_before)
-        .map(|(after, before)| round3(after - before));
+    let own_cpu = spent(cpu_seconds("self"), own_cpu_before);
+    let db_cpu = spent(options.db_pid.and_then(tree_cpu_seconds), db_cpu_before);
     let machine = machine_cpu().zip(machine_before).map(|(after, before)| {
         json!({
             "busySeconds": round3(after.busy - before.busy),
@@ -899,23 +752,15 @@ async fn run(options: Options) -> Result<Value, Failure> {
     }
 
     // 3. Figures.
-    let mut to_shown = Vec::new();
-    let mut to_host = Vec::new();
-    // The same latencies split by whether they crossed replicas (two relays only).
-    let (mut shown_local, mut shown_across) = (Vec::new(), Vec::new());
-    let (mut host_local, mut host_across) = (Vec::new(), Vec::new());
+    // Each latency with whether it crossed replicas (two relays only).
+    let (mut to_shown, mut to_host) = (Vec::new(), Vec::new());
     let (mut lost, mut settled_twice, mut never_shown, mut host_statuses) =
         (0u64, 0u64, 0u64, BTreeMap::<String, u64>::new());
     for slot in &shared.slots {
         let slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if let (Some(sent), Some(shown)) = (slot.create_sent, slot.shown) {
             let latency = millis(shown.saturating_duration_since(sent));
-            to_shown.push(latency);
-            if slot.shown_across {
-                shown_across.push(latency);
-            } else {
-                shown_local.push(latency);
-            }
+            to_shown.push((latency, slot.shown_across));
         }
         if slot.shown.is_none() {
             never_shown += 1;
@@ -935,17 +780,19 @@ async fn run(options: Options) -> Result<Value, Failure> {
             (Some(text), Some("settled")) if result_is(slot.host_result.as_ref(), text) => {
                 if let (Some(answered), Some(returned)) = (slot.answer_sent, slot.host_returned) {
                     let latency = millis(returned.saturating_duration_since(answered));
-                    to_host.push(latency);
-                    if slot.settled_across {
-                        host_across.push(latency);
-                    } else {
-                        host_local.push(latency);
-                    }
+                    to_host.push((latency, slot.settled_across));
                 }
             }
             _ => lost += 1,
         }
     }
+    // The summary of the latencies that crossed replicas or not as `across` says, or of all.
+    let by_path = |latencies: &[(f64, bool)], across: Option<bool>| {
+        let on_path = latencies
+            .iter()
+            .filter(|(_, crossed)| across.is_none_or(|a| a == *crossed));
+        summary(on_path.map(|(latency, _)| *latency).collect())
+    };
     let counters = &shared.counters;
     let memory: Vec<Value> = options
         .pids
@@ -977,9 +824,7 @@ async fn run(options: Options) -> Result<Value, Failure> {
     let worst_per_stream = memory
         .iter()
         .filter_map(|replica| replica.get("perStreamBytes").and_then(Value::as_f64))
-        .fold(None, |worst: Option<f64>, value| {
-            Some(worst.map_or(value, |w| w.max(value)))
-        });
+        .max_by(f64::total_cmp);
     Ok(json!({
         "relays": options.relays.len(),
         "streams": options.streams,
@@ -996,13 +841,13 @@ async fn run(options: Options) -> Result<Value, Failure> {
         "settledTwice": settled_twice,
         "neverShown": never_shown,
         "hostStatuses": host_statuses,
-        "secondAnswers": counters.second_answers.to_json(),
-        "racedAnswers": counters.raced_answers.to_json(),
-        "createToShownMs": summary(to_shown),
-        "answerToHostMs": summary(to_host),
+        "secondAnswers": counters.second_answers,
+        "racedAnswers": counters.raced_answers,
+        "createToShownMs": by_path(&to_shown, None),
+        "answerToHostMs": by_path(&to_host, None),
         "byReplicaPath": (relay_count > 1).then(|| json!({
-            "createToShownMs": {"sameReplica": summary(shown_local), "crossReplica": summary(shown_across)},
-            "answerToHostMs": {"sameReplica": summary(host_local), "crossReplica": summary(host_across)},
+            "createToShownMs": {"sameReplica": by_path(&to_shown, Some(false)), "crossReplica": by_path(&to_shown, Some(true))},
+            "answerToHostMs": {"sameReplica": by_path(&to_host, Some(false)), "crossReplica": by_path(&to_host, Some(true))},
         })),
         "memory": memory,
         "perStreamBytes": worst_per_stream.map(f64::round),
@@ -1028,11 +873,7 @@ async fn run(options: Options) -> Result<Value, Failure> {
 
 #[tokio::main]
 async fn main() {
-    let figures = match Options::parse() {
-        Ok(options) => run(options).await,
-        Err(error) => Err(error),
-    };
-    match figures {
+    match run(<Options as clap::Parser>::parse()).await {
         Ok(figures) => println!("{figures}"),
         Err(error) => {
             eprintln!("load: {error}");

@@ -263,19 +263,14 @@ where
 }
 
 /// Where the trail is broken, and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("audit chain broken at {at}: {reason}")]
 pub struct ChainBreak {
     /// Where: `seq 7 (chain ["ana","acme"] entry 3)`, or the chain position alone when the
     /// entry there has no `seq` (or is missing).
     pub at: String,
     /// What is wrong there.
     pub reason: String,
-}
-
-impl std::fmt::Display for ChainBreak {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "audit chain broken at {}: {}", self.at, self.reason)
-    }
 }
 
 /// Checks one chain entry by entry, in `chain_seq` order.

@@ -17,27 +17,18 @@ use crate::store::{redact_database, AuditReader, StoreError};
 const VERIFY_PAGE: i64 = 1000;
 
 /// Why `audit verify` could not say the trail is intact.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
     /// The database could not be read.
+    #[error("cannot read the audit trail: {0}")]
     Database(String),
     /// The trail is broken.
+    #[error("{0}")]
     Broken(ChainBreak),
     /// The checkpoint asked for is gone, or no longer matches.
+    #[error("audit checkpoint failed: {0}")]
     Checkpoint(String),
 }
-
-impl std::fmt::Display for VerifyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            VerifyError::Database(message) => write!(f, "cannot read the audit trail: {message}"),
-            VerifyError::Broken(broken) => write!(f, "{broken}"),
-            VerifyError::Checkpoint(message) => write!(f, "audit checkpoint failed: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for VerifyError {}
 
 impl From<StoreError> for VerifyError {
     fn from(error: StoreError) -> Self {

@@ -15,7 +15,8 @@ use crate::store::StoreError;
 pub const NO_SUCH_ELICITATION: &str = "no such elicitation";
 
 /// An error answer of the HTTP API.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{} {message}", .status.as_u16())]
 pub struct ApiError {
     status: StatusCode,
     message: String,
@@ -139,14 +140,6 @@ impl From<StoreError> for ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
     }
 }
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.status.as_u16(), self.message)
-    }
-}
-
-impl std::error::Error for ApiError {}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

@@ -32,15 +32,8 @@ fn main() -> ExitCode {
     };
     koder_elicitation_relay::logging::init(config.log_format);
     check_open_files(config.streams.per_replica);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            tracing::error!(%error, "cannot start the async runtime");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     runtime.block_on(async move {
         let server = match koder_elicitation_relay::serve(config).await {
@@ -75,18 +68,23 @@ fn main() -> ExitCode {
     })
 }
 
+/// The async runtime, or `None` after saying on stderr why it cannot start.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    let built = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    built
+        .inspect_err(|error| {
+            eprintln!("koder-elicitation-relay: cannot start the async runtime: {error}")
+        })
+        .ok()
+}
+
 /// `audit verify`: one line on stdout and exit 0 when the chain is intact; one line on stderr
 /// naming the first broken entry (or why the database could not be read) and exit 1.
 fn verify_audit(database: &str, checkpoint: Option<&str>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("koder-elicitation-relay: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     match runtime.block_on(koder_elicitation_relay::audit_verify::verify_database(
         database, checkpoint,

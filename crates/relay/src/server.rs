@@ -27,31 +27,20 @@ use crate::service::{sweeper, Announcer, Audit, Elicitations, Health, PushSubscr
 use crate::store::{redact_database, Store};
 use crate::webhooks::worker::Webhooks;
 
-pub use crate::service::sweeper::{CLOCK_SYNC_INTERVAL, SWEEP_INTERVAL};
-
 /// Why the relay could not start.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The configuration cannot work (bad origin, unsupported database URL, a short secret, a key
     /// set that cannot be read).
+    #[error("{0}")]
     Config(String),
     /// The database could not be opened.
+    #[error("cannot open the database: {0}")]
     Database(String),
     /// The address could not be bound.
+    #[error("cannot listen: {0}")]
     Bind(std::io::Error),
 }
-
-impl std::fmt::Display for ServeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ServeError::Config(message) => write!(f, "{message}"),
-            ServeError::Database(message) => write!(f, "cannot open the database: {message}"),
-            ServeError::Bind(error) => write!(f, "cannot listen: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for ServeError {}
 
 /// Opens the store, binds, and starts serving and sweeping.
 pub async fn serve(config: Config) -> Result<Server, ServeError> {

@@ -61,49 +61,33 @@ impl std::fmt::Display for PushOrigin {
 }
 
 /// Why an endpoint is refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EndpointRefused {
     /// It does not parse as an absolute URL (or is longer than [`MAX_ENDPOINT_CHARS`]).
+    #[error("endpoint is not an absolute URL of at most {MAX_ENDPOINT_CHARS} characters")]
     NotAUrl,
     /// Its scheme is not `https`, and it is not `http` on an exactly listed origin.
+    #[error(
+        "endpoint must be an https:// URL (its scheme is {scheme:?}, and its origin is not \
+         listed in --push-endpoint-allow as http)"
+    )]
     NotHttps {
         /// The endpoint's scheme.
         scheme: String,
     },
     /// It carries a user name or password.
+    #[error("endpoint must not carry a user name or password")]
     UserInfo,
     /// Its origin is not on the list.
+    #[error(
+        "endpoint's origin {origin} is not a push service this relay sends to \
+         (--push-endpoint-allow)"
+    )]
     NotAllowed {
         /// The endpoint's origin.
         origin: String,
     },
 }
-
-impl std::fmt::Display for EndpointRefused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EndpointRefused::NotAUrl => write!(
-                f,
-                "endpoint is not an absolute URL of at most {MAX_ENDPOINT_CHARS} characters"
-            ),
-            EndpointRefused::NotHttps { scheme } => write!(
-                f,
-                "endpoint must be an https:// URL (its scheme is {scheme:?}, and its origin is \
-                 not listed in --push-endpoint-allow as http)"
-            ),
-            EndpointRefused::UserInfo => {
-                write!(f, "endpoint must not carry a user name or password")
-            }
-            EndpointRefused::NotAllowed { origin } => write!(
-                f,
-                "endpoint's origin {origin} is not a push service this relay sends to \
-                 (--push-endpoint-allow)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for EndpointRefused {}
 
 impl AllowList {
     /// The browsers' push services ([`BROWSER_PUSH_SERVICES`]).

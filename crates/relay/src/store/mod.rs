@@ -80,16 +80,9 @@ use db::Database;
 use elicitations::Committer;
 
 /// A storage failure. Handlers answer 500 "storage unavailable" and log the detail.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("storage error: {0}")]
 pub struct StoreError(pub String);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "storage error: {}", self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
