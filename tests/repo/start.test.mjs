@@ -64,7 +64,7 @@ test("the bootstrap's demo part names no browser, PostgreSQL, Python or wasm-pac
   const named = code(demo).match(TEST_ONLY);
   assert.equal(named, null, `the demo part of scripts/bootstrap.sh names ${named?.[0]}`);
   assert.match(tests.split('\n').slice(0, 4).join('\n'), /^\s+exit 0$/m, 'the demo run stops right after its part');
-  for (const needed of ['wasm32-unknown-unknown', 'cargo install --locked --force wasm-bindgen-cli', 'npm ci']) {
+  for (const needed of ['wasm32-unknown-unknown', 'cargo install --debug --locked --force wasm-bindgen-cli', 'npm ci']) {
     assert.ok(code(demo).includes(needed), `the demo part installs with ${needed}`);
   }
 });
