@@ -208,11 +208,7 @@ fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
 /// (scopes are made here only, from a token or from a ticket a token bought).
 pub fn ticket_grant(redeemed: RedeemedTicket) -> PersonToken {
     PersonToken {
-        filter: TenantFilter {
-            user_id: redeemed.user_id,
-            workspace_id: redeemed.workspace_id,
-            conversation_id: redeemed.conversation_id,
-        },
+        filter: redeemed.filter,
         expires_at_ms: redeemed.token_expires_at,
     }
 }

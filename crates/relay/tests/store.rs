@@ -1509,9 +1509,7 @@ async fn postgres_time_is_told_by_the_databases_clock() {
 fn new_ticket(digest: &str, user: &str, now: i64) -> NewTicket {
     NewTicket {
         digest: digest.into(),
-        user_id: user.into(),
-        workspace_id: "acme".into(),
-        conversation_id: Some("chat-1".into()),
+        filter: TenantFilter::new(user, "acme").in_conversation("chat-1"),
         token_expires_at: now + 3_600_000,
         expires_at: now + 30_000,
     }
@@ -1530,9 +1528,7 @@ async fn check_ticket_promises(store: &Store) {
     assert_eq!(
         store.tickets.redeem(&digest(0), now).await.expect("redeem"),
         Some(RedeemedTicket {
-            user_id: "ana".into(),
-            workspace_id: "acme".into(),
-            conversation_id: Some("chat-1".into()),
+            filter: TenantFilter::new("ana", "acme").in_conversation("chat-1"),
             token_expires_at: now + 3_600_000,
         })
     );

@@ -31,9 +31,7 @@ impl Tickets {
         let (ticket, digest) = new_ticket()?;
         let kept = NewTicket {
             digest,
-            user_id: token.filter.user_id,
-            workspace_id: token.filter.workspace_id,
-            conversation_id: token.filter.conversation_id,
+            filter: token.filter,
             token_expires_at: token.expires_at_ms,
             expires_at,
         };

@@ -4,7 +4,7 @@
 //! once, on whichever replica it is presented to.
 
 use super::db::{either, Database};
-use super::StoreError;
+use super::{StoreError, TenantFilter};
 
 /// The most live tickets one person (user in a workspace) may hold; past it, 429.
 pub const MAX_LIVE_TICKETS: i64 = 32;
@@ -14,12 +14,8 @@ pub const MAX_LIVE_TICKETS: i64 = 32;
 pub struct NewTicket {
     /// SHA-256 of the ticket, hex (never the ticket itself).
     pub digest: String,
-    /// The person (`sub` of their token).
-    pub user_id: String,
-    /// Their workspace.
-    pub workspace_id: String,
-    /// The conversation their token is limited to, if any.
-    pub conversation_id: Option<String>,
+    /// What the token that asked for it sees.
+    pub filter: TenantFilter,
     /// When the token that asked for it ends, ms since the Unix epoch.
     pub token_expires_at: i64,
     /// When the ticket itself ends, ms since the Unix epoch.
@@ -27,14 +23,10 @@ pub struct NewTicket {
 }
 
 /// What a redeemed ticket grants: the scope and the end of the token that asked for it.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedeemedTicket {
-    /// The person.
-    pub user_id: String,
-    /// Their workspace.
-    pub workspace_id: String,
-    /// The conversation the token was limited to, if any.
-    pub conversation_id: Option<String>,
+    /// What the token sees.
+    pub filter: TenantFilter,
     /// When the token ends, ms since the Unix epoch.
     pub token_expires_at: i64,
 }
@@ -63,9 +55,9 @@ impl TicketStore {
                  WHERE user_id = $2 AND workspace_id = $3 AND expires_at > $7) < $8",
             )
             .bind(&ticket.digest)
-            .bind(&ticket.user_id)
-            .bind(&ticket.workspace_id)
-            .bind(&ticket.conversation_id)
+            .bind(&ticket.filter.user_id)
+            .bind(&ticket.filter.workspace_id)
+            .bind(&ticket.filter.conversation_id)
             .bind(ticket.token_expires_at)
             .bind(ticket.expires_at)
             .bind(now_ms)
@@ -85,7 +77,7 @@ impl TicketStore {
         now_ms: i64,
     ) -> Result<Option<RedeemedTicket>, StoreError> {
         either!(self.database.writer(), |pool| {
-            let rows = sqlx::query_as::<_, RedeemedTicket>(
+            let rows = sqlx::query_as::<_, (String, String, Option<String>, i64)>(
                 "DELETE FROM koder_stream_tickets WHERE digest = $1 AND expires_at > $2 \
                  RETURNING user_id, workspace_id, conversation_id, token_expires_at",
             )
@@ -94,7 +86,16 @@ impl TicketStore {
             // Run to completion, so the ticket is gone before the stream it opens starts.
             .fetch_all(pool)
             .await?;
-            Ok(rows.into_iter().next())
+            Ok(rows.into_iter().next().map(
+                |(user_id, workspace_id, conversation_id, token_expires_at)| RedeemedTicket {
+                    filter: TenantFilter {
+                        user_id,
+                        workspace_id,
+                        conversation_id,
+                    },
+                    token_expires_at,
+                },
+            ))
         })
     }
 
