@@ -22,14 +22,13 @@ use koder_elicitation_relay::store::{
     Actor, Created, NewElicitation, NewTicket, Outboxes, Record, RedeemedTicket, Status, Store,
     Tenant, TenantFilter,
 };
-use koder_elicitation_relay::webhooks::outbox_row;
 use koder_elicitation_relay::{serve_with_store, Config};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 mod http_support;
 use http_support::postgres::Postgres;
-use http_support::TempDir;
+use http_support::{store_with_webhooks, TempDir};
 
 /// The hosts' token of the relays these tests start (at least 32 bytes, as the relay requires).
 const SERVICE_TOKEN: &str = "store-test-service-token-0123456789";
@@ -1284,19 +1283,7 @@ async fn waiting_on_a_lock(pool: &sqlx::PgPool, statement: &str) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_audit_changes_of_others_do_not_wait_and_pages_never_skip_a_late_commit() {
     let postgres = Postgres::start();
-    let connect = || async {
-        Arc::new(
-            Store::open(
-                &postgres.url,
-                Outboxes {
-                    webhooks: Some(outbox_row),
-                    ..Outboxes::default()
-                },
-            )
-            .await
-            .expect("connect"),
-        )
-    };
+    let connect = || store_with_webhooks(&postgres.url);
     let (ana_replica, bob_replica) = (connect().await, connect().await);
     let now = now_ms();
     let mut late = new_elicitation(&tenant("ana", "acme", "c1"), now, now + 600_000);

@@ -17,12 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http_support::postgres::Postgres;
-use http_support::TempDir;
+use http_support::{store_with_webhooks, TempDir};
 use koder_elicitation_relay::store::outbox::Outcome;
-use koder_elicitation_relay::store::{
-    Actor, Created, NewElicitation, Outboxes, Status, Store, Tenant,
-};
-use koder_elicitation_relay::webhooks::outbox_row;
+use koder_elicitation_relay::store::{Actor, Created, NewElicitation, Status, Store, Tenant};
 use serde_json::json;
 
 const LEASE_MS: i64 = 60_000;
@@ -168,43 +165,15 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
 async fn sqlite_queues_in_the_change_and_leases_what_it_claims() {
     let dir = TempDir::new("outbox");
     let url = format!("sqlite://{}", dir.0.join("relay.db").display());
-    let store = Store::open(
-        &url,
-        Outboxes {
-            webhooks: Some(outbox_row),
-            ..Outboxes::default()
-        },
-    )
-    .await
-    .unwrap();
+    let store = store_with_webhooks(&url).await;
     queues_in_the_change_and_leases_what_it_claims(&store).await;
 }
 
 #[tokio::test]
 async fn postgres_queues_in_the_change_and_two_replicas_claim_each_row_once() {
     let postgres = Postgres::start();
-    let a: Arc<Store> = Arc::new(
-        Store::open(
-            &postgres.url,
-            Outboxes {
-                webhooks: Some(outbox_row),
-                ..Outboxes::default()
-            },
-        )
-        .await
-        .unwrap(),
-    );
-    let b: Arc<Store> = Arc::new(
-        Store::open(
-            &postgres.url,
-            Outboxes {
-                webhooks: Some(outbox_row),
-                ..Outboxes::default()
-            },
-        )
-        .await
-        .unwrap(),
-    );
+    let a: Arc<Store> = store_with_webhooks(&postgres.url).await;
+    let b: Arc<Store> = store_with_webhooks(&postgres.url).await;
     queues_in_the_change_and_leases_what_it_claims(&a).await;
 
     for index in 100..140 {

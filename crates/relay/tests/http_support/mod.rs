@@ -322,3 +322,16 @@ impl SseReader {
             .expect("an event within 5 s")
     }
 }
+
+/// A store on `url` that queues webhook deliveries (and no pushes), as a relay with
+/// `--webhook-url` opens it.
+pub async fn store_with_webhooks(
+    url: &str,
+) -> std::sync::Arc<koder_elicitation_relay::store::Store> {
+    let outboxes = koder_elicitation_relay::store::Outboxes {
+        webhooks: Some(koder_elicitation_relay::webhooks::outbox_row),
+        ..Default::default()
+    };
+    let store = koder_elicitation_relay::store::Store::open(url, outboxes).await;
+    std::sync::Arc::new(store.expect("open the store"))
+}
