@@ -20,6 +20,8 @@ const LOCALES: [(&str, &str); 2] = [("en-US", "EN_US_FTL"), ("pt-BR", "PT_BR_FTL
 
 /// Ids of messages only the terminal surface (`koder-elicit`) shows.
 const TERMINAL_PREFIX: &str = "mcp-elicitation-terminal-";
+/// Ids of messages only the relay shows (its answer page and its e-mail).
+const RELAY_PREFIX: &str = "mcp-elicitation-relay-";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -77,10 +79,13 @@ fn main() {
         std::process::exit(1);
     }
 
-    // The terminal's own strings stay out of builds that do not ask for them (the web element's
-    // wasm), so they cost the browser bundle nothing. They are still checked above.
+    // The terminal's and the relay's own strings stay out of builds that do not ask for them (the
+    // web element's wasm), so they cost the browser bundle nothing. They are still checked above.
     let terminal = std::env::var_os("CARGO_FEATURE_TERMINAL").is_some();
-    let keep = |id: &str| terminal || !id.starts_with(TERMINAL_PREFIX);
+    let relay = std::env::var_os("CARGO_FEATURE_RELAY").is_some();
+    let keep = |id: &str| {
+        (terminal || !id.starts_with(TERMINAL_PREFIX)) && (relay || !id.starts_with(RELAY_PREFIX))
+    };
 
     // Each locale ships as its Fluent text (the run-time parser reads it on first use): text
     // compresses far better than a table of pointers. It must compile to the same messages.

@@ -109,8 +109,14 @@ impl Locale {
     #[cfg(test)]
     fn source(self) -> &'static str {
         match self {
-            Locale::EnUs => include_str!("../../../i18n/en-US/elicitation.ftl"),
-            Locale::PtBr => include_str!("../../../i18n/pt-BR/elicitation.ftl"),
+            Locale::EnUs => concat!(
+                include_str!("../../../i18n/en-US/elicitation.ftl"),
+                include_str!("../../../i18n/en-US/relay.ftl")
+            ),
+            Locale::PtBr => concat!(
+                include_str!("../../../i18n/pt-BR/elicitation.ftl"),
+                include_str!("../../../i18n/pt-BR/relay.ftl")
+            ),
             Locale::Registered(_) => "",
         }
     }
@@ -592,6 +598,24 @@ mod tests {
             .collect()
     }
 
+    /// Whether this build carries the message `id`: the terminal's and the relay's own ship only
+    /// with the `terminal` and `relay` features.
+    fn is_compiled_in(id: &str) -> bool {
+        (cfg!(feature = "terminal") || !id.starts_with("mcp-elicitation-terminal-"))
+            && (cfg!(feature = "relay") || !id.starts_with("mcp-elicitation-relay-"))
+    }
+
+    #[test]
+    fn the_relay_messages_ship_only_with_the_relay_feature() {
+        let subject = "mcp-elicitation-relay-email-subject";
+        assert_eq!(has_message(Locale::PtBr, subject), cfg!(feature = "relay"));
+        if cfg!(feature = "relay") {
+            let args = [("server", Arg::Text("Calendário"))];
+            let text = text(Locale::PtBr, subject, &args);
+            assert_eq!(text, "Calendário precisa da sua resposta");
+        }
+    }
+
     #[test]
     fn both_files_parse_and_have_the_same_messages() {
         for locale in LOCALES {
@@ -606,8 +630,7 @@ mod tests {
         pt.sort();
         assert_eq!(en, pt);
         for id in &en {
-            // The terminal's strings are compiled in only with the `terminal` feature.
-            if cfg!(feature = "terminal") || !id.starts_with("mcp-elicitation-terminal-") {
+            if is_compiled_in(id) {
                 assert!(has_message(Locale::PtBr, id), "{id}");
             }
         }
@@ -1217,9 +1240,7 @@ mcp-elicitation-timeout-announce = { $seconds ->
     fn the_shipped_text_reads_as_the_whole_file_does() {
         for locale in LOCALES {
             let mut whole = ftl::parse(locale.source()).expect("the file parses");
-            // The terminal's messages ship only in builds with the `terminal` feature.
-            let terminal = cfg!(feature = "terminal");
-            whole.retain(|(id, _)| terminal || !id.starts_with("mcp-elicitation-terminal-"));
+            whole.retain(|(id, _)| is_compiled_in(id));
             crate::sort::sort_by_less(&mut whole, |a, b| a.0 < b.0);
             let table = locale.table().expect("shipped");
             assert!(table.len() > 40, "{locale:?}: {} messages", table.len());
@@ -1275,11 +1296,13 @@ mcp-elicitation-timeout-announce = { $seconds ->
         let spanish = include_str!("../../../www/es.ftl");
         let parsed = ftl::parse(spanish).expect("parses");
         let ids: Vec<&str> = parsed.iter().map(|(id, _)| id.as_str()).collect();
-        // The page's messages: the terminal's (compiled in with the `terminal` feature) are not its.
+        // The page's messages: the terminal's and the relay's (compiled in with their features)
+        // are not its.
         let page_ids = en_us()
             .iter()
             .map(|(id, _)| id.as_str())
-            .filter(|id| !id.starts_with("mcp-elicitation-terminal-"));
+            .filter(|id| !id.starts_with("mcp-elicitation-terminal-"))
+            .filter(|id| !id.starts_with("mcp-elicitation-relay-"));
         for id in page_ids.clone() {
             assert!(ids.contains(&id), "www/es.ftl lacks {id}");
         }

@@ -1,0 +1,23 @@
+# Textos que só o relay mostra: a sua página de resposta (/answer/) e o e-mail que leva o link de uma
+# pergunta. Entram só no relay (a feature `relay` do núcleo), nunca no elemento.
+
+## A página de resposta
+mcp-elicitation-relay-page-title = Responder a uma pergunta
+mcp-elicitation-relay-page-loading = Carregando a pergunta…
+mcp-elicitation-relay-page-sent = Enviado. Obrigado, você pode fechar esta página.
+mcp-elicitation-relay-page-declined = Recusado. Você pode fechar esta página.
+mcp-elicitation-relay-page-already-answered = Já respondida
+mcp-elicitation-relay-page-expired = Expirada
+mcp-elicitation-relay-page-withdrawn = Retirada
+mcp-elicitation-relay-page-unknown = Este link não é válido, ou a pergunta não está mais guardada.
+mcp-elicitation-relay-page-unreachable = Não foi possível contatar o relay. Verifique a conexão e tente de novo.
+mcp-elicitation-relay-page-retry = Tentar de novo
+mcp-elicitation-relay-page-needs-script = Esta página precisa de JavaScript para mostrar a pergunta.
+
+## O e-mail com o link de uma pergunta
+mcp-elicitation-relay-email-subject = { $server } precisa da sua resposta
+mcp-elicitation-relay-email-intro = { $server } pergunta:
+mcp-elicitation-relay-email-answer = Responder
+mcp-elicitation-relay-email-link-text = Abra este link para responder:
+mcp-elicitation-relay-email-expires = A pergunta pode ser respondida até { $expires }.
+mcp-elicitation-relay-email-caution = Quem tiver este link pode responder a esta pergunta, então não encaminhe esta mensagem.
