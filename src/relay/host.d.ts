@@ -43,8 +43,24 @@ export interface RelayElicitationOptions {
   serverName?: string;
   /** How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000). */
   timeoutMs?: number;
+  /**
+   * Whom the relay e-mails the question's link (a relay run with `--smtp-url`; the address must be
+   * in one of its `--email-allow-domain` domains, else the create fails with 422): a fixed one, or
+   * one per request (`undefined`: no e-mail for that one).
+   */
+  notify?:
+    | RelayNotify
+    | ((request: RelayElicitRequest, ctx: RelayHandlerContext | undefined) => RelayNotify | undefined | Promise<RelayNotify | undefined>);
   /** The fetch to use (default: the global one). */
   fetch?: typeof globalThis.fetch;
+}
+
+/** The e-mail the relay sends with a question's link. */
+export interface RelayNotify {
+  /** The person's address. */
+  email: string;
+  /** The message's language (BCP 47, e.g. `pt-BR`; default en-US). */
+  language?: string;
 }
 
 /** The handler {@link relayElicitationHandler} returns. */
@@ -82,6 +98,8 @@ export interface CreateRelayElicitationOptions {
   serverName?: string;
   /** How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000). */
   timeoutMs?: number;
+  /** Whom the relay e-mails the question's link (see {@link RelayElicitationOptions.notify}). */
+  notify?: RelayNotify;
   /** The Idempotency-Key (default: a fresh UUID); a repeat with the same key and request returns the first. */
   idempotencyKey?: string;
   /** The fetch to use (default: the global one). */

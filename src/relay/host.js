@@ -43,12 +43,15 @@ const FINAL = new Set(['settled', 'expired', 'withdrawn']);
  * through the relay to the person `scope` names and resolves with their ElicitResult.
  */
 export function relayElicitationHandler(options) {
-  const { url, serviceToken, scope, serverName, timeoutMs } = options ?? {};
+  const { url, serviceToken, scope, serverName, timeoutMs, notify } = options ?? {};
   const fetchImpl = options?.fetch ?? globalThis.fetch;
   if (typeof url !== 'string' || url === '') throw new TypeError('relayElicitationHandler: `url` (the relay\'s base URL) is required');
   if (typeof serviceToken !== 'string' || serviceToken === '') throw new TypeError('relayElicitationHandler: `serviceToken` is required');
   if (typeof scope !== 'function' && !isScope(scope)) {
     throw new TypeError('relayElicitationHandler: `scope` must be { userId, workspaceId, conversationId? } (non-empty strings) or a function returning one');
+  }
+  if (typeof notify !== 'function' && notify !== undefined && !isNotify(notify)) {
+    throw new TypeError('relayElicitationHandler: `notify` must be { email, language? } or a function returning one (or undefined)');
   }
   if (typeof fetchImpl !== 'function') throw new TypeError('relayElicitationHandler: no fetch: pass `fetch`');
   const base = url.replace(/\/+$/, '');
@@ -62,12 +65,9 @@ export function relayElicitationHandler(options) {
     signal?.throwIfAborted();
     const tenant = typeof scope === 'function' ? await scope(request, ctx) : scope;
     if (!isScope(tenant)) throw new TypeError('relayElicitationHandler: the `scope` function must return { userId, workspaceId, conversationId? }');
-    const body = {
-      scope: tenant,
-      request: request?.params ?? {},
-      ...(serverName !== undefined && { serverName }),
-      ...(timeoutMs !== undefined && { timeoutMs }),
-    };
+    const mail = typeof notify === 'function' ? await notify(request, ctx) : notify;
+    if (mail !== undefined && !isNotify(mail)) throw new TypeError('relayElicitationHandler: the `notify` function must return { email, language? } or undefined');
+    const body = createBody({ scope: tenant, request: request?.params ?? {}, serverName, timeoutMs, notify: mail });
     const headers = { 'Idempotency-Key': globalThis.crypto.randomUUID() };
     // The create is not aborted half-way: once it is sent, the relay may hold the elicitation, and
     // only its id lets the handler withdraw it.
@@ -128,20 +128,16 @@ export function relayElicitationHandler(options) {
  * the same Idempotency-Key (pass your own `idempotencyKey` to keep it across invocations).
  */
 export async function createRelayElicitation(options) {
-  const { url, serviceToken, scope, request, serverName, timeoutMs } = options ?? {};
+  const { url, serviceToken, scope, request, serverName, timeoutMs, notify } = options ?? {};
   const fetchImpl = options?.fetch ?? globalThis.fetch;
   if (typeof url !== 'string' || url === '') throw new TypeError('createRelayElicitation: `url` (the relay\'s base URL) is required');
   if (typeof serviceToken !== 'string' || serviceToken === '') throw new TypeError('createRelayElicitation: `serviceToken` is required');
   if (!isScope(scope)) throw new TypeError('createRelayElicitation: `scope` must be { userId, workspaceId, conversationId? } (non-empty strings)');
   if (typeof request !== 'object' || request === null) throw new TypeError('createRelayElicitation: `request` (the elicitation/create params) is required');
+  if (notify !== undefined && !isNotify(notify)) throw new TypeError('createRelayElicitation: `notify` must be { email, language? }');
   if (typeof fetchImpl !== 'function') throw new TypeError('createRelayElicitation: no fetch: pass `fetch`');
   const idempotencyKey = options?.idempotencyKey ?? globalThis.crypto.randomUUID();
-  const body = {
-    scope,
-    request,
-    ...(serverName !== undefined && { serverName }),
-    ...(timeoutMs !== undefined && { timeoutMs }),
-  };
+  const body = createBody({ scope, request, serverName, timeoutMs, notify });
   const created = await retry(
     () => callRelay(fetchImpl, `${url.replace(/\/+$/, '')}/v1/elicitations`, 'POST', serviceToken, {
       body,
@@ -167,6 +163,23 @@ export function relayWebhookOutcome(event) {
   if (!['elicitation.settled', 'elicitation.expired', 'elicitation.withdrawn'].includes(event.type)) return null;
   if (typeof data.id !== 'string' || !FINAL.has(data.status) || typeof data.result !== 'object' || data.result === null) return null;
   return { id: data.id, status: data.status, result: data.result, scope: data.scope };
+}
+
+/** The create's body: the optional fields only when given. */
+function createBody({ scope, request, serverName, timeoutMs, notify }) {
+  return {
+    scope,
+    request,
+    ...(serverName !== undefined && { serverName }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(notify !== undefined && { notify }),
+  };
+}
+
+/** `{ email, language? }`: whom the relay e-mails the question's link (`--smtp-url`). */
+function isNotify(notify) {
+  return typeof notify === 'object' && notify !== null && typeof notify.email === 'string' && notify.email !== ''
+    && (notify.language === undefined || typeof notify.language === 'string');
 }
 
 function isScope(scope) {

@@ -195,17 +195,24 @@ class RelayClient:
         *,
         server_name: str | None = None,
         timeout_ms: int | None = None,
+        notify: Mapping[str, str] | None = None,
         on_created: Callable[[Created], None] | None = None,
     ) -> dict[str, Any]:
-        """Asks the person ``scope`` names and waits for their ElicitResult (``{"action":
-        "cancel"}`` when it expired). When the task is cancelled meanwhile, or the wait fails, the
+        """Asks the person ``scope`` names (and e-mails them the question's link with ``notify``,
+        as :meth:`create` does) and waits for their ElicitResult (``{"action": "cancel"}`` when it
+        expired). When the task is cancelled meanwhile, or the wait fails, the
         elicitation is withdrawn (the person's dialog closes) before the cancellation or the error
         goes on. ``on_created`` is called with the relay's answer as soon as it comes."""
         key = uuid.uuid4().hex
 
         def create() -> Awaitable[Created]:
             return self.create(
-                scope, request, server_name=server_name, timeout_ms=timeout_ms, idempotency_key=key
+                scope,
+                request,
+                server_name=server_name,
+                timeout_ms=timeout_ms,
+                notify=notify,
+                idempotency_key=key,
             )
 
         try:

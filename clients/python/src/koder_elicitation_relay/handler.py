@@ -5,7 +5,7 @@ through the relay."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
 import httpx2
@@ -24,6 +24,14 @@ ScopeFunction: TypeAlias = Callable[
 """A scope per request: called with the ``elicitation/create`` params and the SDK's context
 (``context.session`` tells the sessions a host serves apart); may be async."""
 
+Notify: TypeAlias = Mapping[str, str]
+"""Whom the relay e-mails the question's link: ``{"email": ..., "language"?: ...}``."""
+
+NotifyFunction: TypeAlias = Callable[
+    [types.ElicitRequestParams, ClientRequestContext], "Notify | Awaitable[Notify | None] | None"
+]
+"""An e-mail per request (``None``: none for that one); may be async."""
+
 FastMCPElicitationHandler: TypeAlias = Callable[
     [str, Any, types.ElicitRequestParams, Any], Awaitable[types.ElicitResult]
 ]
@@ -41,7 +49,10 @@ class RelayElicitation:
     ``message_handler=relay.message_handler`` too, so the server's completion reaches the dialog.
 
     ``server_name`` is shown in the person's dialog (default: the server's title, else its name);
-    ``timeout_ms`` is how long they have (the relay's default: 5 minutes).
+    ``timeout_ms`` is how long they have (the relay's default: 5 minutes); ``notify`` is whom
+    the relay e-mails the question's link (a relay with ``--smtp-url``; the address must be in one
+    of its ``--email-allow-domain`` domains, or the relay refuses the create with 422), a mapping
+    or a function of the request like ``scope``.
     """
 
     def __init__(
@@ -52,6 +63,7 @@ class RelayElicitation:
         *,
         server_name: str | None = None,
         timeout_ms: int | None = None,
+        notify: Notify | NotifyFunction | None = None,
         http_client: httpx2.AsyncClient | None = None,
         retry_for: float = RETRY_FOR_SECONDS,
     ) -> None:
@@ -61,6 +73,7 @@ class RelayElicitation:
         self._scope = scope
         self._server_name = server_name
         self._timeout_ms = timeout_ms
+        self._notify = notify
         # URL-mode elicitationIds (the server's) to the relay's ids, while a completion may come.
         self._awaiting_completion: dict[str, str] = {}
 
@@ -88,6 +101,7 @@ class RelayElicitation:
                 request,
                 server_name=self._server_name or _server_name(context),
                 timeout_ms=self._timeout_ms,
+                notify=await self._notify_for(params, context),
                 on_created=remember,
             )
             result = types.ElicitResult.model_validate(answer)
@@ -140,6 +154,20 @@ class RelayElicitation:
         if not is_scope(scope):
             raise TypeError(f"RelayElicitation: the `scope` function must return {SCOPE_SHAPE}")
         return scope
+
+    async def _notify_for(
+        self, params: types.ElicitRequestParams, context: ClientRequestContext
+    ) -> Notify | None:
+        if not callable(self._notify):
+            return self._notify
+        notify = self._notify(params, context)
+        if inspect.isawaitable(notify):
+            notify = await notify
+        if notify is not None and not isinstance(notify, Mapping):
+            raise TypeError(
+                'RelayElicitation: the `notify` function must return {"email", "language"?} or None'
+            )
+        return notify
 
 
 def _server_name(context: Any) -> str | None:
