@@ -192,4 +192,6 @@ window.koderDemo = {
   get running() { return running?.name ?? null; },
   /** The transcript view: the server-side host calls a tool, the question shows in the transcript. */
   askViaRelay: async (tool) => (await transcriptReady)?.askViaRelay(tool),
+  /** "E-mail me a link": the e-mailing host calls a tool; resolves with its result. */
+  emailLink: async (tool) => (await transcriptReady)?.emailLink(tool),
 };

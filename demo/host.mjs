@@ -11,15 +11,21 @@ import { relayElicitationHandler } from '../src/relay/host.js';
 
 /** Who answers: the page's person, in its one transcript. */
 export const DEMO_SCOPE = Object.freeze({ userId: 'demo-user', workspaceId: 'demo', conversationId: 'demo-chat' });
+/**
+ * Who answers "E-mail me a link": someone the page is not signed in as, so the question reaches them
+ * only by the e-mailed link to the relay's answer page.
+ */
+export const DEMO_MAIL_SCOPE = Object.freeze({ userId: 'demo-mail-reader', workspaceId: 'demo' });
 
 const CALL_TIMEOUT_MS = 15 * 60 * 1000; // a person answers: far above the SDK's 60 s default
 const ELICIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
  * Connects the host to `mcpUrl` with its elicitations going through `relay` (`{ url,
- * serviceToken }`). Resolves `{ callTool(name), close() }`; a call resolves with the tool's result.
+ * serviceToken }`) to `scope`, e-mailed as `notify` says when given. Resolves `{ callTool(name),
+ * close() }`; a call resolves with the tool's result.
  */
-export async function startServerSideHost({ mcpUrl, relay }) {
+export async function startServerSideHost({ mcpUrl, relay, scope = DEMO_SCOPE, notify }) {
   const client = new Client(
     { name: 'koder-demo-server-side-host', version: '1.0.0' },
     { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: 'auto' } },
@@ -27,9 +33,10 @@ export async function startServerSideHost({ mcpUrl, relay }) {
   const handler = relayElicitationHandler({
     url: relay.url,
     serviceToken: relay.serviceToken,
-    scope: DEMO_SCOPE,
+    scope,
     serverName: 'Demo server (via the relay)',
     timeoutMs: ELICIT_TIMEOUT_MS,
+    notify,
   });
   client.setRequestHandler('elicitation/create', handler);
   client.setNotificationHandler('notifications/elicitation/complete', (n) => handler.complete(n.params.elicitationId));

@@ -4,11 +4,14 @@
 // stops. The page reaches it through the demo server (/relay/…, same origin), so its strict CSP
 // stays `connect-src 'self'`. It runs with Web Push: a VAPID key made for the run (`vapid generate
 // --out` into its temp dir), pushing to the browsers' own push services (the relay's default allow
-// list), each push opening the demo page.
+// list), each push opening the demo page. It serves its own answer page (`--answer-page`, the element
+// from dist/) on its own port, and, with the demo's mail catcher (demo/mail.mjs), e-mails a question's
+// link to addresses @example.com.
 
 import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +22,8 @@ const START_TIMEOUT_MS = 30_000;
 const TOKEN_LIFETIME_S = 3600;
 /** Who runs the demo's pushes, for the push services (VAPID `sub`). */
 const VAPID_SUBJECT = 'mailto:demo@localhost';
+/** The only domain the demo's relay e-mails (the mail catcher takes every message anyway). */
+export const DEMO_MAIL_DOMAIN = 'example.com';
 
 /** The relay binary to run, or null when none was built. */
 export function relayBinary(root) {
@@ -41,25 +46,48 @@ function generateVapidKey(binary, file) {
   });
 }
 
+/** A port of 127.0.0.1 free now: the relay's links must name its origin before it listens. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /**
  * Starts the relay and resolves once it listens: `{ url, serviceToken, personToken(claims),
  * vapidPublicKey, stop() }` (`vapidPublicKey` null when it runs without Web Push). `allowOrigin` is
- * the demo page's origin; a push opens the page there.
+ * the demo page's origin; a push opens the page there. With `smtpPort`, the relay e-mails links to
+ * the mail catcher listening there.
  */
-export async function startDemoRelay({ root, allowOrigin }) {
+export async function startDemoRelay({ root, allowOrigin, smtpPort }) {
   const binary = relayBinary(root);
   if (binary === null) throw new Error('no relay binary: build it with `cargo build -p koder-elicitation-relay`');
   const dir = mkdtempSync(path.join(tmpdir(), 'koder-demo-relay-'));
   const serviceToken = randomBytes(24).toString('base64url');
   const jwtSecret = randomBytes(32).toString('base64url');
+  const relayPort = await freePort();
   const args = [
-    '--listen', '127.0.0.1:0',
+    '--listen', `127.0.0.1:${relayPort}`,
     '--database', `sqlite://${path.join(dir, 'relay.db')}`,
     // `=`: a random secret may begin with '-', which would read as a flag otherwise.
     `--service-token=${serviceToken}`,
     `--jwt-secret=${jwtSecret}`,
     '--allow-origin', allowOrigin,
+    // Its own answer page, where a link (e-mailed, or from POST /v1/elicitations/{id}/link) opens.
+    '--answer-page', '--public-url', `http://127.0.0.1:${relayPort}`, '--answer-page-assets', path.join(root, 'dist'),
   ];
+  if (smtpPort !== undefined) {
+    args.push(
+      '--smtp-url', `smtp://127.0.0.1:${smtpPort}`,
+      '--email-from', 'Koder demo relay <relay@localhost>',
+      '--email-allow-domain', DEMO_MAIL_DOMAIN,
+    );
+  }
   const vapidKeyFile = path.join(dir, 'vapid.pem');
   const vapidPublicKey = await generateVapidKey(binary, vapidKeyFile);
   if (vapidPublicKey !== null) {

@@ -15,6 +15,9 @@
 //   /sw.js       the page's service worker (www/sw.js): shows the relay's pushes
 //   /host/call   POST { tool }: the server-side SDK v2 host (demo/host.mjs) calls a tool of /mcp; its
 //                elicitations go through the relay to the page's transcript; answers the tool result
+//   /host/email  POST { tool }: the same, for a person reached only by e-mail: the relay e-mails the
+//                question's link to the demo's mail catcher (demo/mail.mjs)
+//   /demo/mail   GET: the messages the mail catcher received (subject, text, the answer link)
 //
 // Run: `npm start` (build + serve) or `node demo/server.mjs` once dist/ exists.
 // PORT picks the first port to try (default 8787); a busy port moves on to the next ones.
@@ -33,7 +36,9 @@ import { createMcpHandler, McpServer as McpServerV2 } from '@modelcontextprotoco
 import { createFlows, registerMrtrTools } from '../tests/peers/mrtr-tools.mjs';
 import { serveWebHandler } from '../tests/peers/node-bridge.mjs';
 import { startDemoRelay } from './relay.mjs';
-import { DEMO_SCOPE, startServerSideHost } from './host.mjs';
+import { DEMO_MAIL_SCOPE, DEMO_SCOPE, startServerSideHost } from './host.mjs';
+import { startMailCatcher } from './mail.mjs';
+import { DEMO_MAIL_DOMAIN } from './relay.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -49,6 +54,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 let port = 0; // known once listening; the sign-in URL and the host checks need it
 let relay = null; // the demo's relay once it runs (demo/relay.mjs); null without a relay binary
 let host = null; // the server-side host's connection, made on its first call
+let mailHost = null; // the same for "E-mail me a link": its questions are e-mailed
+let mail = null; // the demo's mail catcher (demo/mail.mjs) once it runs
 
 // ---------------------------------------------------------------------------------------------
 // A small ring buffer of server-side events, printed and served at /demo-log.
@@ -601,7 +608,42 @@ function proxyRelay(req, res, relayPath, search) {
 }
 
 /** POST /host/call { tool }: the server-side host calls the tool and answers with its result. */
-async function handleHostCall(req, res) {
+function handleHostCall(req, res) {
+  return callThroughHost(req, res, 'the server-side host', () => {
+    host ??= startServerSideHost({ mcpUrl: `http://${HOST}:${port}/mcp`, relay });
+    return host;
+  }, () => { host = null; });
+}
+
+/** The address "E-mail me a link" writes to (the relay e-mails only its allowed domain). */
+const DEMO_MAIL_ADDRESS = `you@${DEMO_MAIL_DOMAIN}`;
+
+/**
+ * POST /host/email { tool }: a second server-side host calls the tool for a person the page is not
+ * signed in as; the relay e-mails them the question's link, which the mail catcher receives.
+ */
+function handleHostEmail(req, res) {
+  if (mail === null) return sendJson(res, 503, { error: 'the demo runs without its mail catcher' });
+  return callThroughHost(req, res, 'the e-mailing host', () => {
+    mailHost ??= startServerSideHost({
+      mcpUrl: `http://${HOST}:${port}/mcp`,
+      relay,
+      scope: DEMO_MAIL_SCOPE,
+      notify: { email: DEMO_MAIL_ADDRESS },
+    });
+    return mailHost;
+  }, () => { mailHost = null; });
+}
+
+/** GET /demo/mail: what the mail catcher received, newest last. */
+function handleMail(req, res) {
+  if (req.method !== 'GET') return sendJson(res, 405, { error: 'GET only' });
+  if (mail === null) return sendJson(res, 503, { error: 'the demo runs without its mail catcher' });
+  return sendJson(res, 200, { address: DEMO_MAIL_ADDRESS, messages: mail.messages() });
+}
+
+/** A host (`connect()` resolves its connection; `forget()` drops a failed one) calls the body's tool. */
+async function callThroughHost(req, res, who, connect, forget) {
   if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST only' });
   if (relay === null) return sendJson(res, 503, { error: 'the demo runs without a relay' });
   let tool;
@@ -611,15 +653,14 @@ async function handleHostCall(req, res) {
     return sendJson(res, 400, { error: 'the body must be JSON: { "tool": "weather" }' });
   }
   if (typeof tool !== 'string') return sendJson(res, 400, { error: '`tool` must be a string' });
-  logEvent(undefined, tool, 'called by the server-side host');
+  logEvent(undefined, tool, `called by ${who}`);
   try {
-    host ??= startServerSideHost({ mcpUrl: `http://${HOST}:${port}/mcp`, relay });
-    const result = await (await host).callTool(tool);
-    logEvent(undefined, tool, 'the server-side host got the result');
+    const result = await (await connect()).callTool(tool);
+    logEvent(undefined, tool, `${who} got the result`);
     return sendJson(res, 200, result);
   } catch (error) {
-    host = null; // connect again on the next call
-    logEvent(undefined, tool, 'the server-side host failed', { message: error.message });
+    forget(); // connect again on the next call
+    logEvent(undefined, tool, `${who} failed`, { message: error.message });
     return sendJson(res, 502, { error: error.message });
   }
 }
@@ -731,6 +772,8 @@ async function route(req, res, appJs) {
   if (visit) return handleVisit(req, res, visit[1]);
   if (pathname === '/oauth/fake' || pathname === '/oauth/fake/finish') return handleOauth(req, res, url);
   if (pathname === '/host/call') return handleHostCall(req, res);
+  if (pathname === '/host/email') return handleHostEmail(req, res);
+  if (pathname === '/demo/mail') return handleMail(req, res);
   if (pathname === '/relay/token') return handleRelayToken(req, res);
   if (pathname.startsWith('/relay/v1/')) return proxyRelay(req, res, pathname.slice('/relay'.length), url.search);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -797,13 +840,20 @@ async function main() {
   });
   port = await listen(server, FIRST_PORT);
   try {
-    relay = await startDemoRelay({ root: ROOT, allowOrigin: `http://${HOST}:${port}` });
+    mail = await startMailCatcher();
+  } catch (error) {
+    console.warn(`Warning: running without the mail catcher ("E-mail me a link" is off): ${error.message}`);
+  }
+  try {
+    relay = await startDemoRelay({ root: ROOT, allowOrigin: `http://${HOST}:${port}`, smtpPort: mail?.port });
     console.log(`Relay: ${relay.url} (SQLite in a temp dir, removed on exit). Development secrets, made for this run:`);
     console.log(`  --service-token ${relay.serviceToken}`);
     console.log(`  --jwt-secret    ${relay.jwtSecret}`);
     console.log(relay.vapidPublicKey === null
       ? 'Web Push: off (this relay binary has no `vapid generate`: rebuild it)'
       : `Web Push: on, with a VAPID key made for this run (public key ${relay.vapidPublicKey}); "Notify me" on the page subscribes`);
+    console.log(`Answer page: ${relay.url}/answer/ (a question's link opens it)`);
+    if (mail !== null) console.log(`E-mail: to the demo's mail catcher on smtp://127.0.0.1:${mail.port} ("E-mail me a link" shows what it received)`);
   } catch (error) {
     console.warn(`Warning: running without a relay (the transcript view is off): ${error.message}`);
   }
@@ -811,7 +861,8 @@ async function main() {
 
   const shutdown = () => {
     relay?.stop();
-    host?.then((connected) => connected.close()).catch(() => {});
+    for (const connecting of [host, mailHost]) connecting?.then((connected) => connected.close()).catch(() => {});
+    mail?.stop();
     for (const { transport } of sessions.values()) transport.close().catch(() => {});
     mrtrHandler.close().catch(() => {});
     server.close(() => process.exit(0));

@@ -5,6 +5,88 @@
 // element stays where it was, as the conversation's record of what was answered.
 
 const TAG = 'koder-mcp-elicitation';
+/** How often the mailbox is read while a question is out by e-mail. */
+const MAIL_POLL_MS = 1000;
+
+/** The tool's result as the transcript says it. */
+function resultText(tool, response, result) {
+  return response.ok
+    ? result.content.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block))).join('\n')
+    : `${tool} failed: ${result.error}`;
+}
+
+/**
+ * "E-mail me a link": the e-mailing host calls `tool`; meanwhile the mailbox shows what the mail
+ * catcher received (the answer link among it), and the tool's result ends in the transcript.
+ */
+async function askByEmail(tool, button, say) {
+  button.disabled = true;
+  say('user', `Server-side host: calling ${tool} for someone reached by e-mail…`);
+  const seen = (await readMail())?.messages.length ?? 0;
+  let polling = true;
+  const poll = async () => {
+    while (polling) {
+      showMail(await readMail(), seen);
+      await new Promise((resolve) => { setTimeout(resolve, MAIL_POLL_MS); });
+    }
+  };
+  const polled = poll();
+  try {
+    const response = await fetch('/host/email', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ tool }),
+    });
+    const result = await response.json();
+    say('tool', resultText(tool, response, result));
+    return result;
+  } finally {
+    polling = false;
+    await polled;
+    showMail(await readMail(), seen);
+    button.disabled = false;
+  }
+}
+
+/** The mail catcher's messages, or null when it cannot be read. */
+async function readMail() {
+  const response = await fetch('/demo/mail', { cache: 'no-store' }).catch(() => null);
+  return response?.ok ? response.json() : null;
+}
+
+/** Shows the mailbox: each message as received (its text as text, its answer link as a link). */
+function showMail(mail, seenBefore) {
+  if (mail === null) return;
+  const box = document.querySelector('#mailbox');
+  const status = document.querySelector('#mail-status');
+  const messages = mail.messages;
+  if (box.childElementCount === messages.length) return;
+  box.replaceChildren(...messages.map((message) => {
+    const item = document.createElement('li');
+    item.className = 'mail';
+    const subject = document.createElement('p');
+    subject.className = 'mail-subject';
+    subject.textContent = `To ${message.to.join(', ')}: ${message.subject}`;
+    const text = document.createElement('pre');
+    text.className = 'output mail-text';
+    text.textContent = message.text;
+    item.append(subject, text);
+    if (message.link !== null) {
+      const open = document.createElement('a');
+      open.className = 'mail-link';
+      open.href = message.link;
+      open.target = '_blank';
+      open.rel = 'noopener noreferrer';
+      open.textContent = 'Open the link (the relay\'s answer page)';
+      item.append(open);
+    }
+    return item;
+  }));
+  const fresh = messages.length - seenBefore;
+  status.textContent = fresh > 0
+    ? `${fresh} new message${fresh === 1 ? '' : 's'} for ${mail.address}.`
+    : `No new message for ${mail.address} yet.`;
+}
 
 /** Joins the relay through `hub` and wires the transcript's button. */
 export async function startTranscript(hub) {
@@ -68,15 +150,16 @@ export async function startTranscript(hub) {
         body: JSON.stringify({ tool }),
       });
       const result = await response.json();
-      const text = response.ok
-        ? result.content.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block))).join('\n')
-        : `${tool} failed: ${result.error}`;
-      say('tool', text);
+      say('tool', resultText(tool, response, result));
       return result;
     } finally {
       ask.disabled = false;
     }
   }
   ask.addEventListener('click', () => { askViaRelay().catch((error) => say('tool', `failed: ${error.message}`)); });
-  return { askViaRelay, disconnect };
+  const emailMe = document.querySelector('#email-me');
+  emailMe.disabled = false;
+  const emailLink = (tool = emailMe.dataset.tool) => askByEmail(tool, emailMe, say);
+  emailMe.addEventListener('click', () => { emailLink().catch((error) => say('tool', `failed: ${error.message}`)); });
+  return { askViaRelay, emailLink, disconnect };
 }

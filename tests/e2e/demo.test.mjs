@@ -560,3 +560,44 @@ test('transcript: a server-side SDK v2 host asks through the relay, the question
   page.assertNoErrors();
   await page.close();
 });
+
+test('"E-mail me a link": the relay e-mails the question\'s link to the mail catcher, the page shows the message, and an answer on the relay\'s own page reaches the tool', { timeout: 90_000 }, async () => {
+  const page = await openDemo();
+  await page.waitForFunction(() => document.querySelector('#email-me')?.disabled === false);
+  assert.match(demo.output(), /^Answer page: http:\/\/127\.0\.0\.1:\d+\/answer\/ /m);
+  assert.match(demo.output(), /^E-mail: to the demo's mail catcher on smtp:\/\/127\.0\.0\.1:\d+ /m);
+  const call = page.evaluate(() => window.koderDemo.emailLink('weather'));
+  const link = page.locator('#mailbox .mail-link');
+  await link.waitFor({ state: 'visible', timeout: 30_000 });
+  assert.equal(await page.locator('#mailbox .mail').count(), 1);
+  assert.match(await page.locator('#mailbox .mail-subject').textContent(), /^To you@example\.com: .*Demo server \(via the relay\).* needs your input$/u);
+  const text = await page.locator('#mailbox .mail-text').textContent();
+  assert.match(text, /The weather tool needs your city\./);
+  const href = await link.getAttribute('href');
+  assert.match(href, /^http:\/\/127\.0\.0\.1:\d+\/answer\/#t=[A-Za-z0-9_-]{43}$/, 'the token rides in the fragment only');
+  assert.ok(text.includes(href), 'the text part carries the link');
+  assert.match(await page.locator('#mail-status').textContent(), /^1 new message for you@example\.com\.$/);
+  // Asked of someone the page is not signed in as: nothing shows in its conversation or dialog.
+  assert.equal(await page.locator(`#transcript ${el}`).count(), 0);
+
+  // The person opens the link on a phone-sized screen, answers on the relay's own page.
+  const phone = await browser.newContext({ viewport: { width: 360, height: 640 } });
+  const answering = await phone.newPage();
+  await answering.goto(href);
+  const asked = answering.locator(el);
+  await asked.locator('[data-field="city"] input').fill('Lisbon');
+  await asked.locator('button[part~=accept]').click();
+  await answering.getByText('Sent', { exact: false }).first().waitFor({ state: 'visible' });
+
+  const result = await call;
+  const expected = 'Received: {"action":"accept","content":{"city":"Lisbon"}}\nForecast for Lisbon: 21 °C, clear skies (fake data).';
+  assert.equal(result.isError ?? false, false);
+  assert.equal(result.content[0].text, expected);
+  assert.equal(await page.locator('#transcript .tool').last().textContent(), expected);
+  const log = await (await fetch(`${demo.url}/demo-log`)).json();
+  assert.deepEqual(log.filter((entry) => entry.tool === 'weather').map((entry) => entry.event).slice(-4),
+    ['called by the e-mailing host', 'called', 'returned', 'the e-mailing host got the result']);
+  page.assertNoErrors();
+  await phone.close();
+  await page.close();
+});
