@@ -312,6 +312,11 @@ async fn a_link_reaches_its_one_elicitation_and_nothing_else() {
     assert_eq!(status, StatusCode::OK, "{text}");
     assert_eq!(relay.result(&a, 0.0).await.1["status"], "settled");
     assert_eq!(relay.result(&b, 0.0).await.1, json!({"status": "pending"}));
+    let (_, metrics) = relay
+        .call_text(Method::GET, "/metrics", Some(SERVICE_TOKEN), None)
+        .await;
+    let answered = "koder_relay_answer_links_total{outcome=\"answered\"} 1";
+    assert!(metrics.contains(answered), "{metrics}");
     // A link is no person's token: the people's API does not take it.
     let (status, _) = relay
         .call(Method::GET, "/v1/elicitations", Some(&token_a), None)
@@ -366,6 +371,21 @@ async fn every_token_that_names_no_link_gets_one_identical_404() {
     );
     // Still unanswered.
     assert_eq!(relay.result(&id, 0.0).await.1, json!({"status": "pending"}));
+    // Operators see the refusals counted.
+    let (status, metrics) = relay
+        .call_text(Method::GET, "/metrics", Some(SERVICE_TOKEN), None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    for line in [
+        "koder_relay_answer_links_total{outcome=\"minted\"} 1",
+        &format!(
+            "koder_relay_answer_links_total{{outcome=\"unknown\"}} {}",
+            bodies.len()
+        ),
+    ] {
+        assert!(metrics.contains(line), "{line} in\n{metrics}");
+    }
+    assert!(!metrics.contains("outcome=\"answered\""), "{metrics}");
 }
 
 #[tokio::test]
