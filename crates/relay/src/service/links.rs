@@ -22,8 +22,8 @@ const TOKEN_BYTES: usize = 32;
 /// A token's length: [`TOKEN_BYTES`] in base64url without padding.
 pub const TOKEN_CHARS: usize = 43;
 
-/// A link just made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A link just made. Its `Debug` leaves the token out, so no log line can show it.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Link {
     /// Its id, which the audit trail names when an answer comes through it.
     pub id: String,
@@ -31,6 +31,17 @@ pub struct Link {
     pub url: String,
     /// When it stops working: when its elicitation expires (ms since the Unix epoch).
     pub expires_at: i64,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let page = self.url.split_once("#t=").map_or("", |(page, _)| page);
+        f.debug_struct("Link")
+            .field("id", &self.id)
+            .field("url", &format!("{page}#t=<redacted>"))
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
 
 /// A token redeemed: the link's id and its elicitation as it is now.
@@ -178,5 +189,20 @@ mod tests {
             assert!(!is_well_formed_token(&bad), "{bad}");
         }
         assert_eq!(token_hash("abc").len(), 64);
+    }
+
+    #[test]
+    fn a_link_never_prints_its_token() {
+        let link = Link {
+            id: "0123".into(),
+            url: "https://relay.example.com/answer/#t=SECRETTOKEN".into(),
+            expires_at: 5,
+        };
+        let printed = format!("{link:?}");
+        assert!(!printed.contains("SECRETTOKEN"), "{printed}");
+        assert!(
+            printed.contains("https://relay.example.com/answer/#t=<redacted>"),
+            "{printed}"
+        );
     }
 }
