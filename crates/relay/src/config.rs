@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::answer_page::AnswerPageSettings;
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
 use crate::push::PushSettings;
@@ -49,6 +50,8 @@ pub struct Config {
     pub webhook: Option<WebhookConfig>,
     /// Web Push, when the relay has a VAPID key.
     pub push: Option<PushSettings>,
+    /// The answer page and its links, when `--answer-page` is on.
+    pub answer_page: Option<AnswerPageSettings>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
     /// A second address serving `/metrics` (and the probes) without auth, when set.
@@ -95,6 +98,7 @@ impl Config {
             streams: StreamLimits::default(),
             webhook: None,
             push: None,
+            answer_page: None,
             retention: DEFAULT_RETENTION,
             metrics_listen: None,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
@@ -104,12 +108,16 @@ impl Config {
     }
 
     /// What must hold whoever built the configuration: a supported database, the
-    /// [`AuthSettings::check`], and whole Web Push settings. The error names the flag.
+    /// [`AuthSettings::check`], whole Web Push settings, and an answer page with its origin and
+    /// the element's files. The error names the flag.
     pub fn check(&self) -> Result<(), String> {
         DatabaseKind::named(&self.database, "--database")?;
         self.auth.check()?;
         if let Some(push) = &self.push {
             push.check()?;
+        }
+        if let Some(page) = &self.answer_page {
+            page.check()?;
         }
         Ok(())
     }
@@ -193,6 +201,7 @@ impl std::fmt::Debug for Config {
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
             .field("push", &self.push)
+            .field("answer_page", &self.answer_page)
             .field("retention", &self.retention)
             .field("metrics_listen", &self.metrics_listen)
             .field("drain_timeout", &self.drain_timeout)
@@ -225,6 +234,28 @@ pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
             "{flag} is {} bytes; give at least {MIN_SECRET_BYTES} (for example: openssl rand -hex 32)",
             secret.len()
         ));
+    }
+    Ok(())
+}
+
+/// `url` is `https://`, or `http://` on `localhost`, `127.0.0.1` or `[::1]` for development,
+/// and carries no user or password (they would be in logs and process lists). The error names
+/// `flag` and shows the URL's origin only (a path or query may hold a token).
+pub fn check_https_or_local(url: &reqwest::Url, flag: &str) -> Result<(), String> {
+    let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+    match url.scheme() {
+        "https" => {}
+        "http" if local => {}
+        _ => {
+            return Err(format!(
+                "{flag} {:?} must start with https:// (http:// only on localhost, for \
+                 development)",
+                url.origin().ascii_serialization()
+            ))
+        }
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!("{flag} must not carry a user or password"));
     }
     Ok(())
 }

@@ -56,21 +56,7 @@ impl std::fmt::Debug for WebhookConfig {
 pub fn parse_url(text: &str) -> Result<reqwest::Url, String> {
     let url = reqwest::Url::parse(text)
         .map_err(|error| format!("--webhook-url {text:?} is not a URL: {error}"))?;
-    let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
-    match url.scheme() {
-        "https" => {}
-        "http" if local => {}
-        _ => {
-            return Err(format!(
-                "--webhook-url {:?} must start with https:// (http:// only on localhost, for \
-                 development)",
-                url.origin().ascii_serialization()
-            ))
-        }
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("--webhook-url must not carry a user or password".into());
-    }
+    crate::config::check_https_or_local(&url, "--webhook-url")?;
     Ok(url)
 }
 
@@ -127,6 +113,8 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
             expires_at: record.expires_at,
             finished_at: record.finished_at.filter(|_| finished),
             result: finished.then(|| record.result_or_cancel()),
+            // Never queued: a link's token is minted only when the webhook is sent.
+            answer_url: None,
         },
     }
 }
