@@ -128,7 +128,9 @@ function unreachable(step) {
  */
 function say(name, action = null) {
   const text = name === null ? '' : messages.querySelector(`[data-message="${name}"]`)?.textContent ?? '';
-  status.hidden = name === null;
+  // Shown for good once the script runs (hidden, it says "loading" forever to a page without
+  // script), and then only emptied: a live region that comes and goes is not reliably read out.
+  status.hidden = false;
   status.dataset.outcome = name ?? '';
   if (status.textContent !== text) status.textContent = text;
   for (const button of [retry, showAgain]) button.hidden = button !== action;
