@@ -5,6 +5,7 @@
 import './koder-mcp-elicitation.js';
 
 const element = document.querySelector('koder-mcp-elicitation');
+const heading = document.querySelector('h1');
 const status = document.getElementById('status');
 const retry = document.getElementById('retry');
 const showAgain = document.getElementById('show-again');
@@ -15,7 +16,7 @@ const ENDED = { settled: 'already-answered', complete: 'already-answered', expir
 
 /** The step to run again when the person presses "Try again". */
 let again = null;
-/** Whether the question, once shown, takes focus: only after the person pressed one of our buttons. */
+/** Whether showing the question moves focus: only after the person pressed one of our buttons. */
 let focusQuestion = false;
 
 const token = new URLSearchParams(location.hash.slice(1)).get('t') ?? '';
@@ -55,9 +56,9 @@ async function ask(elicitation) {
       serverName: elicitation.serverName ?? undefined,
       timeoutMs,
     });
-    // On first load focus stays at the top (on a phone a focused field would hide the question
-    // under the keyboard); after the person's own press the question is where they are going.
-    if (focusQuestion) element.focus();
+    // The button the person pressed is gone: focus goes back to the top, the question next in
+    // Tab order. Not into a field: on a phone that would hide the question under the keyboard.
+    if (focusQuestion) heading.focus();
     result = await pending;
   } catch {
     // A request the element cannot show (the relay checks each one, so this should not happen).
