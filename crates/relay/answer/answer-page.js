@@ -46,7 +46,9 @@ async function view() {
 
 /** Shows the question in the element and sends what the person decides. */
 async function ask(elicitation) {
-  const timeoutMs = Math.max(0, Number(elicitation.expiresInMs) || 0);
+  const timeoutMs = Number(elicitation.expiresInMs) || 0;
+  // Over by the relay's clock, though its sweeper has not marked it yet.
+  if (timeoutMs <= 0) return say('expired');
   const deadline = performance.now() + timeoutMs;
   say(null);
   element.hidden = false;
@@ -84,7 +86,8 @@ async function answer(result) {
   if (response === null) return;
   if (response.status === 200) return say(result.action === 'decline' ? 'declined' : 'sent');
   if (response.status === 404) return say('unknown');
-  if (response.status === 409) return say(ENDED[response.body?.elicitation?.status ?? response.body?.status] ?? 'already-answered');
+  // Ended meanwhile (answered elsewhere, expired, withdrawn): the link's view says how.
+  if (response.status === 409) return view();
   unreachable(send);
 }
 
