@@ -8,14 +8,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import AxeBuilderModule from '@axe-core/playwright';
-import { launchBrowser, repoRoot } from './harness.mjs';
+import { assertNoAxeViolations, freePort, launchBrowser, repoRoot } from './harness.mjs';
 import { SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
 
-const AxeBuilder = AxeBuilderModule.AxeBuilder ?? AxeBuilderModule.default ?? AxeBuilderModule;
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const el = 'koder-mcp-elicitation';
 const PHONE = { width: 360, height: 640 };
 
@@ -45,18 +41,6 @@ const FORM = {
 
 let relay;
 let browser;
-
-/** A free port on 127.0.0.1: the relay's links carry its origin, so it is known before it starts. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 before(async () => {
   const port = await freePort();
@@ -176,15 +160,6 @@ async function assertOnlyOutcome(page, name, text) {
   for (const request of page.requests) {
     for (const secret of [FORM.message, SERVER_NAME]) assert.ok(!(request.body ?? '').includes(secret));
   }
-}
-
-async function assertNoViolations(page, label) {
-  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-  const lines = results.violations.flatMap((violation) => [
-    `${violation.id} (${violation.impact}): ${violation.help}`,
-    ...violation.nodes.map((node) => `    ${JSON.stringify(node.target)} ${node.failureSummary.replace(/\s+/g, ' ')}`),
-  ]);
-  assert.equal(results.violations.length, 0, `${label}: axe found\n${lines.join('\n')}`);
 }
 
 async function assertNoSideScroll(page, label) {
@@ -330,11 +305,11 @@ test('axe finds nothing in light and dark (question and outcome); no sideways sc
     // The question fills the phone's width, less the page's margins.
     const card = await page.locator(`${el} [part~=inline]`).boundingBox();
     assert.ok(card.width >= PHONE.width - 32, `the question is ${card.width} px wide on a ${PHONE.width} px phone`);
-    await assertNoViolations(page, `question, ${colorScheme}`);
+    await assertNoAxeViolations(page, `question, ${colorScheme}`);
     await page.locator(`${el} [data-field="city"] input`).fill('Lisbon');
     await page.locator(`${el} button[part~=accept]`).click();
     await outcome(page, 'sent');
-    await assertNoViolations(page, `sent, ${colorScheme}`);
+    await assertNoAxeViolations(page, `sent, ${colorScheme}`);
     assert.deepEqual(await page.problems(), []);
     await page.context().close();
   }
