@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::answer_page::AnswerPageSettings;
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
 use crate::push::PushSettings;
@@ -49,6 +50,8 @@ pub struct Config {
     pub webhook: Option<WebhookConfig>,
     /// Web Push, when the relay has a VAPID key.
     pub push: Option<PushSettings>,
+    /// The answer page and its links, when `--answer-page` is on.
+    pub answer_page: Option<AnswerPageSettings>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
     /// A second address serving `/metrics` (and the probes) without auth, when set.
@@ -95,6 +98,7 @@ impl Config {
             streams: StreamLimits::default(),
             webhook: None,
             push: None,
+            answer_page: None,
             retention: DEFAULT_RETENTION,
             metrics_listen: None,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
@@ -104,12 +108,16 @@ impl Config {
     }
 
     /// What must hold whoever built the configuration: a supported database, the
-    /// [`AuthSettings::check`], and whole Web Push settings. The error names the flag.
+    /// [`AuthSettings::check`], whole Web Push settings, and an answer page with its origin and
+    /// the element's files. The error names the flag.
     pub fn check(&self) -> Result<(), String> {
         DatabaseKind::named(&self.database, "--database")?;
         self.auth.check()?;
         if let Some(push) = &self.push {
             push.check()?;
+        }
+        if let Some(page) = &self.answer_page {
+            page.check()?;
         }
         Ok(())
     }
@@ -193,6 +201,7 @@ impl std::fmt::Debug for Config {
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
             .field("push", &self.push)
+            .field("answer_page", &self.answer_page)
             .field("retention", &self.retention)
             .field("metrics_listen", &self.metrics_listen)
             .field("drain_timeout", &self.drain_timeout)

@@ -23,7 +23,9 @@ use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
 use crate::push::{worker::Pushes, PushSettings};
-use crate::service::{sweeper, Announcer, Audit, Elicitations, Health, PushSubscriptions, Tickets};
+use crate::service::{
+    sweeper, Announcer, Audit, Elicitations, Health, Links, PushSubscriptions, Tickets,
+};
 use crate::store::{redact_database, Store};
 use crate::webhooks::worker::Webhooks;
 
@@ -66,7 +68,18 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let push = config.push.clone().map(Arc::new);
-    let delivery = delivery(&config, push.clone(), &store, &metrics, &stopping_rx)?;
+    let links = config
+        .answer_page
+        .clone()
+        .map(|page| Links::new(store.links.clone(), store.clock().clone(), Arc::new(page)));
+    let delivery = delivery(
+        &config,
+        push.clone(),
+        &links,
+        &store,
+        &metrics,
+        &stopping_rx,
+    )?;
     let wakes = delivery.iter().map(|(wake, _)| Arc::clone(wake)).collect();
     let announcer = Announcer::new(hub.clone(), store.clock().clone(), wakes);
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
@@ -100,6 +113,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             store: store.subscriptions.clone(),
             clock: clock.clone(),
         }),
+        links,
         audit: Audit {
             store: store.audit.clone(),
         },
@@ -159,11 +173,13 @@ fn worker(outbox: impl Outbox + 'static, stopping: &watch::Receiver<bool>) -> Wo
 }
 
 /// The outbox workers `config` turns on (webhooks with `--webhook-url`, pushes with a VAPID
-/// key), working on `store` until `stopping`. Their outbound clients are built now, before
-/// anything listens: a failure stops the start.
+/// key), working on `store` until `stopping`, minting `links` into what they send when the
+/// answer page is on. Their outbound clients are built now, before anything listens: a failure
+/// stops the start.
 fn delivery(
     config: &Config,
     push: Option<Arc<PushSettings>>,
+    links: &Option<Links>,
     store: &Arc<Store>,
     metrics: &Metrics,
     stopping: &watch::Receiver<bool>,
@@ -173,6 +189,7 @@ fn delivery(
         let webhooks = Webhooks {
             store: Arc::clone(store),
             config: webhook.clone(),
+            links: links.clone(),
             client: outbound::client("--webhook-url").map_err(ServeError::Config)?,
             counts: metrics.webhooks().clone(),
         };
@@ -182,6 +199,7 @@ fn delivery(
         let pushes = Pushes {
             store: Arc::clone(store),
             settings,
+            links: links.clone(),
             client: outbound::client("Web Push").map_err(ServeError::Config)?,
             counts: metrics.pushes().clone(),
         };

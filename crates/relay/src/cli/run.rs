@@ -7,6 +7,7 @@ use clap::parser::ValueSource;
 use clap::ArgMatches;
 
 use super::{RunFlags, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
+use crate::answer_page::AnswerPageSettings;
 use crate::config::{check_secret_length, AuthSettings, Config};
 use crate::hub::StreamLimits;
 use crate::push::PushSettings;
@@ -19,6 +20,7 @@ impl RunFlags {
     pub(super) fn into_config(mut self, matches: &ArgMatches) -> Result<Config, String> {
         DatabaseKind::named(&self.database, "--database")?;
         let push = self.push_settings(matches)?;
+        let answer_page = self.answer_page_settings()?;
         let service_token = one_secret(
             matches,
             (self.service_token, "service_token", "--service-token"),
@@ -63,6 +65,7 @@ impl RunFlags {
             },
             webhook,
             push,
+            answer_page,
             retention: self.retention,
             metrics_listen: self.metrics_listen,
             drain_timeout: self.drain_timeout,
@@ -130,6 +133,36 @@ impl RunFlags {
         settings.per_person = self.push_subscriptions_per_person;
         settings.check()?;
         Ok(Some(settings))
+    }
+}
+
+impl RunFlags {
+    /// The answer page from `--answer-page`, `--public-url` and `--answer-page-assets`; `None`
+    /// without the first, and then neither of the others may be set.
+    fn answer_page_settings(&mut self) -> Result<Option<AnswerPageSettings>, String> {
+        let (public_url, assets) = (self.public_url.take(), self.answer_page_assets.take());
+        if !self.answer_page {
+            let given = [
+                (public_url.is_some(), "--public-url"),
+                (assets.is_some(), "--answer-page-assets"),
+            ];
+            if let Some((_, flag)) = given.iter().find(|(set, _)| *set) {
+                return Err(format!(
+                    "{flag} is set but the answer page is off: add --answer-page (or \
+                     KODER_RELAY_ANSWER_PAGE=true)"
+                ));
+            }
+            return Ok(None);
+        }
+        let public_url = public_url.ok_or(
+            "--answer-page needs --public-url (or KODER_RELAY_PUBLIC_URL): the origin its links \
+             carry, e.g. https://relay.example.com",
+        )?;
+        let assets = assets.ok_or(
+            "--answer-page needs --answer-page-assets DIR (or KODER_RELAY_ANSWER_PAGE_ASSETS): \
+             the element's built files, the package's dist/ directory",
+        )?;
+        AnswerPageSettings::new(&public_url, assets).map(Some)
     }
 }
 

@@ -33,6 +33,9 @@ pub mod push_outbox;
 /// Web Push subscriptions.
 pub mod subscriptions;
 
+/// Answer links, kept by their token's digest.
+pub mod links;
+
 /// Readiness and the clock measured against the database.
 pub mod health;
 
@@ -64,6 +67,7 @@ pub use audit_reader::AuditReader;
 pub use clock::Clock;
 pub use elicitations::ElicitationStore;
 pub use health::Health;
+pub use links::{LinkRow, LinkStore, NewLink};
 pub use outbox::{OutboxStore, WebhookRows};
 pub use push_outbox::{PushOutboxStore, PushQueue};
 pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
@@ -145,6 +149,8 @@ pub struct Store {
     pub push_outbox: PushOutboxStore,
     /// Web Push subscriptions.
     pub subscriptions: SubscriptionStore,
+    /// Answer links.
+    pub links: LinkStore,
     /// Readiness and the clock.
     pub health: Health,
     /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
@@ -216,6 +222,9 @@ impl Store {
                 database: database.clone(),
             },
             subscriptions: SubscriptionStore {
+                database: database.clone(),
+            },
+            links: LinkStore {
                 database: database.clone(),
             },
             health: Health { database, clock },
