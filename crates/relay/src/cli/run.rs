@@ -20,7 +20,7 @@ impl RunFlags {
     pub(super) fn into_config(mut self, matches: &ArgMatches) -> Result<Config, String> {
         DatabaseKind::named(&self.database, "--database")?;
         let push = self.push_settings(matches)?;
-        let answer_page = self.answer_page_settings()?;
+        let answer_page = self.answer_page_settings(matches)?;
         let service_token = one_secret(
             matches,
             (self.service_token, "service_token", "--service-token"),
@@ -138,15 +138,21 @@ impl RunFlags {
 
 impl RunFlags {
     /// The answer page from `--answer-page`, `--public-url` and `--answer-page-assets`; `None`
-    /// without the first, and then neither of the others may be set.
-    fn answer_page_settings(&mut self) -> Result<Option<AnswerPageSettings>, String> {
+    /// without the first, and then neither of the others may be on the command line (in the
+    /// environment they wait for the page: the image sets the assets).
+    fn answer_page_settings(
+        &mut self,
+        matches: &ArgMatches,
+    ) -> Result<Option<AnswerPageSettings>, String> {
         let (public_url, assets) = (self.public_url.take(), self.answer_page_assets.take());
         if !self.answer_page {
+            let on_command_line =
+                |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
             let given = [
-                (public_url.is_some(), "--public-url"),
-                (assets.is_some(), "--answer-page-assets"),
+                ("public_url", "--public-url"),
+                ("answer_page_assets", "--answer-page-assets"),
             ];
-            if let Some((_, flag)) = given.iter().find(|(set, _)| *set) {
+            if let Some((_, flag)) = given.iter().find(|(id, _)| on_command_line(id)) {
                 return Err(format!(
                     "{flag} is set but the answer page is off: add --answer-page (or \
                      KODER_RELAY_ANSWER_PAGE=true)"
