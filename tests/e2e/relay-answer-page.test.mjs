@@ -278,6 +278,30 @@ test('expired, withdrawn, unknown and forged links show their outcome and nothin
   }
 });
 
+test('a question that ends while its page is open: withdrawn, the answer gets "Withdrawn"; timed out, "Expired" with nothing sent', { timeout: 60_000 }, async () => {
+  const withdrawn = await create();
+  const page = await openLink((await linkFor(withdrawn)).url, { expect: [409] });
+  await question(page);
+  const withdrawal = await fetch(`${relay.url}/v1/elicitations/${withdrawn}`, { method: 'DELETE', headers: hostHeaders });
+  assert.ok(withdrawal.ok, `withdraw: ${withdrawal.status}`);
+  await page.locator(`${el} [data-field="city"] input`).fill('Lisbon');
+  await page.locator(`${el} button[part~=accept]`).click();
+  await assertOnlyOutcome(page, 'withdrawn', 'Withdrawn');
+  assert.deepEqual(page.linkResponses.map((response) => response.status()), [200, 409, 200]);
+  assert.deepEqual(await page.problems(), []);
+  await page.context().close();
+  assert.equal((await hostResult(withdrawn, 0)).status, 'withdrawn');
+
+  const expiring = await create({ timeoutMs: 1_500 });
+  const late = await openLink((await linkFor(expiring)).url);
+  await question(late);
+  assert.equal(await outcome(late, 'expired'), 'Expired');
+  assert.equal(await late.locator(`${el} [part~=inline]`).count(), 0);
+  assert.deepEqual(late.requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url).pathname), ['/v1/links/view'], 'nothing was answered');
+  assert.deepEqual(await late.problems(), []);
+  await late.context().close();
+});
+
 test('a link reaches its own question only: A\'s page shows and answers A, B stays pending', { timeout: 60_000 }, async () => {
   const a = await create({ request: { ...FORM, message: 'Question for A' }, user: 'u_a' });
   const b = await create({ request: { ...FORM, message: 'Question for B' }, user: 'u_b' });
