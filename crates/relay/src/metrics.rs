@@ -38,6 +38,7 @@ pub struct Metrics {
     notify_lag: Histogram,
     webhooks: WebhookMetrics,
     pushes: DeliveryMetrics,
+    links: LinkMetrics,
 }
 
 /// An outbox's deliveries by outcome, registered here so the outbox's worker only has to count.
@@ -50,6 +51,11 @@ pub struct DeliveryMetrics {
 
 /// The webhook deliveries' metric.
 pub type WebhookMetrics = DeliveryMetrics;
+
+/// `koder_relay_answer_links_total{outcome}`: links minted, tokens that named a link
+/// (`redeemed`) or none (`unknown`: forged, malformed, or its question no longer kept), and
+/// answers made through one (`answered`). Counted the same way as deliveries.
+pub type LinkMetrics = DeliveryMetrics;
 
 impl DeliveryMetrics {
     /// Counts one attempt that ended as `outcome`.
@@ -144,6 +150,12 @@ impl Metrics {
              expired (its deadline passed or the question was over first), refused (its endpoint \
              is off the allow list), failed",
         );
+        let links = register_deliveries(
+            &mut registry,
+            "koder_relay_answer_links",
+            "Answer links: minted, redeemed (a token named one), unknown (a token named none), \
+             answered (an answer came through one)",
+        );
         Metrics {
             registry: Arc::new(registry),
             streams_open,
@@ -154,6 +166,7 @@ impl Metrics {
             notify_lag,
             webhooks,
             pushes,
+            links,
         }
     }
 
@@ -213,6 +226,11 @@ impl Metrics {
     /// The push deliveries' handles.
     pub fn pushes(&self) -> &DeliveryMetrics {
         &self.pushes
+    }
+
+    /// The answer links' handles.
+    pub fn links(&self) -> &LinkMetrics {
+        &self.links
     }
 
     /// The text exposition, with the gauges set to these values first. `pending` is `None` when

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;
+use crate::metrics::LinkMetrics;
 use crate::record::{Actor, Record};
 use crate::service::{Changed, Elicitations};
 use crate::store::{Clock, LinkStore, NewLink, StoreError};
@@ -47,12 +48,24 @@ pub struct Links {
     store: LinkStore,
     clock: Clock,
     page: Arc<AnswerPageSettings>,
+    counts: LinkMetrics,
 }
 
 impl Links {
-    /// Links kept in `store`, timed by `clock`, pointing at `page`'s public URL.
-    pub fn new(store: LinkStore, clock: Clock, page: Arc<AnswerPageSettings>) -> Links {
-        Links { store, clock, page }
+    /// Links kept in `store`, timed by `clock`, pointing at `page`'s public URL, counted in
+    /// `counts`.
+    pub fn new(
+        store: LinkStore,
+        clock: Clock,
+        page: Arc<AnswerPageSettings>,
+        counts: LinkMetrics,
+    ) -> Links {
+        Links {
+            store,
+            clock,
+            page,
+            counts,
+        }
     }
 
     /// The page's settings.
@@ -77,6 +90,7 @@ impl Links {
                 created_at: self.clock.now_ms(),
             })
             .await?;
+        self.counts.count("minted");
         Ok(Link {
             id,
             url: self.page.link_url(&token),
@@ -92,17 +106,24 @@ impl Links {
         elicitations: &Elicitations,
         token: &str,
     ) -> Result<Option<Redeemed>, StoreError> {
-        if !is_well_formed_token(token) {
-            return Ok(None);
-        }
-        let Some(link) = self.store.find(&token_hash(token)).await? else {
-            return Ok(None);
+        let link = if is_well_formed_token(token) {
+            self.store.find(&token_hash(token)).await?
+        } else {
+            None
         };
-        let record = elicitations.get(&link.elicitation_id).await?;
-        Ok(record.map(|record| Redeemed {
+        let record = match &link {
+            Some(link) => elicitations.get(&link.elicitation_id).await?,
+            None => None,
+        };
+        let redeemed = link.zip(record).map(|(link, record)| Redeemed {
             link_id: link.id,
             record,
-        }))
+        });
+        self.counts.count(match redeemed {
+            Some(_) => "redeemed",
+            None => "unknown",
+        });
+        Ok(redeemed)
     }
 
     /// Settles `redeemed`'s elicitation with `result` (checked already), journalled as made by
@@ -116,7 +137,11 @@ impl Links {
         let link = Actor::Link {
             id: redeemed.link_id,
         };
-        elicitations.answer(redeemed.record, result, &link).await
+        let changed = elicitations.answer(redeemed.record, result, &link).await?;
+        if let Changed::ByThisCall(_) = changed {
+            self.counts.count("answered");
+        }
+        Ok(changed)
     }
 }
 
