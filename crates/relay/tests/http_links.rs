@@ -151,6 +151,23 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
         assert_eq!(shown["elicitation"]["id"], json!(id));
     }
     assert_eq!(relay.server().store().links.count_for(id).await.unwrap(), 2);
+    // A host's links are rows: an elicitation has at most 256, then 409 says so.
+    for _ in 2..256 {
+        link(&relay, id).await;
+    }
+    let path = format!("/v1/elicitations/{id}/link");
+    let (status, body) = relay
+        .call(Method::POST, &path, Some(SERVICE_TOKEN), None)
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "this elicitation has 256 links, the most it may have"
+    );
+    assert_eq!(
+        relay.server().store().links.count_for(id).await.unwrap(),
+        256
+    );
 
     let unknown = "0123456789abcdef0123456789abcdef";
     let path = format!("/v1/elicitations/{unknown}/link");

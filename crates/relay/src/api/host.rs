@@ -23,6 +23,7 @@ use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::record::{NewElicitation, Record, Tenant};
 use crate::service::elicitations::MAX_WAIT;
+use crate::service::links::MAX_LINKS_PER_ELICITATION;
 use crate::views::{host_view, status_view};
 
 /// The hosts' routes.
@@ -169,7 +170,14 @@ pub async fn link(
     let links = links_of(&state)?;
     let id = path_id(id, ApiError::no_such_elicitation)?;
     let record = known(state.elicitations.get(&id).await?)?;
-    let link = links.mint(&record.id, record.expires_at).await?;
+    let link = links
+        .mint_for_host(&record.id, record.expires_at)
+        .await?
+        .ok_or_else(|| {
+            ApiError::conflict(format!(
+                "this elicitation has {MAX_LINKS_PER_ELICITATION} links, the most it may have"
+            ))
+        })?;
     let created = LinkCreated {
         url: link.url,
         expires_at: link.expires_at,

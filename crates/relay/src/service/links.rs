@@ -21,6 +21,9 @@ use crate::store::{Clock, LinkStore, NewLink, StoreError};
 const TOKEN_BYTES: usize = 32;
 /// A token's length: [`TOKEN_BYTES`] in base64url without padding.
 pub const TOKEN_CHARS: usize = 43;
+/// The most links a host may have made for one elicitation (`POST …/link`, counting those the
+/// relay minted for webhooks, pushes and e-mail): each is a row, and a host needs a few.
+pub const MAX_LINKS_PER_ELICITATION: i64 = 256;
 
 /// A link just made. Its `Debug` leaves the token out, so no log line can show it.
 #[derive(Clone, PartialEq, Eq)]
@@ -107,6 +110,19 @@ impl Links {
             url: self.page.link_url(&token),
             expires_at,
         })
+    }
+
+    /// A new link for a host, as [`mint`](Self::mint); `None` once the elicitation has
+    /// [`MAX_LINKS_PER_ELICITATION`].
+    pub async fn mint_for_host(
+        &self,
+        elicitation_id: &str,
+        expires_at: i64,
+    ) -> Result<Option<Link>, StoreError> {
+        if self.store.count_for(elicitation_id).await? >= MAX_LINKS_PER_ELICITATION {
+            return Ok(None);
+        }
+        self.mint(elicitation_id, expires_at).await.map(Some)
     }
 
     /// The link `token` names and its one elicitation as it is now (expired first if its time

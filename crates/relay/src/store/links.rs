@@ -64,7 +64,7 @@ impl LinkStore {
         })
     }
 
-    /// How many links reach the elicitation `elicitation_id` (tests and operators).
+    /// How many links reach the elicitation `elicitation_id` (bounding a host's links).
     pub async fn count_for(&self, elicitation_id: &str) -> Result<i64, StoreError> {
         either!(self.database.reader(), |pool| {
             Ok(sqlx::query_scalar::<_, i64>(
