@@ -10,7 +10,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,13 +25,13 @@ const VAPID_SUBJECT = 'mailto:demo@localhost';
 /** The only domain the demo's relay e-mails (the mail catcher takes every message anyway). */
 export const DEMO_MAIL_DOMAIN = 'example.com';
 
-/** The relay binary to run, or null when none was built. */
+/** The relay binary to run (the newer of target/release and target/debug), or null when none was built. */
 export function relayBinary(root) {
-  for (const profile of ['release', 'debug']) {
-    const binary = path.join(root, 'target', profile, 'koder-elicitation-relay');
-    if (existsSync(binary)) return binary;
-  }
-  return null;
+  const built = ['release', 'debug']
+    .map((profile) => path.join(root, 'target', profile, 'koder-elicitation-relay'))
+    .filter((binary) => existsSync(binary));
+  built.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return built[0] ?? null;
 }
 
 /**

@@ -107,7 +107,7 @@ async function openLink(url, { colorScheme = 'light', locale = 'en-US', viewport
   page.setDefaultTimeout(20_000);
   const errors = [];
   page.on('console', (message) => {
-    // HTTP errors are judged below, by status; the browser's own favicon request is no one's error.
+    // HTTP errors are judged below, by status (an expected 404 logs this line too).
     if (/^Failed to load resource: the server responded with a status of/.test(message.text())) return;
     if (message.type() === 'error' || message.type() === 'warning') errors.push(`console.${message.type()}: ${message.text()} (${message.location()?.url})`);
   });

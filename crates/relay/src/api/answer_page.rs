@@ -22,11 +22,12 @@ use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;
 use crate::error::ApiError;
 
-/// The page's policy: its own scripts (and the element's wasm), styles and images only, no
-/// frames around it, no form posts, and requests to this origin only.
+/// The page's policy: its own scripts (and the element's wasm), styles and images (and the
+/// empty `data:` icon that keeps browsers from asking for `/favicon.ico`) only, no frames around
+/// it, no form posts, and requests to this origin only.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' \
-    'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src \
-    'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+    base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The page's template: `{{lang}}`, `{{dir}}` and `{{msg:NAME}}` are filled in per request.
 const TEMPLATE: &str = include_str!("../../answer/index.html");
