@@ -12,6 +12,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -48,11 +49,20 @@ def relay_binary() -> Path:
     return binary
 
 
+def free_port() -> int:
+    """A port of 127.0.0.1 free now (a relay's links must name its origin before it listens)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 class Relay:
     """A relay process on a SQLite file of its own; `restart()` kills it and starts another on
-    the same address and database, as a crash and a restart would."""
+    the same address and database, as a crash and a restart would. With `answer_page`, it serves
+    its answer page and makes links (the page's files are a stand-in: these tests call its API)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, answer_page: bool = False) -> None:
         self.service_token = secrets.token_hex(32)
         self.jwt_secret = secrets.token_hex(32)
         self._dir = tempfile.TemporaryDirectory(prefix="koder-relay-py-")
@@ -60,7 +70,16 @@ class Relay:
         self.url = ""
         self._process: subprocess.Popen[str] | None = None
         self.log: list[str] = []
-        self._start("127.0.0.1:0")
+        self._args: list[str] = []
+        listen = "127.0.0.1:0"
+        if answer_page:
+            listen = f"127.0.0.1:{free_port()}"
+            assets = Path(self._dir.name) / "assets"
+            assets.mkdir()
+            (assets / "koder-mcp-elicitation.js").write_text("export {};\n")
+            page = ("--answer-page", "--public-url", f"http://{listen}")
+            self._args = [*page, "--answer-page-assets", str(assets)]
+        self._start(listen)
 
     def _start(self, listen: str) -> None:
         # An ambient KODER_RELAY_* must not change what a test runs.
@@ -68,7 +87,11 @@ class Relay:
         env["KODER_RELAY_SERVICE_TOKEN"] = self.service_token
         env["KODER_RELAY_JWT_SECRET"] = self.jwt_secret
         process = subprocess.Popen(
-            [str(relay_binary()), "--listen", listen, "--database", self.database, "--log-format", "text"],
+            [
+                str(relay_binary()),
+                *("--listen", listen, "--database", self.database, "--log-format", "text"),
+                *self._args,
+            ],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -129,6 +152,14 @@ def _base64url(value: dict[str, Any]) -> str:
 @pytest.fixture(scope="session")
 def relay() -> Iterator[Relay]:
     running = Relay()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def page_relay() -> Iterator[Relay]:
+    """A relay with its answer page on, so hosts can ask it for links."""
+    running = Relay(answer_page=True)
     yield running
     running.stop()
 

@@ -1,6 +1,7 @@
 """What a host on a network needs: a create whose answer was lost makes one elicitation, the relay's
 Retry-After is honoured, a long-poll outlives a relay restart, relay errors are typed, and the
-plain calls for hosts that are not MCP clients."""
+plain calls for hosts that are not MCP clients (with an answer link, and e-mail the relay refuses
+to send to an address it does not allow)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp.client.session import ClientRequestContext
@@ -140,3 +142,38 @@ async def test_the_plain_calls_create_wait_and_withdraw(relay: Relay, person: Pe
         with pytest.raises(RelayError) as unknown:
             await client.withdraw("0123456789abcdef0123456789abcdef")
         assert unknown.value.status == 404
+
+
+async def test_a_link_answers_its_one_elicitation_and_the_host_gets_that_answer(page_relay: Relay) -> None:
+    client = RelayClient(page_relay.url, page_relay.service_token)
+    scope = new_person(page_relay).scope
+    request: dict[str, Any] = QUESTION.model_dump(by_alias=True, exclude_none=True)
+    with anyio.fail_after(30):
+        created = await client.create(scope, request, server_name="Nightly job")
+        first = await client.link(created.id)
+        second = await client.link(created.id)
+        assert first.url != second.url, "a new link each call"
+        for link in (first, second):
+            assert link.url.startswith(f"{page_relay.url}/answer/#t=")
+            assert link.expires_at == created.expires_at
+        token = first.url.split("#t=", 1)[1]
+        async with httpx2.AsyncClient() as http:
+            shown = await http.post(f"{page_relay.url}/v1/links/view", json={"token": token})
+            assert shown.status_code == 200, shown.text
+            assert shown.json()["elicitation"]["serverName"] == "Nightly job"
+            answer = {"action": "accept", "content": {"ok": True}}
+            body = {"token": token, "result": answer}
+            answered = await http.post(f"{page_relay.url}/v1/links/answer", json=body)
+            assert answered.status_code == 200, answered.text
+        assert await client.wait(created.id, expires_at=created.expires_at) == answer
+        with pytest.raises(RelayError) as unknown:
+            await client.link("0123456789abcdef0123456789abcdef")
+        assert unknown.value.status == 404
+
+
+async def test_an_address_the_relay_does_not_allow_is_refused_at_create(relay: Relay, person: Person) -> None:
+    client = RelayClient(relay.url, relay.service_token)
+    with pytest.raises(RelayError) as refused:
+        await client.create(person.scope, {"message": "Proceed?"}, notify={"email": "ana@example.com"})
+    assert refused.value.status == 422
+    assert await person.pending() == [], "nothing was created"
