@@ -4,10 +4,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
 use crate::push::PushSettings;
-use crate::store::{redact_database, DatabaseKind, Outboxes, PushQueue, WebhookRows};
+use crate::store::{redact_database, DatabaseKind, EmailQueue, Outboxes, PushQueue, WebhookRows};
 use crate::webhooks::{self, WebhookConfig};
 
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
@@ -49,6 +50,8 @@ pub struct Config {
     pub webhook: Option<WebhookConfig>,
     /// Web Push, when the relay has a VAPID key.
     pub push: Option<PushSettings>,
+    /// E-mail, when the relay has an SMTP server (`--smtp-url`).
+    pub email: Option<EmailSettings>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
     /// A second address serving `/metrics` (and the probes) without auth, when set.
@@ -95,6 +98,7 @@ impl Config {
             streams: StreamLimits::default(),
             webhook: None,
             push: None,
+            email: None,
             retention: DEFAULT_RETENTION,
             metrics_listen: None,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
@@ -111,11 +115,14 @@ impl Config {
         if let Some(push) = &self.push {
             push.check()?;
         }
+        if let Some(email) = &self.email {
+            email.check()?;
+        }
         Ok(())
     }
 
     /// The outboxes the store must queue to: webhooks with `--webhook-url`, pushes with a VAPID
-    /// key.
+    /// key, e-mails with `--smtp-url`.
     pub fn outboxes(&self) -> Outboxes {
         Outboxes {
             webhooks: self
@@ -125,6 +132,10 @@ impl Config {
             push: self.push.as_ref().map(|push| PushQueue {
                 remind_before: push.remind_before,
             }),
+            email: self
+                .email
+                .as_ref()
+                .map(|email| EmailQueue { after: email.after }),
         }
     }
 }
@@ -193,6 +204,7 @@ impl std::fmt::Debug for Config {
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
             .field("push", &self.push)
+            .field("email", &self.email)
             .field("retention", &self.retention)
             .field("metrics_listen", &self.metrics_listen)
             .field("drain_timeout", &self.drain_timeout)

@@ -19,6 +19,11 @@ use crate::auth::Auth;
 use crate::config::Config;
 use crate::delivery::http as outbound;
 use crate::delivery::worker::{self as outbox_loop, Outbox, SHUTDOWN_WAIT};
+use crate::email::{
+    self,
+    worker::{Emails, LinkMinter},
+    EmailSettings,
+};
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
@@ -56,8 +61,8 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     config.check().map_err(ServeError::Config)?;
     if !store.outboxes().agree(&config.outboxes()) {
         return Err(ServeError::Config(
-            "the store was opened with other outboxes (webhooks, Web Push) than the \
-             configuration turns on"
+            "the store was opened with other outboxes (webhooks, Web Push, e-mail) than \
+             the configuration turns on"
                 .into(),
         ));
     }
@@ -95,6 +100,13 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             store: store.tickets.clone(),
             clock: clock.clone(),
         },
+        email: Arc::new(
+            config
+                .email
+                .as_ref()
+                .map(EmailSettings::recipients)
+                .unwrap_or_default(),
+        ),
         push: push.map(|settings| PushSubscriptions {
             settings,
             store: store.subscriptions.clone(),
@@ -159,7 +171,7 @@ fn worker(outbox: impl Outbox + 'static, stopping: &watch::Receiver<bool>) -> Wo
 }
 
 /// The outbox workers `config` turns on (webhooks with `--webhook-url`, pushes with a VAPID
-/// key), working on `store` until `stopping`. Their outbound clients are built now, before
+/// key, e-mails with `--smtp-url`), working on `store` until `stopping`. Their outbound clients are built now, before
 /// anything listens: a failure stops the start.
 fn delivery(
     config: &Config,
@@ -186,6 +198,18 @@ fn delivery(
             counts: metrics.pushes().clone(),
         };
         workers.push(worker(pushes, stopping));
+    }
+    if let Some(settings) = &config.email {
+        let emails = Emails {
+            store: Arc::clone(store),
+            from: settings.from_mailbox().map_err(ServeError::Config)?,
+            transport: email::worker::transport(settings).map_err(ServeError::Config)?,
+            links: LinkMinter {
+                page: "http://localhost/answer/".into(),
+            },
+            counts: metrics.emails().clone(),
+        };
+        workers.push(worker(emails, stopping));
     }
     Ok(workers)
 }
@@ -254,7 +278,8 @@ pub struct Server {
     /// The main address's server, then the metrics address's.
     http: Vec<JoinHandle<std::io::Result<()>>>,
     sweeper: Option<JoinHandle<()>>,
-    /// The outbox workers: webhooks with `--webhook-url`, pushes with a VAPID key.
+    /// The outbox workers: webhooks with `--webhook-url`, pushes with a VAPID key, e-mails with
+    /// `--smtp-url`.
     workers: Vec<JoinHandle<()>>,
 }
 
