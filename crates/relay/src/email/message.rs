@@ -62,13 +62,13 @@ pub fn utc_minute(ms: i64) -> String {
     }
 }
 
-/// `text` on one line: every control character (CR and LF among them) a space.
+/// `text` on one line: every run of control characters (CR and LF among them) and spaces one
+/// space.
 fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .trim()
-        .to_string()
+    text.split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `text` safe in HTML text and in a quoted attribute.
