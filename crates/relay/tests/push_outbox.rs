@@ -33,6 +33,7 @@ fn outboxes() -> Outboxes {
         push: Some(PushQueue {
             remind_before: Some(REMIND_BEFORE),
         }),
+        email: None,
     }
 }
 

@@ -130,7 +130,7 @@ impl Question<'_> {
             &expires,
             &caution,
         ]
-        .map(|part| escape_html(part));
+        .map(escape_html);
         let dir = locale.direction().as_str();
         let html = format!(
             "<!DOCTYPE html>\n<html lang=\"{tag}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
@@ -196,7 +196,7 @@ mod tests {
             locale: Locale::EnUs,
         };
         let worded = question.worded();
-        assert_eq!(worded.subject, "\u{2068}Weather\u{2069} needs your input");
+        assert_eq!(worded.subject, "Weather needs your input");
         assert!(worded.text.contains("Deploy to production?"));
         assert!(worded.text.contains(&format!("\n{LINK}\n")));
         assert!(worded.text.contains("2026-12-02 10:15 UTC"));

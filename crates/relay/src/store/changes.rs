@@ -34,7 +34,10 @@ use crate::record::Actor;
 #[derive(Debug, Clone)]
 pub(super) enum Change {
     /// A new pending elicitation, idempotent by its key.
-    Create { new: NewElicitation, actor: Actor },
+    Create {
+        new: Box<NewElicitation>,
+        actor: Actor,
+    },
     /// A pending one settled, withdrawn or expired, at `at`.
     Finish {
         record: Box<Record>,

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::beside::{beside, Arg, Beside, BesideText};
-use super::db::{either, Database, Dialects};
+use super::db::{Database, Dialects};
 use super::outbox::{outbox_table, OutboxTable, Outcome};
 use super::StoreError;
 use crate::record::{EmailNotice, NewElicitation};
@@ -81,21 +81,10 @@ impl EmailOutboxStore {
         lease_ms: i64,
         limit: i64,
     ) -> Result<Vec<EmailDelivery>, StoreError> {
-        // Woken on every change, most of which ask for no e-mail: a reader answers "nothing is
-        // due" without taking the writer.
-        let due = either!(self.database.reader(), |pool| {
-            sqlx::query_scalar::<_, bool>(
-                "SELECT EXISTS (SELECT 1 FROM koder_email_outbox WHERE delivered_at IS NULL \
-                 AND failed_at IS NULL AND next_attempt_at <= $1)",
-            )
-            .bind(now_ms)
-            .fetch_one(pool)
-            .await?
-        });
-        if !due {
-            return Ok(Vec::new());
-        }
-        EMAILS.claim(&self.database, now_ms, lease_ms, limit).await
+        // Woken on every change, most of which queue nothing here.
+        EMAILS
+            .claim_when_due(&self.database, now_ms, lease_ms, limit)
+            .await
     }
 
     /// Keeps what each attempt of a batch came to, in one transaction.
@@ -110,16 +99,6 @@ impl EmailOutboxStore {
     /// Deletes up to `limit` e-mails done (sent or given up) before `before_ms` (retention);
     /// returns how many. They hold a person's address, which need not stay.
     pub async fn purge_done(&self, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
-        either!(self.database.writer(), |pool| {
-            let purged = sqlx::query(
-                "DELETE FROM koder_email_outbox WHERE id IN (SELECT id FROM koder_email_outbox \
-                 WHERE delivered_at < $1 OR failed_at < $1 LIMIT $2)",
-            )
-            .bind(before_ms)
-            .bind(limit)
-            .execute(pool)
-            .await?;
-            Ok(purged.rows_affected())
-        })
+        EMAILS.purge_done(&self.database, before_ms, limit).await
     }
 }
