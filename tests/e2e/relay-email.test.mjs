@@ -25,8 +25,9 @@ const FORM = {
 const SMTP_USER = 'relay-mailer';
 const SMTP_PASSWORD = 'smtp-pw-9d2f7c41b8e3a6052f';
 const FROM_DOMAIN = 'relay.test';
-// The answer page the links point at (the links helper's flags), when this relay has it.
-const PAGE_ARGS = [];
+// The answer page the links point at (e-mail needs it); the browser test gives its own origin.
+const PAGE_ARGS = ['--answer-page', '--answer-page-assets', join(repoRoot, 'dist')];
+const PUBLIC_URL = 'https://relay.example.com';
 
 const cleanups = [];
 after(async () => {
@@ -100,8 +101,8 @@ async function startSmtp({ port = 0, rcptCode = () => null } = {}) {
   return { port: bound, messages, close };
 }
 
-/** A relay mailing through `smtpPort`, with `args` added. */
-async function launch(smtpPort, { args = [], ...options } = {}) {
+/** A relay mailing through `smtpPort`, its links on `publicUrl`, with `args` added. */
+async function launch(smtpPort, { args = [], publicUrl = PUBLIC_URL, ...options } = {}) {
   const relay = await startRelay({
     ...options,
     args: [
@@ -110,6 +111,7 @@ async function launch(smtpPort, { args = [], ...options } = {}) {
       '--email-from', `Koder Relay <relay@${FROM_DOMAIN}>`,
       '--email-allow-domain', 'example.com,example.org',
       ...PAGE_ARGS,
+      '--public-url', publicUrl,
       ...args,
     ],
     env: { KODER_RELAY_SMTP_PASSWORD: SMTP_PASSWORD, SSL_CERT_FILE: certs.ca },
@@ -183,8 +185,9 @@ test('a create with notify.email gets exactly one message over STARTTLS, with it
   assert.equal(parsed.from.value[0].address, `relay@${FROM_DOMAIN}`);
   assert.match(raw, /multipart\/alternative/);
   assert.match(parsed.text, /Deploy build 42 to production\?/);
-  assert.match(parsed.text, /\/answer\/#t=[A-Za-z0-9_-]{20,}/, 'the link in the text part');
-  assert.match(parsed.html, /<a href="[^"]*\/answer\/#t=[A-Za-z0-9_-]{20,}"/, 'the link as a button');
+  assert.match(parsed.text, /^https:\/\/relay\.example\.com\/answer\/#t=[A-Za-z0-9_-]{43}$/m, 'the link in the text part');
+  const link = parsed.text.match(/https:\/\/\S+#t=\S+/)[0];
+  assert.ok(parsed.html.includes(`<a href="${link}"`), 'the same link as a button');
   assert.match(parsed.text, /\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/, 'when it expires');
   assert.equal(await emailCount(relay, 'sent'), 1);
 
@@ -306,7 +309,7 @@ test('an SMTP 5yz gives the message up, counted as failed; the password is in no
   assert.doesNotMatch(relay.logs(), new RegExp(SMTP_PASSWORD));
 });
 
-test('the relay does not start with --smtp-url but no --email-from, nor with e-mail flags but no --smtp-url', { timeout: 30_000 }, async () => {
+test('the relay does not start with --smtp-url but no --email-from or no answer page, nor with e-mail flags but no --smtp-url', { timeout: 30_000 }, async () => {
   const binary = join(repoRoot, 'target', 'debug', 'koder-elicitation-relay');
   assert.ok(existsSync(binary));
   const run = (args, env = {}) => {
@@ -317,9 +320,12 @@ test('the relay does not start with --smtp-url but no --email-from, nor with e-m
       return { code: error.status, stderr: String(error.stderr) };
     }
   };
-  const noFrom = run(['--smtp-url', 'smtp://127.0.0.1:2525', ...PAGE_ARGS]);
+  const noFrom = run(['--smtp-url', 'smtp://127.0.0.1:2525', ...PAGE_ARGS, '--public-url', PUBLIC_URL]);
   assert.equal(noFrom.code, 2);
   assert.match(noFrom.stderr, /--email-from/);
+  const noPage = run(['--smtp-url', 'smtp://127.0.0.1:2525', '--email-from', 'relay@relay.test']);
+  assert.equal(noPage.code, 2);
+  assert.match(noPage.stderr, /--answer-page/);
   const noUrl = run(['--email-allow-domain', 'example.com']);
   assert.equal(noUrl.code, 2);
   assert.match(noUrl.stderr, /--smtp-url/);

@@ -335,6 +335,8 @@ test('the image: the relay as entrypoint, a non-root user, port 8790, OCI labels
   assert.equal(image.labels['org.opencontainers.image.licenses'], 'MIT');
   assert.ok(image.labels['org.opencontainers.image.source'], 'no org.opencontainers.image.source label');
   assert.ok(image.env.includes('SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt'), image.env.join(' '));
+  // --answer-page finds the element's files it carries without another flag.
+  assert.ok(image.env.includes('KODER_RELAY_ANSWER_PAGE_ASSETS=/usr/share/koder-elicitation-relay/answer-assets'), image.env.join(' '));
   assert.ok(image.size > 0 && image.size < MAX_IMAGE_BYTES, `the image is ${image.size} bytes`);
   assert.equal(sha256(fileInImage(`/usr/local/bin/${NAME}`)), sha256(readFileSync(BINARY)), 'the image holds another binary');
   assert.equal(sha256(fileInImage('/etc/ssl/certs/ca-certificates.crt')), sha256(readFileSync(CONTEXT_BUNDLE)), 'the image holds another CA bundle');

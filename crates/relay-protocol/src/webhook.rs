@@ -48,4 +48,8 @@ pub struct WebhookElicitation {
     /// The ElicitResult, once over (`{"action":"cancel"}` when expired or withdrawn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// `elicitation.created` with the answer page on: a new link to answer it
+    /// (`<public-url>/answer/#t=<token>`), made when the webhook is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_url: Option<String>,
 }

@@ -74,7 +74,7 @@ pub struct AuditEntry {
     pub elicitation_id: String,
     /// Whose elicitation it is.
     pub tenant: Tenant,
-    /// Who made the change: `host`, `person:<sub>` or `relay`.
+    /// Who made the change: `host`, `person:<sub>`, `link:<id>` or `relay`.
     pub actor: String,
     /// `created`, `answered:accept`, `answered:decline`, `answered:cancel`, `expired`,
     /// `withdrawn` or `completed`.

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::answer_page::AnswerPageSettings;
 use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
@@ -52,6 +53,8 @@ pub struct Config {
     pub push: Option<PushSettings>,
     /// E-mail, when the relay has an SMTP server (`--smtp-url`).
     pub email: Option<EmailSettings>,
+    /// The answer page and its links, when `--answer-page` is on.
+    pub answer_page: Option<AnswerPageSettings>,
     /// How long finished elicitations are kept before the sweeper deletes them.
     pub retention: Duration,
     /// A second address serving `/metrics` (and the probes) without auth, when set.
@@ -99,6 +102,7 @@ impl Config {
             webhook: None,
             push: None,
             email: None,
+            answer_page: None,
             retention: DEFAULT_RETENTION,
             metrics_listen: None,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
@@ -108,7 +112,8 @@ impl Config {
     }
 
     /// What must hold whoever built the configuration: a supported database, the
-    /// [`AuthSettings::check`], and whole Web Push settings. The error names the flag.
+    /// [`AuthSettings::check`], whole Web Push settings, and an answer page with its origin and
+    /// the element's files. The error names the flag.
     pub fn check(&self) -> Result<(), String> {
         DatabaseKind::named(&self.database, "--database")?;
         self.auth.check()?;
@@ -117,6 +122,17 @@ impl Config {
         }
         if let Some(email) = &self.email {
             email.check()?;
+            if self.answer_page.is_none() {
+                return Err(
+                    "--smtp-url needs the answer page, which its messages link to: set \
+                     --answer-page and --public-url (or KODER_RELAY_ANSWER_PAGE and \
+                     KODER_RELAY_PUBLIC_URL)"
+                        .into(),
+                );
+            }
+        }
+        if let Some(page) = &self.answer_page {
+            page.check()?;
         }
         Ok(())
     }
@@ -205,6 +221,7 @@ impl std::fmt::Debug for Config {
             .field("webhook", &self.webhook)
             .field("push", &self.push)
             .field("email", &self.email)
+            .field("answer_page", &self.answer_page)
             .field("retention", &self.retention)
             .field("metrics_listen", &self.metrics_listen)
             .field("drain_timeout", &self.drain_timeout)

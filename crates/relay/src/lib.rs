@@ -5,6 +5,7 @@
 
 #![deny(missing_docs, missing_debug_implementations)]
 
+pub mod answer_page;
 pub mod api;
 pub mod audit;
 mod audit_checkpoint;

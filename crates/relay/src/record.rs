@@ -107,8 +107,8 @@ impl Record {
     }
 }
 
-/// Who made a change: the host (service token), a person (their verified token's `sub`), or
-/// the relay itself (expiry).
+/// Who made a change: the host (service token), a person (their verified token's `sub`),
+/// whoever held an answer link (its id), or the relay itself (expiry).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
     /// A host, with the service token.
@@ -118,16 +118,22 @@ pub enum Actor {
         /// The token's `sub`.
         sub: String,
     },
+    /// Whoever held an answer link: its id (never its token).
+    Link {
+        /// The link's id.
+        id: String,
+    },
     /// The relay (an elicitation expired).
     Relay,
 }
 
 impl Actor {
-    /// As the journal names it: `host`, `person:<sub>` or `relay`.
+    /// As the journal names it: `host`, `person:<sub>`, `link:<id>` or `relay`.
     pub fn name(&self) -> String {
         match self {
             Actor::Host => "host".to_string(),
             Actor::Person { sub } => format!("person:{sub}"),
+            Actor::Link { id } => format!("link:{id}"),
             Actor::Relay => "relay".to_string(),
         }
     }

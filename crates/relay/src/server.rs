@@ -19,16 +19,14 @@ use crate::auth::Auth;
 use crate::config::Config;
 use crate::delivery::http as outbound;
 use crate::delivery::worker::{self as outbox_loop, Outbox, SHUTDOWN_WAIT};
-use crate::email::{
-    self,
-    worker::{Emails, LinkMinter},
-    EmailSettings,
-};
+use crate::email::{self, worker::Emails, EmailSettings};
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
 use crate::push::{worker::Pushes, PushSettings};
-use crate::service::{sweeper, Announcer, Audit, Elicitations, Health, PushSubscriptions, Tickets};
+use crate::service::{
+    sweeper, Announcer, Audit, Elicitations, Health, Links, PushSubscriptions, Tickets,
+};
 use crate::store::{redact_database, Store};
 use crate::webhooks::worker::Webhooks;
 
@@ -71,7 +69,18 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let push = config.push.clone().map(Arc::new);
-    let delivery = delivery(&config, push.clone(), &store, &metrics, &stopping_rx)?;
+    let links = config
+        .answer_page
+        .clone()
+        .map(|page| Links::new(store.links.clone(), store.clock().clone(), Arc::new(page)));
+    let delivery = delivery(
+        &config,
+        push.clone(),
+        &links,
+        &store,
+        &metrics,
+        &stopping_rx,
+    )?;
     let wakes = delivery.iter().map(|(wake, _)| Arc::clone(wake)).collect();
     let announcer = Announcer::new(hub.clone(), store.clock().clone(), wakes);
     let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
@@ -112,6 +121,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             store: store.subscriptions.clone(),
             clock: clock.clone(),
         }),
+        links,
         audit: Audit {
             store: store.audit.clone(),
         },
@@ -171,11 +181,13 @@ fn worker(outbox: impl Outbox + 'static, stopping: &watch::Receiver<bool>) -> Wo
 }
 
 /// The outbox workers `config` turns on (webhooks with `--webhook-url`, pushes with a VAPID
-/// key, e-mails with `--smtp-url`), working on `store` until `stopping`. Their outbound clients are built now, before
+/// key, e-mails with `--smtp-url`), working on `store` until `stopping`, minting `links` into
+/// what they send when the answer page is on. Their outbound clients are built now, before
 /// anything listens: a failure stops the start.
 fn delivery(
     config: &Config,
     push: Option<Arc<PushSettings>>,
+    links: &Option<Links>,
     store: &Arc<Store>,
     metrics: &Metrics,
     stopping: &watch::Receiver<bool>,
@@ -185,6 +197,7 @@ fn delivery(
         let webhooks = Webhooks {
             store: Arc::clone(store),
             config: webhook.clone(),
+            links: links.clone(),
             client: outbound::client("--webhook-url").map_err(ServeError::Config)?,
             counts: metrics.webhooks().clone(),
         };
@@ -194,19 +207,19 @@ fn delivery(
         let pushes = Pushes {
             store: Arc::clone(store),
             settings,
+            links: links.clone(),
             client: outbound::client("Web Push").map_err(ServeError::Config)?,
             counts: metrics.pushes().clone(),
         };
         workers.push(worker(pushes, stopping));
     }
-    if let Some(settings) = &config.email {
+    // E-mail needs the answer page (Config::check): a message is its question's link.
+    if let (Some(settings), Some(links)) = (&config.email, links) {
         let emails = Emails {
             store: Arc::clone(store),
             from: settings.from_mailbox().map_err(ServeError::Config)?,
             transport: email::worker::transport(settings).map_err(ServeError::Config)?,
-            links: LinkMinter {
-                page: "http://localhost/answer/".into(),
-            },
+            links: links.clone(),
             counts: metrics.emails().clone(),
         };
         workers.push(worker(emails, stopping));

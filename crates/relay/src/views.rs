@@ -3,7 +3,8 @@
 //! so the hub and the routes send the same thing).
 
 use koder_elicitation_relay_protocol::{
-    ElicitationView, HostView, IdEvent, PublicStatus, SettledEvent, StatusView, StreamEvent,
+    ElicitationView, HostView, IdEvent, LinkElicitation, LinkView, PublicStatus, SettledEvent,
+    StatusView, StreamEvent,
 };
 use serde_json::Value;
 
@@ -54,6 +55,24 @@ pub fn elicitation_view(record: &Record, now_ms: i64) -> ElicitationView {
         expires_at: record.expires_at,
         expires_in_ms: ElicitationView::time_left_ms(record.expires_at, now_ms),
         scope: record.tenant.clone(),
+    }
+}
+
+/// What a link shows of its elicitation at `now_ms`: while pending, the question (request,
+/// server name, time left); once over, only its id and how it ended, never the request nor
+/// the answer.
+pub fn link_view(record: &Record, now_ms: i64) -> LinkView {
+    let pending = record.status == Status::Pending;
+    LinkView {
+        elicitation: LinkElicitation {
+            id: record.id.clone(),
+            status: record.status,
+            request: pending.then(|| record.request.clone()),
+            server_name: record.server_name.clone().filter(|_| pending),
+            expires_at: pending.then_some(record.expires_at),
+            expires_in_ms: pending
+                .then(|| ElicitationView::time_left_ms(record.expires_at, now_ms)),
+        },
     }
 }
 

@@ -771,3 +771,95 @@ fn web_push_needs_a_vapid_key_and_a_subject_and_its_flags_refuse_nonsense() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_answer_page_needs_its_origin_and_the_elements_files() {
+    let dir = std::env::temp_dir().join(format!("koder-relay-dist-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("koder-mcp-elicitation.js"), "export {};").unwrap();
+    let dist = dir.to_str().unwrap();
+    let page = |extra: &[&str]| {
+        let mut args = vec!["--answer-page", "--answer-page-assets", dist];
+        args.extend_from_slice(extra);
+        with(&args)
+    };
+
+    // Off by default; on with an origin (kept without a trailing slash) and the files.
+    assert_eq!(run(&BASE).answer_page, None);
+    let Command::Run(config) = page(&["--public-url", "https://relay.example.com/"]).unwrap()
+    else {
+        panic!("should run");
+    };
+    let settings = config.answer_page.unwrap();
+    assert_eq!(settings.public_url, "https://relay.example.com");
+    assert_eq!(settings.assets, dir);
+    assert_eq!(
+        settings.link_url("t0k"),
+        "https://relay.example.com/answer/#t=t0k"
+    );
+    // The same from the environment.
+    let config = run_with(
+        &BASE,
+        &[
+            ("KODER_RELAY_ANSWER_PAGE", "true"),
+            ("KODER_RELAY_PUBLIC_URL", "http://localhost:8790"),
+            ("KODER_RELAY_ANSWER_PAGE_ASSETS", dist),
+        ],
+    );
+    assert_eq!(
+        config.answer_page.unwrap().public_url,
+        "http://localhost:8790"
+    );
+    // The image sets the assets for everyone: off, they wait unread.
+    let config = run_with(&BASE, &[("KODER_RELAY_ANSWER_PAGE_ASSETS", "/nowhere")]);
+    assert_eq!(config.answer_page, None);
+    let config = run_with(&BASE, &[("KODER_RELAY_ANSWER_PAGE", "false")]);
+    assert_eq!(config.answer_page, None);
+
+    // Each refusal names the flag to set.
+    for (extra, needle) in [
+        (&[][..], "--answer-page needs --public-url"),
+        (
+            &["--public-url", "http://relay.example.com"],
+            "must start with https://",
+        ),
+        (
+            &["--public-url", "https://relay.example.com/relay"],
+            "--public-url",
+        ),
+        (
+            &["--public-url", "https://relay.example.com?x=1"],
+            "--public-url",
+        ),
+    ] {
+        let error = page(extra).unwrap_err();
+        assert!(error.contains(needle), "{extra:?}: {error}");
+    }
+    let error = with(&["--answer-page", "--public-url", "https://relay.example.com"]).unwrap_err();
+    assert!(error.contains("--answer-page-assets"), "{error}");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let error = with(&[
+        "--answer-page",
+        "--public-url",
+        "https://relay.example.com",
+        "--answer-page-assets",
+        empty.to_str().unwrap(),
+    ])
+    .unwrap_err();
+    assert!(
+        error.contains("--answer-page-assets") && error.contains("koder-mcp-elicitation.js"),
+        "{error}"
+    );
+    for flag in [
+        &["--public-url", "https://relay.example.com"][..],
+        &["--answer-page-assets", dist],
+    ] {
+        let error = with(flag).unwrap_err();
+        assert!(
+            error.contains(&format!("{} is set but the answer page is off", flag[0])),
+            "{error}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -688,6 +688,10 @@ async fn unknown_routes_and_methods_answer_json() {
         } else if path == "/v1/push/key" {
             // Public (a public key), and off here: this relay has no VAPID key.
             assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {body}");
+        } else if path.starts_with("/v1/links/") {
+            // A link's token is in the body, and the answer page is off here.
+            assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {body}");
+            assert!(body.to_string().contains("--answer-page"), "{body}");
         } else {
             assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path}: {body}");
         }

@@ -370,6 +370,8 @@ fn help_is_generated_from_the_flags_with_their_variables() {
         "--webhook-url",
         "--webhook-secret-file",
         "--webhook-retry-scale",
+        "--public-url",
+        "--answer-page-assets",
         "--retention",
         "--metrics-listen",
         "--drain-timeout",

@@ -117,6 +117,7 @@ fn each_audience_router_is_in_the_document_and_nothing_else_is() {
     for (audience, routes) in [
         ("hosts", api::host::routes()),
         ("people", api::people::routes()),
+        ("link holders", api::links::routes()),
         ("operations", api::operations::routes()),
     ] {
         for route in pairs(routes.served()) {
@@ -203,7 +204,9 @@ fn each_api_names_its_security_scheme_and_answers_401() {
             panic!("{method} {path} does not say its security");
         };
         if security.is_empty() {
-            continue; // public: the document itself
+            // Public: the document, the push key, and the link holders' routes (their token
+            // is in the body).
+            continue;
         }
         let names: BTreeSet<&str> = security
             .iter()
@@ -269,9 +272,10 @@ mod wire {
     use koder_elicitation_relay_protocol::{
         random_id, AuditCheckpoint, AuditLine, ContentError, CreateElicitation, Created,
         ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent,
-        Notify, PublicStatus, PushKey, PushSubscriptionBody, PushSubscriptionCreated,
-        PushSubscriptionKeys, PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent,
-        StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
+        LinkAnswer, LinkCreated, LinkElicitation, LinkToken, LinkView, Notify, PublicStatus,
+        PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
+        PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent, StatusView, StreamEvent,
+        StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -516,6 +520,21 @@ mod wire {
                 expires_at: 301_000,
                 finished_at: finished.then_some(2_000),
                 result: finished.then(accepted),
+                answer_url: None,
+            },
+        }
+    }
+
+    fn link_view(status: HostStatus, server_name: Option<&str>) -> LinkView {
+        let pending = status == HostStatus::Pending;
+        LinkView {
+            elicitation: LinkElicitation {
+                id: id(),
+                status,
+                request: pending.then(|| json!({"message": "Which city?", "requestedSchema": {"type": "object", "properties": {}}})),
+                server_name: server_name.map(str::to_string),
+                expires_at: pending.then_some(301_000),
+                expires_in_ms: pending.then_some(299_500),
             },
         }
     }
@@ -709,6 +728,43 @@ mod wire {
                 vec![
                     json_of(&webhook("elicitation.created", HostStatus::Pending, false)),
                     json_of(&webhook("elicitation.settled", HostStatus::Settled, true)),
+                    json_of(&WebhookEvent {
+                        data: WebhookElicitation {
+                            answer_url: Some("https://relay.example.com/answer/#t=abc".into()),
+                            ..webhook("elicitation.created", HostStatus::Pending, false).data
+                        },
+                        ..webhook("elicitation.created", HostStatus::Pending, false)
+                    }),
+                ],
+            ),
+            (
+                "LinkCreated",
+                vec![json_of(&LinkCreated {
+                    url: "https://relay.example.com/answer/#t=abc".into(),
+                    expires_at: 301_000,
+                })],
+            ),
+            (
+                "LinkToken",
+                vec![json_of(&LinkToken {
+                    token: "a".repeat(43),
+                })],
+            ),
+            (
+                "LinkAnswer",
+                vec![json_of(&LinkAnswer {
+                    token: "a".repeat(43),
+                    result: accepted(),
+                })],
+            ),
+            (
+                "LinkView",
+                vec![
+                    json_of(&link_view(HostStatus::Settled, None)),
+                    json_of(&link_view(HostStatus::Pending, None)),
+                    json_of(&link_view(HostStatus::Pending, Some("Weather"))),
+                    json_of(&link_view(HostStatus::Expired, None)),
+                    json_of(&link_view(HostStatus::Withdrawn, None)),
                 ],
             ),
         ]

@@ -1,5 +1,5 @@
 //! The hosts' API (service token): create an elicitation, wait for its result, withdraw it,
-//! report URL-mode completion.
+//! report URL-mode completion, get a link to answer it (with the answer page on).
 
 use std::time::Duration;
 
@@ -10,13 +10,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use koder_elicitation_relay_protocol::{
-    CreateElicitation, Created as CreatedView, HostView, StatusView, MAX_FIELD_CHARS,
+    CreateElicitation, Created as CreatedView, HostView, LinkCreated, StatusView, MAX_FIELD_CHARS,
 };
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
+use super::links::links_of;
 use super::{json_body, new_id, path_id, AppState, Routes};
 use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
@@ -31,6 +32,7 @@ pub fn routes() -> Routes {
         .get("/v1/elicitations/{id}/result", result)
         .delete("/v1/elicitations/{id}", withdraw)
         .post("/v1/elicitations/{id}/complete", complete)
+        .post("/v1/elicitations/{id}/link", link)
 }
 
 /// `POST /v1/elicitations`: 201 `{"id","expiresAt"}`.
@@ -167,6 +169,24 @@ pub async fn complete(
     }
     let completed = state.elicitations.complete(record).await?;
     Ok(Json(status_view(completed.record())))
+}
+
+/// `POST /v1/elicitations/{id}/link`: 201 `{"url","expiresAt"}`, a new link to answer it on
+/// the answer page each call (all working until it is over); 404 when the page is off.
+pub async fn link(
+    State(state): State<AppState>,
+    _host: Host,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let links = links_of(&state)?;
+    let id = path_id(id, ApiError::no_such_elicitation)?;
+    let record = known(state.elicitations.get(&id).await?)?;
+    let link = links.mint(&record.id, record.expires_at).await?;
+    let created = LinkCreated {
+        url: link.url,
+        expires_at: link.expires_at,
+    };
+    Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 /// The elicitation the path names, to change; unknown (and a malformed id) is 404.

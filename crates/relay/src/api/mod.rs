@@ -16,9 +16,11 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::error::ApiError;
 
+pub mod answer_page;
 pub mod checks;
 pub mod extract;
 pub mod host;
+pub mod links;
 pub mod operations;
 pub mod people;
 pub mod push;
@@ -71,23 +73,32 @@ impl Routes {
     }
 }
 
-/// The routes the OpenAPI document describes: the hosts', the people's and the operators' but
-/// their probes (which are no part of the hosts' and people's API).
+/// The routes the OpenAPI document describes: the hosts', the people's, the link holders' and
+/// the operators' but their probes (which are no part of the API), and not the answer page
+/// itself.
 pub fn documented_routes() -> Vec<(Method, &'static str)> {
     let probes = operations::probes().served;
-    [host::routes(), people::routes(), operations::routes()]
-        .into_iter()
-        .flat_map(|routes| routes.served)
-        .filter(|route| !probes.contains(route))
-        .collect()
+    [
+        host::routes(),
+        people::routes(),
+        links::routes(),
+        operations::routes(),
+    ]
+    .into_iter()
+    .flat_map(|routes| routes.served)
+    .filter(|route| !probes.contains(route))
+    .collect()
 }
 
 /// The API on the main address: the hosts', the people's (with CORS for `allow_origins`; empty:
-/// no CORS headers at all) and the operators' routes; the error says which origin is not valid.
+/// no CORS headers at all), the link holders' (and their answer page, same origin: no CORS) and
+/// the operators' routes; the error says which origin is not valid.
 pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, String> {
     let routes = host::routes()
         .router
         .merge(people::router(cors_layer(allow_origins)?))
+        .merge(links::routes().router)
+        .merge(answer_page::routes().router)
         .merge(operations::routes().router);
     Ok(finished(routes, state))
 }

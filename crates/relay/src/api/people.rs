@@ -22,7 +22,7 @@ use super::host::known;
 use super::{json_body, method_not_allowed, path_id, push, stream, AppState, Routes};
 use crate::auth::PersonToken;
 use crate::error::ApiError;
-use crate::record::{Record, Status, TenantFilter};
+use crate::record::{Actor, Record, Status, TenantFilter};
 use crate::service::Changed;
 use crate::views::{elicitation_view, host_view, status_view};
 
@@ -149,11 +149,10 @@ pub async fn answer(
         }
     };
     // The scope's user is the verified token's `sub`.
-    match state
-        .elicitations
-        .answer(record, &result, &filter.user_id)
-        .await?
-    {
+    let person = Actor::Person {
+        sub: filter.user_id.clone(),
+    };
+    match state.elicitations.answer(record, &result, &person).await? {
         Changed::ByThisCall(record) => Ok(Json(host_view(&record))),
         // Another writer won (or it was over already): answer from the row as it is now.
         Changed::Already(record) => settled_answer(&record, &result),
@@ -187,7 +186,7 @@ pub async fn status(
 
 /// The language tags of `Accept-Language`, in the order given (weights aside: browsers list
 /// them by preference already). A header that is not text gives none, and so en-US.
-fn accepted_languages(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+pub(super) fn accepted_languages(headers: &HeaderMap) -> impl Iterator<Item = &str> {
     headers
         .get(header::ACCEPT_LANGUAGE)
         .and_then(|value| value.to_str().ok())

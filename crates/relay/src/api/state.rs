@@ -11,7 +11,7 @@ use crate::email::Recipients;
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
-use crate::service::{Audit, Elicitations, Health, PushSubscriptions, Tickets};
+use crate::service::{Audit, Elicitations, Health, Links, PushSubscriptions, Tickets};
 
 /// What every handler reaches: the services, and this replica's own parts.
 #[derive(Debug, Clone)]
@@ -25,6 +25,9 @@ pub struct AppState {
     /// Web Push subscriptions, when the relay has a VAPID key; `None`: the push routes answer
     /// 404.
     pub push: Option<PushSubscriptions>,
+    /// Answer links, when the answer page is on; `None`: the page and the links' routes
+    /// answer 404.
+    pub links: Option<Links>,
     /// The audit trail.
     pub audit: Audit,
     /// Whether the database answers.

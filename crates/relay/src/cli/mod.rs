@@ -344,6 +344,28 @@ struct RunFlags {
           default_value = "0s", value_parser = duration_or_zero,
           allow_hyphen_values = true)]
     email_after: Duration,
+    /// Serve the answer page at /answer/ and give each question a link to it
+    /// (<public-url>/answer/#t=<token>); needs --public-url and --answer-page-assets.
+    #[arg(long, env = "KODER_RELAY_ANSWER_PAGE", hide_env_values = true,
+          action = clap::ArgAction::SetTrue,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    answer_page: bool,
+
+    /// The answer page: the origin links carry, where people reach this relay (behind any
+    /// proxy), e.g. https://relay.example.com (http:// only on localhost).
+    #[arg(long, value_name = "ORIGIN", env = "KODER_RELAY_PUBLIC_URL", hide_env_values = true,
+          value_parser = public_url)]
+    public_url: Option<String>,
+
+    /// The answer page: the element's built files (the package's dist/, holding
+    /// koder-mcp-elicitation.js), served under /answer/assets/.
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "KODER_RELAY_ANSWER_PAGE_ASSETS",
+        hide_env_values = true
+    )]
+    answer_page_assets: Option<PathBuf>,
 
     /// How long a finished (settled, expired, withdrawn) elicitation is kept before it is
     /// deleted: 3s, 15m, 12h, 30d (pending ones are never deleted, audit entries are kept).
@@ -505,6 +527,10 @@ fn vapid_subject(text: &str) -> Result<String, String> {
     push::check_subject(text)
         .map(|()| text.to_string())
         .map_err(|_| "must be a mailto: address (mailto:ops@example.com) or an https:// URL".into())
+}
+
+fn public_url(text: &str) -> Result<String, String> {
+    crate::answer_page::parse_public_url(text)
 }
 
 fn push_open_url(text: &str) -> Result<String, String> {

@@ -7,6 +7,7 @@ use clap::parser::ValueSource;
 use clap::ArgMatches;
 
 use super::{RunFlags, SMTP_PASSWORD_ENV, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
+use crate::answer_page::AnswerPageSettings;
 use crate::config::{check_secret_length, AuthSettings, Config};
 use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
@@ -21,6 +22,7 @@ impl RunFlags {
         DatabaseKind::named(&self.database, "--database")?;
         let push = self.push_settings(matches)?;
         let email = self.email_settings(matches)?;
+        let answer_page = self.answer_page_settings(matches)?;
         let service_token = one_secret(
             matches,
             (self.service_token, "service_token", "--service-token"),
@@ -66,6 +68,7 @@ impl RunFlags {
             webhook,
             push,
             email,
+            answer_page,
             retention: self.retention,
             metrics_listen: self.metrics_listen,
             drain_timeout: self.drain_timeout,
@@ -210,6 +213,42 @@ fn smtp_password(
         return Err("the SMTP password is empty".into());
     }
     Ok(Some(password))
+}
+
+impl RunFlags {
+    /// The answer page from `--answer-page`, `--public-url` and `--answer-page-assets`; `None`
+    /// without the first, and then neither of the others may be on the command line (in the
+    /// environment they wait for the page: the image sets the assets).
+    fn answer_page_settings(
+        &mut self,
+        matches: &ArgMatches,
+    ) -> Result<Option<AnswerPageSettings>, String> {
+        let (public_url, assets) = (self.public_url.take(), self.answer_page_assets.take());
+        if !self.answer_page {
+            let on_command_line =
+                |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+            let given = [
+                ("public_url", "--public-url"),
+                ("answer_page_assets", "--answer-page-assets"),
+            ];
+            if let Some((_, flag)) = given.iter().find(|(id, _)| on_command_line(id)) {
+                return Err(format!(
+                    "{flag} is set but the answer page is off: add --answer-page (or \
+                     KODER_RELAY_ANSWER_PAGE=true)"
+                ));
+            }
+            return Ok(None);
+        }
+        let public_url = public_url.ok_or(
+            "--answer-page needs --public-url (or KODER_RELAY_PUBLIC_URL): the origin its links \
+             carry, e.g. https://relay.example.com",
+        )?;
+        let assets = assets.ok_or(
+            "--answer-page needs --answer-page-assets DIR (or KODER_RELAY_ANSWER_PAGE_ASSETS): \
+             the element's built files, the package's dist/ directory",
+        )?;
+        AnswerPageSettings::new(&public_url, assets).map(Some)
+    }
 }
 
 /// A VAPID key from `--vapid-private-key-file`, the error naming the flag and the file.

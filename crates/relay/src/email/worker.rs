@@ -20,7 +20,8 @@ use super::{EmailSettings, SmtpSecurity};
 use crate::delivery::http::ATTEMPT_TIMEOUT;
 use crate::delivery::worker::{doubling, millis, Outbox};
 use crate::metrics::DeliveryMetrics;
-use crate::record::{Record, Status};
+use crate::record::Status;
+use crate::service::links::Links;
 use crate::store::email_outbox::EmailDelivery;
 use crate::store::outbox::Outcome;
 use crate::store::{Store, StoreError};
@@ -125,25 +126,8 @@ pub struct Emails {
     pub(crate) store: Arc<Store>,
     pub(crate) from: Mailbox,
     pub(crate) transport: AsyncSmtpTransport<Tokio1Executor>,
-    pub(crate) links: LinkMinter,
+    pub(crate) links: Links,
     pub(crate) counts: DeliveryMetrics,
-}
-
-/// Where a message's link comes from.
-#[derive(Debug, Clone)]
-pub struct LinkMinter {
-    /// The answer page's address, `<public-url>/answer/`.
-    pub page: String,
-}
-
-impl LinkMinter {
-    /// A new link to `record`, ending with it.
-    async fn mint(&self, record: &Record) -> Result<String, StoreError> {
-        let token = koder_elicitation_relay_protocol::random_id()
-            .map_err(|error| StoreError(format!("no randomness for a link: {error}")))?;
-        let _ = record.expires_at;
-        Ok(format!("{}#t={token}", self.page))
-    }
 }
 
 /// A short description of an SMTP failure (lettre's errors name the kind, the code and the
@@ -166,10 +150,10 @@ impl Emails {
             Ok(address) => Mailbox::new(None, address),
             Err(_) => return Ok(EmailOutcome::Failed("the address does not parse".into())),
         };
-        let link = self.links.mint(&record).await?;
+        let link = self.links.mint(&record.id, record.expires_at).await?;
         let question = Question {
             record: &record,
-            link: &link,
+            link: &link.url,
             // The nearest shipped language, else en-US, as the element picks one.
             locale: Locale::negotiate(row.language.as_deref()),
         };

@@ -17,7 +17,8 @@ use super::payload;
 use super::{PushOrigin, PushSettings};
 use crate::delivery::worker::{doubling, millis, Outbox};
 use crate::metrics::DeliveryMetrics;
-use crate::record::Status;
+use crate::record::{Record, Status};
+use crate::service::Links;
 use crate::store::outbox::Outcome;
 use crate::store::push_outbox::{PushDelivery, PushKind, PushTarget};
 use crate::store::{Store, StoreError};
@@ -101,6 +102,9 @@ pub struct PushAttempt {
 pub struct Pushes {
     pub(crate) store: Arc<Store>,
     pub(crate) settings: Arc<PushSettings>,
+    /// With the answer page on and no `--push-open-url`: a push opens a link minted as it is
+    /// sent.
+    pub(crate) links: Option<Links>,
     pub(crate) client: reqwest::Client,
     pub(crate) counts: DeliveryMetrics,
 }
@@ -135,12 +139,7 @@ impl Pushes {
                 if record.status != Status::Pending || record.expires_at <= now {
                     return Ok(PushOutcome::Expired("the question was over first".into()));
                 }
-                let tenant = &record.tenant;
-                let url = self.settings.open_url(
-                    &record.id,
-                    &tenant.workspace_id,
-                    &tenant.conversation_id,
-                );
+                let url = self.open_url(&record).await?;
                 // In the subscription's language as the element picks a locale: the nearest
                 // shipped one, else en-US.
                 let locale = Locale::negotiate(target.language.as_deref());
@@ -170,6 +169,20 @@ impl Pushes {
             Answer::Rejected { error } => PushOutcome::Failed(error),
             Answer::Busy { retry_after, error } => self.retry(row, retry_after, error),
         })
+    }
+
+    /// The page a notification about `record` opens: `--push-open-url` filled in; else, with
+    /// the answer page on, a new link to it; else none.
+    async fn open_url(&self, record: &Record) -> Result<Option<String>, StoreError> {
+        let tenant = &record.tenant;
+        let filled =
+            self.settings
+                .open_url(&record.id, &tenant.workspace_id, &tenant.conversation_id);
+        match (filled, &self.links) {
+            (Some(url), _) => Ok(Some(url)),
+            (None, Some(links)) => Ok(Some(links.mint(&record.id, record.expires_at).await?.url)),
+            (None, None) => Ok(None),
+        }
     }
 
     /// `body` encrypted to the subscription's keys, and the VAPID `Authorization` for its push

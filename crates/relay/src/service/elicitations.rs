@@ -190,17 +190,15 @@ impl Elicitations {
         Ok(pending)
     }
 
-    /// Settles `record` with the person's `result`, made by the person `sub`.
+    /// Settles `record` with a person's `result`, made by `actor` (the person by their token's
+    /// `sub`, or whoever held an answer link).
     pub async fn answer(
         &self,
         record: Record,
         result: &Value,
-        sub: &str,
+        actor: &Actor,
     ) -> Result<Changed, StoreError> {
-        let person = Actor::Person {
-            sub: sub.to_string(),
-        };
-        self.finish(record, Status::Settled, result, &person).await
+        self.finish(record, Status::Settled, result, actor).await
     }
 
     /// Withdraws `record` for its host.

@@ -36,6 +36,9 @@ pub mod email_outbox;
 /// Web Push subscriptions.
 pub mod subscriptions;
 
+/// Answer links, kept by their token's digest.
+pub mod links;
+
 /// Readiness and the clock measured against the database.
 pub mod health;
 
@@ -68,6 +71,7 @@ pub use clock::Clock;
 pub use elicitations::ElicitationStore;
 pub use email_outbox::{EmailOutboxStore, EmailQueue};
 pub use health::Health;
+pub use links::{LinkRow, LinkStore, NewLink};
 pub use outbox::{OutboxStore, WebhookRows};
 pub use push_outbox::{PushOutboxStore, PushQueue};
 pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
@@ -155,6 +159,8 @@ pub struct Store {
     pub email_outbox: EmailOutboxStore,
     /// Web Push subscriptions.
     pub subscriptions: SubscriptionStore,
+    /// Answer links.
+    pub links: LinkStore,
     /// Readiness and the clock.
     pub health: Health,
     /// On PostgreSQL, this replica's random id in the notifications it sends: its LISTEN link
@@ -230,6 +236,9 @@ impl Store {
                 database: database.clone(),
             },
             subscriptions: SubscriptionStore {
+                database: database.clone(),
+            },
+            links: LinkStore {
                 database: database.clone(),
             },
             health: Health { database, clock },

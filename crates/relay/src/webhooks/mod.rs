@@ -127,6 +127,8 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
             expires_at: record.expires_at,
             finished_at: record.finished_at.filter(|_| finished),
             result: finished.then(|| record.result_or_cancel()),
+            // Never queued: a link's token is minted only when the webhook is sent.
+            answer_url: None,
         },
     }
 }

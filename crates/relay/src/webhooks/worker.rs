@@ -5,10 +5,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use koder_elicitation_relay_protocol::WebhookEvent;
+
 use super::deliver;
 use super::WebhookConfig;
 use crate::delivery::worker::{jitter, millis, Outbox};
 use crate::metrics::WebhookMetrics;
+use crate::service::Links;
 use crate::store::outbox::{Delivery, Outcome};
 use crate::store::{Store, StoreError};
 
@@ -70,8 +73,33 @@ fn label(outcome: &Outcome) -> &'static str {
 pub struct Webhooks {
     pub(crate) store: Arc<Store>,
     pub(crate) config: WebhookConfig,
+    /// With the answer page on: `elicitation.created` carries a link minted as it is sent.
+    pub(crate) links: Option<Links>,
     pub(crate) client: reqwest::Client,
     pub(crate) counts: WebhookMetrics,
+}
+
+impl Webhooks {
+    /// The body to sign and send: as queued, but an `elicitation.created` with the answer page
+    /// on gets `data.answerUrl`, a link minted now (so no token ever waits in the outbox; each
+    /// attempt carries a new one, all reaching the same elicitation).
+    async fn body(&self, delivery: &Delivery) -> Result<String, String> {
+        let Some(links) = &self.links else {
+            return Ok(delivery.payload.clone());
+        };
+        let mut event: WebhookEvent = serde_json::from_str(&delivery.payload)
+            .map_err(|error| format!("the queued body is not a webhook event: {error}"))?;
+        if event.event_type != "elicitation.created" {
+            return Ok(delivery.payload.clone());
+        }
+        let data = &mut event.data;
+        let link = links
+            .mint(&data.id, data.expires_at)
+            .await
+            .map_err(|error| format!("cannot mint its answer link: {error}"))?;
+        data.answer_url = Some(link.url);
+        Ok(event.to_string())
+    }
 }
 
 impl Outbox for Webhooks {
@@ -89,15 +117,13 @@ impl Outbox for Webhooks {
     async fn send(&self, delivery: &Delivery) -> Self::Attempt {
         let (store, config) = (&self.store, &self.config);
         let timestamp = store.now_ms().div_euclid(1000);
-        let sent = deliver::attempt(
-            &self.client,
-            &config.url,
-            &config.secret,
-            &delivery.id,
-            timestamp,
-            &delivery.payload,
-        )
-        .await;
+        let sent = match self.body(delivery).await {
+            Ok(body) => {
+                let (client, url, secret) = (&self.client, &config.url, &config.secret);
+                deliver::attempt(client, url, secret, &delivery.id, timestamp, &body).await
+            }
+            Err(error) => Err(error),
+        };
         let mut retry_in = None;
         let outcome = match sent {
             Ok(()) => Outcome::Delivered,

@@ -1,0 +1,157 @@
+//! Answer links: each a capability for exactly one elicitation, `<public-url>/answer/#t=<token>`.
+//! A token is 256 random bits (base64url, 43 characters); only its SHA-256 is stored, so the
+//! database cannot hand a link out. Minted for a host (`POST …/link`), for the created webhook
+//! and for a push when each is sent (so no token waits in an outbox), and redeemed by the page:
+//! token to the one record, through [`Elicitations`] so expiry applies.
+
+use std::sync::Arc;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::Value;
+
+use crate::answer_page::AnswerPageSettings;
+use crate::canonical::sha256_hex;
+use crate::record::{Actor, Record};
+use crate::service::{Changed, Elicitations};
+use crate::store::{Clock, LinkStore, NewLink, StoreError};
+
+/// Random bytes in a token.
+const TOKEN_BYTES: usize = 32;
+/// A token's length: [`TOKEN_BYTES`] in base64url without padding.
+pub const TOKEN_CHARS: usize = 43;
+
+/// A link just made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// Its id, which the audit trail names when an answer comes through it.
+    pub id: String,
+    /// `<public-url>/answer/#t=<token>`: the only place the token ever is.
+    pub url: String,
+    /// When it stops working: when its elicitation expires (ms since the Unix epoch).
+    pub expires_at: i64,
+}
+
+/// A token redeemed: the link's id and its elicitation as it is now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Redeemed {
+    /// The link's id.
+    pub link_id: String,
+    /// Its one elicitation (expired first if its time is up).
+    pub record: Record,
+}
+
+/// The links of one relay with the answer page on.
+#[derive(Debug, Clone)]
+pub struct Links {
+    store: LinkStore,
+    clock: Clock,
+    page: Arc<AnswerPageSettings>,
+}
+
+impl Links {
+    /// Links kept in `store`, timed by `clock`, pointing at `page`'s public URL.
+    pub fn new(store: LinkStore, clock: Clock, page: Arc<AnswerPageSettings>) -> Links {
+        Links { store, clock, page }
+    }
+
+    /// The page's settings.
+    pub fn page(&self) -> &AnswerPageSettings {
+        &self.page
+    }
+
+    /// A new link to the elicitation `elicitation_id` (which must exist), ending with it at
+    /// `expires_at`. Every call makes another; each works until the elicitation is over.
+    pub async fn mint(&self, elicitation_id: &str, expires_at: i64) -> Result<Link, StoreError> {
+        let no_randomness =
+            |error: getrandom::Error| StoreError(format!("no randomness for a link: {error}"));
+        let mut secret = [0u8; TOKEN_BYTES];
+        getrandom::fill(&mut secret).map_err(no_randomness)?;
+        let token = URL_SAFE_NO_PAD.encode(secret);
+        let id = koder_elicitation_relay_protocol::random_id().map_err(no_randomness)?;
+        self.store
+            .insert(&NewLink {
+                id: id.clone(),
+                elicitation_id: elicitation_id.to_string(),
+                token_hash: token_hash(&token),
+                created_at: self.clock.now_ms(),
+            })
+            .await?;
+        Ok(Link {
+            id,
+            url: self.page.link_url(&token),
+            expires_at,
+        })
+    }
+
+    /// The link `token` names and its one elicitation as it is now (expired first if its time
+    /// is up); `None` for a malformed, unknown or forged token, and for a link whose
+    /// elicitation retention deleted. A malformed token is refused without a database read.
+    pub async fn redeem(
+        &self,
+        elicitations: &Elicitations,
+        token: &str,
+    ) -> Result<Option<Redeemed>, StoreError> {
+        if !is_well_formed_token(token) {
+            return Ok(None);
+        }
+        let Some(link) = self.store.find(&token_hash(token)).await? else {
+            return Ok(None);
+        };
+        let record = elicitations.get(&link.elicitation_id).await?;
+        Ok(record.map(|record| Redeemed {
+            link_id: link.id,
+            record,
+        }))
+    }
+
+    /// Settles `redeemed`'s elicitation with `result` (checked already), journalled as made by
+    /// the link.
+    pub async fn answer(
+        &self,
+        elicitations: &Elicitations,
+        redeemed: Redeemed,
+        result: &Value,
+    ) -> Result<Changed, StoreError> {
+        let link = Actor::Link {
+            id: redeemed.link_id,
+        };
+        elicitations.answer(redeemed.record, result, &link).await
+    }
+}
+
+/// What is stored of a token: its SHA-256, hex.
+fn token_hash(token: &str) -> String {
+    sha256_hex(token.as_bytes())
+}
+
+/// Whether a token could be one of ours: [`TOKEN_CHARS`] characters of the base64url alphabet.
+pub fn is_well_formed_token(token: &str) -> bool {
+    token.len() == TOKEN_CHARS
+        && token
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_43_base64url_characters() {
+        let token = URL_SAFE_NO_PAD.encode([0xffu8; TOKEN_BYTES]);
+        assert_eq!(token.len(), TOKEN_CHARS);
+        assert!(is_well_formed_token(&token));
+        for bad in [
+            String::new(),
+            "a".repeat(42),
+            "a".repeat(44),
+            format!("{}=", "a".repeat(42)),
+            format!("{}+", "a".repeat(42)),
+            format!("{}é", "a".repeat(41)),
+        ] {
+            assert!(!is_well_formed_token(&bad), "{bad}");
+        }
+        assert_eq!(token_hash("abc").len(), 64);
+    }
+}
