@@ -13,6 +13,9 @@ mcp-elicitation-relay-page-unknown = This link is not valid, or its question is 
 mcp-elicitation-relay-page-unreachable = The relay could not be reached. Check your connection and try again.
 mcp-elicitation-relay-page-retry = Try again
 mcp-elicitation-relay-page-needs-script = This page needs JavaScript to show the question.
+mcp-elicitation-relay-page-sending = Sending…
+mcp-elicitation-relay-page-not-sent = Not sent. The question stays open: you can answer it with this link until it expires.
+mcp-elicitation-relay-page-show-again = Show the question again
 
 ## The e-mail with a question's link
 mcp-elicitation-relay-email-subject = { $server } needs your input

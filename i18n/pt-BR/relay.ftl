@@ -13,6 +13,9 @@ mcp-elicitation-relay-page-unknown = Este link não é válido, ou a pergunta n�
 mcp-elicitation-relay-page-unreachable = Não foi possível contatar o relay. Verifique a conexão e tente de novo.
 mcp-elicitation-relay-page-retry = Tentar de novo
 mcp-elicitation-relay-page-needs-script = Esta página precisa de JavaScript para mostrar a pergunta.
+mcp-elicitation-relay-page-sending = Enviando…
+mcp-elicitation-relay-page-not-sent = Não enviado. A pergunta continua aberta: você pode respondê-la com este link até ela expirar.
+mcp-elicitation-relay-page-show-again = Mostrar a pergunta de novo
 
 ## O e-mail com o link de uma pergunta
 mcp-elicitation-relay-email-subject = { $server } precisa da sua resposta

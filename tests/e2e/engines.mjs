@@ -13,8 +13,7 @@
 // installs the three.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { launchBrowser } from './harness.mjs';
+import { freePort, launchBrowser } from './harness.mjs';
 
 export const FIREFOX_PATH = process.env.FIREFOX_PATH || '/usr/bin/firefox-esr';
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER || '/usr/bin/WebKitWebDriver';
@@ -84,17 +83,6 @@ async function firefox(url) {
     await browser.close();
     throw e;
   }
-}
-
-function freePort() {
-  return new Promise((ok, ko) => {
-    const server = createServer();
-    server.once('error', ko);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-  });
 }
 
 /** Starts Xvfb on the first free display (it picks and reports the number itself: -displayfd). */

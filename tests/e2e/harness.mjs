@@ -10,11 +10,17 @@
 // Playwright CSS locators pierce open shadow roots, so
 // `page.locator('koder-mcp-elicitation [data-field="city"] input')` reaches into the component.
 import { createServer } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import AxeBuilderModule from '@axe-core/playwright';
+
+const AxeBuilder = AxeBuilderModule.AxeBuilder ?? AxeBuilderModule.default ?? AxeBuilderModule;
+/** The rules the suites hold pages to: WCAG 2.0 and 2.1, A and AA. */
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -209,4 +215,30 @@ export async function whenDefined(page, name = 'koder-mcp-elicitation') {
     const probe = document.createElement(n);
     if (typeof probe.elicitInputs === 'function') await probe.elicitInputs({ inputRequests: {} }).catch(() => {});
   }, name);
+}
+
+/** A port free on 127.0.0.1 now, for a server whose address must be known before it starts. */
+export function freePort() {
+  return new Promise((ok, ko) => {
+    const server = createTcpServer();
+    server.once('error', ko);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * Runs axe (AXE_TAGS) on the whole page, open shadow roots included; fails listing every
+ * violation under `label`. Resolves axe's results (their `passes` show where it looked).
+ */
+export async function assertNoAxeViolations(page, label) {
+  const results = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+  const lines = results.violations.flatMap((violation) => [
+    `${violation.id} (${violation.impact}): ${violation.help}`,
+    ...violation.nodes.map((node) => `    ${JSON.stringify(node.target)} ${node.failureSummary.replace(/\s+/g, ' ')}`),
+  ]);
+  if (lines.length) throw new Error(`${label}: axe found\n${lines.join('\n')}`);
+  return results;
 }

@@ -1,15 +1,144 @@
-// The answer page's script (a placeholder the page's own replaces): it reads the link's token
-// from the fragment, which never reaches the relay in a URL, and sends it in a POST body.
-const token = new URLSearchParams(location.hash.slice(1)).get("t");
-const status = document.getElementById("answer-status");
-if (token && status) {
-  fetch("/v1/links/view", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ token }),
-  })
-    .then((response) => response.json())
-    .then((body) => {
-      status.textContent = body.elicitation ? body.elicitation.status : "";
+// The relay's answer page: one question, reached by a link `/answer/#t=<token>`. The token stays in
+// the fragment (never sent in a URL, so no log, proxy or Referer sees it) and goes to the relay only
+// in POST bodies: `/v1/links/view` reads the question, `/v1/links/answer` answers it. A question
+// that has ended shows only how it ended, never its content.
+import './koder-mcp-elicitation.js';
+
+const element = document.querySelector('koder-mcp-elicitation');
+const heading = document.querySelector('h1');
+const status = document.getElementById('status');
+const retry = document.getElementById('retry');
+const showAgain = document.getElementById('show-again');
+const messages = document.getElementById('messages').content;
+
+/** How each ended status the relay reports reads on the page. */
+const ENDED = { settled: 'already-answered', complete: 'already-answered', expired: 'expired', withdrawn: 'withdrawn' };
+
+/** The step to run again when the person presses "Try again". */
+let again = null;
+/** Whether showing the question moves focus: only after the person pressed one of our buttons. */
+let focusQuestion = false;
+
+const token = new URLSearchParams(location.hash.slice(1)).get('t') ?? '';
+
+retry.addEventListener('click', () => {
+  focusQuestion = true;
+  again?.();
+});
+showAgain.addEventListener('click', () => {
+  focusQuestion = true;
+  view();
+});
+view();
+
+/** Reads the question through the link and shows it, or how it ended. */
+async function view() {
+  say('loading');
+  if (token === '') return say('unknown');
+  const response = await post('../v1/links/view', { token }, view);
+  if (response === null) return;
+  if (response.status === 404) return say('unknown');
+  const elicitation = response.status === 200 ? response.body?.elicitation : null;
+  if (!elicitation || typeof elicitation !== 'object') return unreachable(view);
+  if (elicitation.status !== 'pending') return say(ENDED[elicitation.status] ?? 'unknown');
+  await ask(elicitation);
+}
+
+/** Shows the question in the element and sends what the person decides. */
+async function ask(elicitation) {
+  const timeoutMs = Number(elicitation.expiresInMs) || 0;
+  // Over by the relay's clock, though its sweeper has not marked it yet.
+  if (timeoutMs <= 0) return say('expired');
+  const deadline = performance.now() + timeoutMs;
+  say(null);
+  element.hidden = false;
+  let result;
+  try {
+    const pending = element.elicit(elicitation.request, {
+      serverName: elicitation.serverName ?? undefined,
+      timeoutMs,
     });
+    // The button the person pressed is gone: focus goes back to the top, the question next in
+    // Tab order. Not into a field: on a phone that would hide the question under the keyboard.
+    if (focusQuestion) heading.focus();
+    result = await pending;
+  } catch {
+    // A request the element cannot show (the relay checks each one, so this should not happen).
+    element.hidden = true;
+    return unreachable(view);
+  }
+  element.hidden = true;
+  if (result?.action === 'cancel') {
+    // The question timed out here, or the person put it aside: nothing is sent, so the link
+    // still answers it later.
+    if (performance.now() >= deadline) return say('expired');
+    say('not-sent', showAgain);
+    return;
+  }
+  await answer(result);
+}
+
+/** Sends the person's answer; says whether it went in, or how the question had ended. */
+async function answer(result) {
+  const send = () => answer(result);
+  say('sending');
+  const response = await post('../v1/links/answer', { token, result }, send);
+  if (response === null) return;
+  if (response.status === 200) return say(result.action === 'decline' ? 'declined' : 'sent');
+  if (response.status === 404) return say('unknown');
+  // Ended meanwhile (answered elsewhere, expired, withdrawn): the link's view says how.
+  if (response.status === 409) return view();
+  unreachable(send);
+}
+
+/**
+ * POSTs `body` as JSON to `path` (relative to the page, so a relay under a path prefix works) and
+ * resolves `{ status, body }` (body `null` when it is not JSON), or `null` after saying the relay
+ * could not be reached (then "Try again" runs `step`).
+ */
+async function post(path, body, step) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    unreachable(step);
+    return null;
+  }
+  const text = await response.text().catch(() => '');
+  let parsed = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: a proxy's error page, say. The status alone decides.
+  }
+  return { status: response.status, body: parsed };
+}
+
+/** The relay did not answer, or answered something unexpected (a proxy's 502, say): offer a retry. */
+function unreachable(step) {
+  again = step;
+  say('unreachable', retry);
+}
+
+/**
+ * Puts the message `name` (one of the template's, `null` for none) in the status line, shows only
+ * the button `action` (if any), and moves focus there when it was lost with what disappeared.
+ */
+function say(name, action = null) {
+  const text = name === null ? '' : messages.querySelector(`[data-message="${name}"]`)?.textContent ?? '';
+  // Shown for good once the script runs (hidden, it says "loading" forever to a page without
+  // script), and then only emptied: a live region that comes and goes is not reliably read out.
+  status.hidden = false;
+  status.dataset.outcome = name ?? '';
+  if (status.textContent !== text) status.textContent = text;
+  for (const button of [retry, showAgain]) button.hidden = button !== action;
+  const active = document.activeElement;
+  const lost = active === null || active === document.body || active === element || active?.hidden;
+  if (lost && name !== null && name !== 'loading' && name !== 'sending') (action ?? status).focus();
 }
