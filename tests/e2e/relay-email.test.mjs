@@ -5,6 +5,9 @@
 // a server's name and message cannot add a header or markup; a server down then up, a relay
 // killed before the delivery, and two PostgreSQL replicas each give one message; an answer
 // before --email-after passes gives none; a 5yz gives it up, counted; the password is in no log.
+// The whole path: the link taken from the message, opened in Chromium at 360×640 on the relay's
+// answer page, answered; the host's long-poll reads that answer, and the link then says only
+// "Already answered".
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
-import { repoRoot } from './harness.mjs';
+import { freePort, launchBrowser, repoRoot } from './harness.mjs';
 import { mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
 
 const PERSON = { sub: 'u_mail', workspace: 'w_mail' };
@@ -332,4 +335,48 @@ test('the relay does not start with --smtp-url but no --email-from or no answer 
   const passwordOnCommandLine = run(['--smtp-password', SMTP_PASSWORD]);
   assert.equal(passwordOnCommandLine.code, 2, 'the password has no flag');
   assert.doesNotMatch(passwordOnCommandLine.stderr, new RegExp(SMTP_PASSWORD));
+});
+
+test('the whole path: the link from the message, answered in Chromium at 360×640; the host reads that answer; the link again says only "Already answered"', { timeout: 90_000 }, async () => {
+  const smtp = await startSmtp();
+  const port = await freePort();
+  const relay = await launch(smtp.port, { listen: `127.0.0.1:${port}`, publicUrl: `http://127.0.0.1:${port}` });
+  const request = {
+    message: 'Which city should the trip go to?',
+    requestedSchema: { type: 'object', properties: { city: { type: 'string', title: 'City' } }, required: ['city'] },
+  };
+  const id = await created(relay, { serverName: 'Travel desk', request });
+  await until(() => smtp.messages.length === 1, 'the message');
+  const link = smtp.messages[0].parsed.text.match(/http:\/\/127\.0\.0\.1:\d+\/answer\/#t=[A-Za-z0-9_-]+/)?.[0];
+  assert.ok(link, smtp.messages[0].parsed.text);
+  const waiting = fetch(`${relay.url}/v1/elicitations/${id}/result?wait=30`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })
+    .then((response) => response.json());
+
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const open = async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 640 }, locale: 'en-US' });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(link);
+    return page;
+  };
+  const el = 'koder-mcp-elicitation';
+  const outcome = async (page, name) => {
+    await page.waitForFunction((expected) => document.getElementById('status')?.dataset.outcome === expected, name);
+    return page.locator('#status').textContent();
+  };
+  const page = await open();
+  await page.locator(`${el} [data-field="city"] input`).fill('Lisbon');
+  await page.locator(`${el} button[part~=accept]`).click();
+  assert.match(await outcome(page, 'sent'), /^Sent/);
+  assert.deepEqual(await waiting, { status: 'settled', result: { action: 'accept', content: { city: 'Lisbon' } } });
+  await page.context().close();
+
+  const again = await open();
+  assert.equal(await outcome(again, 'already-answered'), 'Already answered');
+  assert.equal(await again.locator(`${el} [part~=inline]`).count(), 0, 'no question is shown');
+  assert.ok(!(await again.locator('body').innerText()).includes(request.message), 'nothing of the question');
+  await again.context().close();
+  assert.equal(smtp.messages.length, 1, 'still one message');
 });
