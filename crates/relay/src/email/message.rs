@@ -10,6 +10,7 @@ use lettre::message::{Mailbox, MultiPart};
 use lettre::Message;
 
 use crate::record::Record;
+use crate::views::escape_html;
 use crate::webhooks::iso_8601;
 
 /// `Auto-Submitted: auto-generated` (RFC 3834): out-of-office replies and other automatic
@@ -69,22 +70,6 @@ fn one_line(text: &str) -> String {
         .filter(|word| !word.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// `text` safe in HTML text and in a quoted attribute.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 impl Question<'_> {
