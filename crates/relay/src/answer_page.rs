@@ -64,22 +64,9 @@ impl AnswerPageSettings {
 pub fn parse_public_url(text: &str) -> Result<String, String> {
     let url =
         Url::parse(text).map_err(|error| format!("--public-url {text:?} is not a URL: {error}"))?;
-    let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
-    match url.scheme() {
-        "https" => {}
-        "http" if local => {}
-        _ => {
-            return Err(format!(
-                "--public-url {text:?} must start with https:// (http:// only on localhost, for \
-                 development)"
-            ))
-        }
-    }
+    crate::config::check_https_or_local(&url, "--public-url")?;
     if url.host_str().is_none_or(str::is_empty) {
         return Err(format!("--public-url {text:?} has no host"));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("--public-url must not carry a user or password".into());
     }
     if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
         return Err(format!(

@@ -39,6 +39,7 @@ pub struct Metrics {
     webhooks: WebhookMetrics,
     pushes: DeliveryMetrics,
     emails: DeliveryMetrics,
+    links: LinkMetrics,
 }
 
 /// An outbox's deliveries by outcome, registered here so the outbox's worker only has to count.
@@ -52,6 +53,11 @@ pub struct DeliveryMetrics {
 
 /// The webhook deliveries' metric.
 pub type WebhookMetrics = DeliveryMetrics;
+
+/// `koder_relay_answer_links_total{outcome}`: links minted, tokens that named a link
+/// (`redeemed`) or none (`unknown`: forged, malformed, or its question no longer kept), and
+/// answers made through one (`answered`). Counted the same way as deliveries.
+pub type LinkMetrics = DeliveryMetrics;
 
 impl DeliveryMetrics {
     /// Counts one attempt that ended as `outcome`.
@@ -152,6 +158,12 @@ impl Metrics {
             "E-mail attempts by outcome: sent, retried (a connection error or SMTP 4yz), failed \
              (SMTP 5yz, or its deadline passed), skipped (the question was over first)",
         );
+        let links = register_deliveries(
+            &mut registry,
+            "koder_relay_answer_links",
+            "Answer links: minted, redeemed (a token named one), unknown (a token named none), \
+             answered (an answer came through one)",
+        );
         Metrics {
             registry: Arc::new(registry),
             streams_open,
@@ -163,6 +175,7 @@ impl Metrics {
             webhooks,
             pushes,
             emails,
+            links,
         }
     }
 
@@ -227,6 +240,11 @@ impl Metrics {
     /// The e-mail deliveries' metric, for the e-mail worker.
     pub fn emails(&self) -> &DeliveryMetrics {
         &self.emails
+    }
+
+    /// The answer links' handles.
+    pub fn links(&self) -> &LinkMetrics {
+        &self.links
     }
 
     /// The text exposition, with the gauges set to these values first. `pending` is `None` when

@@ -69,10 +69,15 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let push = config.push.clone().map(Arc::new);
-    let links = config
-        .answer_page
-        .clone()
-        .map(|page| Links::new(store.links.clone(), store.clock().clone(), Arc::new(page)));
+    let links = config.answer_page.clone().map(|page| {
+        let counts = metrics.links().clone();
+        Links::new(
+            store.links.clone(),
+            store.clock().clone(),
+            Arc::new(page),
+            counts,
+        )
+    });
     let delivery = delivery(
         &config,
         push.clone(),

@@ -917,3 +917,67 @@ async fn a_relay_killed_before_the_push_went_out_delivers_it_after_restart_once(
     drop(relay);
     service.assert_no_faults();
 }
+
+#[tokio::test]
+async fn with_the_answer_page_and_no_open_url_a_push_opens_the_questions_link() {
+    let service = PushService::start().await;
+    let dist = TempDir::new("dist");
+    std::fs::write(dist.0.join("koder-mcp-elicitation.js"), "export {};").unwrap();
+    let page = koder_elicitation_relay::answer_page::AnswerPageSettings::new(
+        "https://relay.example.com",
+        &dist.0,
+    )
+    .unwrap();
+    let relay_with = |open_url: Option<&str>| {
+        let mut push = settings(&service, VapidKey::generate());
+        push.open_url = open_url.map(str::to_string);
+        let page = page.clone();
+        Relay::start_with(move |config| {
+            config.push = Some(push);
+            config.answer_page = Some(page);
+        })
+    };
+    let linked = relay_with(None).await;
+    learn_key(&service, &linked.url, &linked.client).await;
+    let ana = person("ana", "acme");
+    let phone = service.subscription("phone");
+    subscribe(&linked.url, &linked.client, &ana, &phone).await;
+    let id = linked.create_id(create_body("ana", "acme", "c1")).await;
+    until(Duration::from_secs(10), "the push", || {
+        !service.received_by("phone").is_empty()
+    })
+    .await;
+    let push = &service.received_by("phone")[0];
+    let url = push["url"].as_str().unwrap();
+    let token = url
+        .strip_prefix("https://relay.example.com/answer/#t=")
+        .unwrap_or_else(|| panic!("{url}"));
+    let (status, shown) = linked
+        .call(
+            Method::POST,
+            "/v1/links/view",
+            None,
+            Some(json!({ "token": token }).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["elicitation"]["id"], id.as_str());
+
+    // --push-open-url wins over the page.
+    let opened = relay_with(Some("https://app.example.com/q/{id}")).await;
+    learn_key(&service, &opened.url, &opened.client).await;
+    let laptop = service.subscription("laptop");
+    subscribe(&opened.url, &opened.client, &ana, &laptop).await;
+    let id = opened.create_id(create_body("ana", "acme", "c1")).await;
+    until(Duration::from_secs(10), "the push", || {
+        !service.received_by("laptop").is_empty()
+    })
+    .await;
+    let push = &service.received_by("laptop")[0];
+    assert_eq!(push["url"], format!("https://app.example.com/q/{id}"));
+    assert_eq!(
+        opened.server().store().links.count_for(&id).await.unwrap(),
+        0
+    );
+    service.assert_no_faults();
+}

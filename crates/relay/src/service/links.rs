@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;
+use crate::metrics::LinkMetrics;
 use crate::record::{Actor, Record};
 use crate::service::{Changed, Elicitations};
 use crate::store::{Clock, LinkStore, NewLink, StoreError};
@@ -21,8 +22,8 @@ const TOKEN_BYTES: usize = 32;
 /// A token's length: [`TOKEN_BYTES`] in base64url without padding.
 pub const TOKEN_CHARS: usize = 43;
 
-/// A link just made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A link just made. Its `Debug` leaves the token out, so no log line can show it.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Link {
     /// Its id, which the audit trail names when an answer comes through it.
     pub id: String,
@@ -30,6 +31,17 @@ pub struct Link {
     pub url: String,
     /// When it stops working: when its elicitation expires (ms since the Unix epoch).
     pub expires_at: i64,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let page = self.url.split_once("#t=").map_or("", |(page, _)| page);
+        f.debug_struct("Link")
+            .field("id", &self.id)
+            .field("url", &format!("{page}#t=<redacted>"))
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
 
 /// A token redeemed: the link's id and its elicitation as it is now.
@@ -47,12 +59,24 @@ pub struct Links {
     store: LinkStore,
     clock: Clock,
     page: Arc<AnswerPageSettings>,
+    counts: LinkMetrics,
 }
 
 impl Links {
-    /// Links kept in `store`, timed by `clock`, pointing at `page`'s public URL.
-    pub fn new(store: LinkStore, clock: Clock, page: Arc<AnswerPageSettings>) -> Links {
-        Links { store, clock, page }
+    /// Links kept in `store`, timed by `clock`, pointing at `page`'s public URL, counted in
+    /// `counts`.
+    pub fn new(
+        store: LinkStore,
+        clock: Clock,
+        page: Arc<AnswerPageSettings>,
+        counts: LinkMetrics,
+    ) -> Links {
+        Links {
+            store,
+            clock,
+            page,
+            counts,
+        }
     }
 
     /// The page's settings.
@@ -77,6 +101,7 @@ impl Links {
                 created_at: self.clock.now_ms(),
             })
             .await?;
+        self.counts.count("minted");
         Ok(Link {
             id,
             url: self.page.link_url(&token),
@@ -92,17 +117,24 @@ impl Links {
         elicitations: &Elicitations,
         token: &str,
     ) -> Result<Option<Redeemed>, StoreError> {
-        if !is_well_formed_token(token) {
-            return Ok(None);
-        }
-        let Some(link) = self.store.find(&token_hash(token)).await? else {
-            return Ok(None);
+        let link = if is_well_formed_token(token) {
+            self.store.find(&token_hash(token)).await?
+        } else {
+            None
         };
-        let record = elicitations.get(&link.elicitation_id).await?;
-        Ok(record.map(|record| Redeemed {
+        let record = match &link {
+            Some(link) => elicitations.get(&link.elicitation_id).await?,
+            None => None,
+        };
+        let redeemed = link.zip(record).map(|(link, record)| Redeemed {
             link_id: link.id,
             record,
-        }))
+        });
+        self.counts.count(match redeemed {
+            Some(_) => "redeemed",
+            None => "unknown",
+        });
+        Ok(redeemed)
     }
 
     /// Settles `redeemed`'s elicitation with `result` (checked already), journalled as made by
@@ -116,7 +148,11 @@ impl Links {
         let link = Actor::Link {
             id: redeemed.link_id,
         };
-        elicitations.answer(redeemed.record, result, &link).await
+        let changed = elicitations.answer(redeemed.record, result, &link).await?;
+        if let Changed::ByThisCall(_) = changed {
+            self.counts.count("answered");
+        }
+        Ok(changed)
     }
 }
 
@@ -153,5 +189,20 @@ mod tests {
             assert!(!is_well_formed_token(&bad), "{bad}");
         }
         assert_eq!(token_hash("abc").len(), 64);
+    }
+
+    #[test]
+    fn a_link_never_prints_its_token() {
+        let link = Link {
+            id: "0123".into(),
+            url: "https://relay.example.com/answer/#t=SECRETTOKEN".into(),
+            expires_at: 5,
+        };
+        let printed = format!("{link:?}");
+        assert!(!printed.contains("SECRETTOKEN"), "{printed}");
+        assert!(
+            printed.contains("https://relay.example.com/answer/#t=<redacted>"),
+            "{printed}"
+        );
     }
 }

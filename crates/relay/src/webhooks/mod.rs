@@ -56,21 +56,7 @@ impl std::fmt::Debug for WebhookConfig {
 pub fn parse_url(text: &str) -> Result<reqwest::Url, String> {
     let url = reqwest::Url::parse(text)
         .map_err(|error| format!("--webhook-url {text:?} is not a URL: {error}"))?;
-    let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
-    match url.scheme() {
-        "https" => {}
-        "http" if local => {}
-        _ => {
-            return Err(format!(
-                "--webhook-url {:?} must start with https:// (http:// only on localhost, for \
-                 development)",
-                url.origin().ascii_serialization()
-            ))
-        }
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("--webhook-url must not carry a user or password".into());
-    }
+    crate::config::check_https_or_local(&url, "--webhook-url")?;
     Ok(url)
 }
 
