@@ -43,7 +43,8 @@ export function relayBinary() {
  * Starts a relay on 127.0.0.1 with a port of its own (or on `listen`, e.g. a killed relay's
  * address to bring it back there), with `args` added to its command line and `env` to its
  * environment (e.g. a secret that has no flag), and resolves once it listens:
- * `{ url, database, child, stop(), kill(signal) }`. Without `database` it gets a fresh SQLite file
+ * `{ url, database, child, logs(), stop(), kill(signal) }` (`logs()`: everything it wrote to
+ * stderr so far). Without `database` it gets a fresh SQLite file
  * in a new temp dir (removed by stop()). `stop()` sends SIGTERM and waits for the exit (SIGKILL
  * after 10 s); `kill(signal)` sends `signal` (default SIGKILL) and resolves when the process is
  * gone, leaving the database as it is, so a test can start another relay on it. `binary` runs
@@ -77,9 +78,11 @@ export async function startRelay({
   const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 
   let stderr = '';
+  let allStderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-8192);
+    allStderr += chunk;
   });
   const exited = new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
@@ -118,6 +121,7 @@ export async function startRelay({
     url,
     database,
     child,
+    logs: () => allStderr,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

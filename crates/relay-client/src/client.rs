@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::RelayClientError;
 use crate::wire::{
-    now_ms, random_id, CreateElicitation, Created, ErrorBody, HostStatus, HostView, Scope,
+    now_ms, random_id, CreateElicitation, Created, ErrorBody, HostStatus, HostView, Notify, Scope,
 };
 
 /// How long one long-poll waits at the relay (`?wait=`).
@@ -38,6 +38,9 @@ pub struct ElicitOptions {
     pub server_name: Option<String>,
     /// How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000).
     pub timeout_ms: Option<u64>,
+    /// Who the relay e-mails the question's link to (when the relay sends e-mail and the
+    /// address is in one of its allowed domains).
+    pub notify: Option<Notify>,
 }
 
 /// Where an elicitation is, as the host API reports it.
@@ -241,6 +244,7 @@ impl RelayClient {
             request: request.clone(),
             server_name: options.server_name.clone(),
             timeout_ms: options.timeout_ms,
+            notify: options.notify.clone(),
         };
         let body = serde_json::to_value(&body)
             .map_err(|error| RelayClientError::Unexpected(error.to_string()))?;

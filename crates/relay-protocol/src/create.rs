@@ -10,6 +10,11 @@ use koder_mcp_elicitation_core::scope::Tenant;
 /// The longest scope id or server name: the core's scope limit.
 pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS as MAX_FIELD_CHARS;
 
+/// The longest address in `notify.email` (RFC 5321's limit on a path).
+pub const MAX_EMAIL_CHARS: usize = 254;
+/// The longest `notify.language` (a BCP 47 tag).
+pub const MAX_LANGUAGE_CHARS: usize = 35;
+
 /// Without `timeoutMs`, an elicitation waits this long for the person.
 pub const DEFAULT_TIMEOUT_MS: i64 = 300_000;
 /// The shortest and longest `timeoutMs` (others are clamped).
@@ -137,6 +142,76 @@ pub struct CreateElicitation {
     /// [`TIMEOUT_RANGE_MS`] (any JSON number is taken).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Who the relay e-mails the question's link to, when it sends e-mail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify: Option<Notify>,
+}
+
+/// `notify` in a create body: the person to e-mail the question's link to. The relay also
+/// checks the address against its allow list (422 when it is off it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", try_from = "Value")]
+pub struct Notify {
+    /// The address (`ana@example.com`): no spaces, no control characters.
+    pub email: String,
+    /// The language the message is worded in (a BCP 47 tag, e.g. `pt-BR`); en-US without one
+    /// or for one the relay does not ship.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+}
+
+impl Notify {
+    /// An e-mail to `email`, in the relay's default language.
+    pub fn email(email: impl Into<String>) -> Notify {
+        Notify {
+            email: email.into(),
+            language: None,
+        }
+    }
+}
+
+impl TryFrom<Value> for Notify {
+    type Error = InvalidBody;
+
+    fn try_from(value: Value) -> Result<Notify, InvalidBody> {
+        let Value::Object(mut notify) = value else {
+            return invalid("notify must be an object {email, language?}");
+        };
+        // Printable ASCII or beyond, no spaces or controls: nothing that could end a header.
+        let visible = |text: &str| !text.chars().any(|c| c.is_whitespace() || c.is_control());
+        let email = match notify.remove("email") {
+            Some(Value::String(email))
+                if !email.is_empty()
+                    && email.chars().count() <= MAX_EMAIL_CHARS
+                    && visible(&email) =>
+            {
+                email
+            }
+            _ => {
+                return invalid(format!(
+                    "notify.email must be an e-mail address of at most {MAX_EMAIL_CHARS} \
+                     characters, without spaces"
+                ))
+            }
+        };
+        let language = match notify.remove("language") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(tag))
+                if !tag.is_empty()
+                    && tag.len() <= MAX_LANGUAGE_CHARS
+                    && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') =>
+            {
+                Some(tag)
+            }
+            Some(_) => {
+                return invalid(format!(
+                    "notify.language must be a language tag like pt-BR (at most \
+                     {MAX_LANGUAGE_CHARS} characters)"
+                ))
+            }
+        };
+        Ok(Notify { email, language })
+    }
 }
 
 impl CreateElicitation {
@@ -156,7 +231,7 @@ fn clamped_timeout_ms(ms: f64) -> i64 {
 impl TryFrom<Value> for CreateElicitation {
     type Error = InvalidBody;
 
-    /// Checks in a fixed order (scope, serverName, timeoutMs, request), so a body with several
+    /// Checks in a fixed order (scope, serverName, timeoutMs, request, notify), so a body with several
     /// faults is always told the same one first. Unknown fields are ignored.
     fn try_from(body: Value) -> Result<CreateElicitation, InvalidBody> {
         let Value::Object(mut body) = body else {
@@ -183,11 +258,16 @@ impl TryFrom<Value> for CreateElicitation {
         let Some(request) = body.remove("request") else {
             return invalid("request is required");
         };
+        let notify = match body.remove("notify") {
+            None | Some(Value::Null) => None,
+            Some(notify) => Some(Notify::try_from(notify)?),
+        };
         Ok(CreateElicitation {
             scope,
             request,
             server_name,
             timeout_ms,
+            notify,
         })
     }
 }
@@ -214,6 +294,7 @@ mod tests {
             request: json!({ "message": "Proceed?" }),
             server_name: None,
             timeout_ms: None,
+            notify: None,
         };
         assert_eq!(
             serde_json::to_value(&body).unwrap(),
@@ -224,12 +305,16 @@ mod tests {
             scope: Scope::new("u", "w").in_conversation("c"),
             server_name: Some("Weather".into()),
             timeout_ms: Some(1000),
+            notify: Some(Notify {
+                email: "ana@example.com".into(),
+                language: Some("pt-BR".into()),
+            }),
             ..body
         };
         let text = serde_json::to_string(&body).unwrap();
         assert_eq!(
             text,
-            r#"{"scope":{"userId":"u","workspaceId":"w","conversationId":"c"},"request":{"message":"Proceed?"},"serverName":"Weather","timeoutMs":1000}"#
+            r#"{"scope":{"userId":"u","workspaceId":"w","conversationId":"c"},"request":{"message":"Proceed?"},"serverName":"Weather","timeoutMs":1000,"notify":{"email":"ana@example.com","language":"pt-BR"}}"#
         );
         assert_eq!(
             serde_json::from_str::<CreateElicitation>(&text).unwrap(),
@@ -292,6 +377,18 @@ mod tests {
                 "timeoutMs must be a number of milliseconds",
             ),
             (json!({ "scope": scope }), "request is required"),
+            (
+                json!({ "scope": scope, "request": {}, "notify": "ana@example.com" }),
+                "notify must be an object {email, language?}",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "notify": { "email": "ana@example.com\r\nBcc: x@y" } }),
+                "notify.email must be an e-mail address of at most 254 characters, without spaces",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "notify": { "email": "a@b", "language": "pt BR" } }),
+                "notify.language must be a language tag like pt-BR (at most 35 characters)",
+            ),
             // Several faults: the scope is named first, whatever the order of the keys.
             (
                 json!({ "timeoutMs": "5", "scope": 1 }),

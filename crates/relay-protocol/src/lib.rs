@@ -22,8 +22,8 @@ mod webhook;
 
 pub use audit::{AuditCheckpoint, AuditLine};
 pub use create::{
-    CreateElicitation, Created, InvalidBody, Scope, DEFAULT_TIMEOUT_MS, MAX_FIELD_CHARS,
-    TIMEOUT_RANGE_MS,
+    CreateElicitation, Created, InvalidBody, Notify, Scope, DEFAULT_TIMEOUT_MS, MAX_EMAIL_CHARS,
+    MAX_FIELD_CHARS, MAX_LANGUAGE_CHARS, TIMEOUT_RANGE_MS,
 };
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};

@@ -5,10 +5,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::answer_page::AnswerPageSettings;
+use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
 use crate::push::PushSettings;
-use crate::store::{redact_database, DatabaseKind, Outboxes, PushQueue, WebhookRows};
+use crate::store::{redact_database, DatabaseKind, EmailQueue, Outboxes, PushQueue, WebhookRows};
 use crate::webhooks::{self, WebhookConfig};
 
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
@@ -50,6 +51,8 @@ pub struct Config {
     pub webhook: Option<WebhookConfig>,
     /// Web Push, when the relay has a VAPID key.
     pub push: Option<PushSettings>,
+    /// E-mail, when the relay has an SMTP server (`--smtp-url`).
+    pub email: Option<EmailSettings>,
     /// The answer page and its links, when `--answer-page` is on.
     pub answer_page: Option<AnswerPageSettings>,
     /// How long finished elicitations are kept before the sweeper deletes them.
@@ -98,6 +101,7 @@ impl Config {
             streams: StreamLimits::default(),
             webhook: None,
             push: None,
+            email: None,
             answer_page: None,
             retention: DEFAULT_RETENTION,
             metrics_listen: None,
@@ -116,6 +120,17 @@ impl Config {
         if let Some(push) = &self.push {
             push.check()?;
         }
+        if let Some(email) = &self.email {
+            email.check()?;
+            if self.answer_page.is_none() {
+                return Err(
+                    "--smtp-url needs the answer page, which its messages link to: set \
+                     --answer-page and --public-url (or KODER_RELAY_ANSWER_PAGE and \
+                     KODER_RELAY_PUBLIC_URL)"
+                        .into(),
+                );
+            }
+        }
         if let Some(page) = &self.answer_page {
             page.check()?;
         }
@@ -123,7 +138,7 @@ impl Config {
     }
 
     /// The outboxes the store must queue to: webhooks with `--webhook-url`, pushes with a VAPID
-    /// key.
+    /// key, e-mails with `--smtp-url`.
     pub fn outboxes(&self) -> Outboxes {
         Outboxes {
             webhooks: self
@@ -133,6 +148,10 @@ impl Config {
             push: self.push.as_ref().map(|push| PushQueue {
                 remind_before: push.remind_before,
             }),
+            email: self
+                .email
+                .as_ref()
+                .map(|email| EmailQueue { after: email.after }),
         }
     }
 }
@@ -201,6 +220,7 @@ impl std::fmt::Debug for Config {
             .field("streams", &self.streams)
             .field("webhook", &self.webhook)
             .field("push", &self.push)
+            .field("email", &self.email)
             .field("answer_page", &self.answer_page)
             .field("retention", &self.retention)
             .field("metrics_listen", &self.metrics_listen)

@@ -98,6 +98,11 @@ impl ApiError {
         )
     }
 
+    /// 422: a body the relay reads but will not act on (an e-mail address off the allow list).
+    pub fn unprocessable(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+
     /// 429: the caller holds as much of something as allowed; try again after `retry_after`
     /// seconds.
     pub fn too_many_requests(message: impl Into<String>, retry_after: u64) -> Self {

@@ -15,6 +15,7 @@ pub mod canonical;
 pub mod cli;
 pub mod config;
 mod delivery;
+pub mod email;
 mod error;
 pub mod events;
 mod http;

@@ -38,14 +38,16 @@ pub struct Metrics {
     notify_lag: Histogram,
     webhooks: WebhookMetrics,
     pushes: DeliveryMetrics,
+    emails: DeliveryMetrics,
     links: LinkMetrics,
 }
 
 /// An outbox's deliveries by outcome, registered here so the outbox's worker only has to count.
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryMetrics {
-    /// `koder_relay_webhook_deliveries_total{outcome}` or
-    /// `koder_relay_push_deliveries_total{outcome}`: each attempt by how it ended.
+    /// `koder_relay_webhook_deliveries_total{outcome}`,
+    /// `koder_relay_push_deliveries_total{outcome}` or
+    /// `koder_relay_email_deliveries_total{outcome}`: each attempt by how it ended.
     pub deliveries: Family<OutcomeLabels, Counter>,
 }
 
@@ -150,6 +152,12 @@ impl Metrics {
              expired (its deadline passed or the question was over first), refused (its endpoint \
              is off the allow list), failed",
         );
+        let emails = register_deliveries(
+            &mut registry,
+            "koder_relay_email_deliveries",
+            "E-mail attempts by outcome: sent, retried (a connection error or SMTP 4yz), failed \
+             (SMTP 5yz, or its deadline passed), skipped (the question was over first)",
+        );
         let links = register_deliveries(
             &mut registry,
             "koder_relay_answer_links",
@@ -166,6 +174,7 @@ impl Metrics {
             notify_lag,
             webhooks,
             pushes,
+            emails,
             links,
         }
     }
@@ -226,6 +235,11 @@ impl Metrics {
     /// The push deliveries' handles.
     pub fn pushes(&self) -> &DeliveryMetrics {
         &self.pushes
+    }
+
+    /// The e-mail deliveries' metric, for the e-mail worker.
+    pub fn emails(&self) -> &DeliveryMetrics {
+        &self.emails
     }
 
     /// The answer links' handles.

@@ -37,6 +37,17 @@ pub struct NewElicitation {
     pub idempotency_key: Option<String>,
     /// SHA-256 (hex) of what the host asked for, compared when an idempotency key repeats.
     pub request_digest: Option<String>,
+    /// Who to e-mail the question's link to, already checked against the allow list.
+    pub email: Option<EmailNotice>,
+}
+
+/// An e-mail a create asks for: queued beside it when e-mail is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailNotice {
+    /// The person's address, in an allowed domain.
+    pub address: String,
+    /// The BCP 47 tag the message is worded in; `None`: en-US.
+    pub language: Option<String>,
 }
 
 /// One stored elicitation.

@@ -1,7 +1,7 @@
 //! Retention: finished elicitations (settled, expired, withdrawn) are deleted once they have been
 //! finished for longer than `--retention`, a batch at a time, by the sweeper. Pending ones are
 //! never deleted; audit entries are never deleted (they hold digests, not content). Delivered
-//! webhooks, and pushes delivered or given up, are deleted past the same retention.
+//! webhooks, and pushes and e-mails sent or given up, are deleted past the same retention.
 
 use std::time::Duration;
 
@@ -26,6 +26,8 @@ pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError
     in_batches(|| store.outbox.purge_delivered(finished_by, PURGE_BATCH)).await?;
     // Pushes done with (delivered or given up) go too: they hold ids, not messages.
     in_batches(|| store.push_outbox.purge_done(finished_by, PURGE_BATCH)).await?;
+    // E-mails done with (sent or given up) go too: they hold a person's address.
+    in_batches(|| store.email_outbox.purge_done(finished_by, PURGE_BATCH)).await?;
     Ok(purged)
 }
 

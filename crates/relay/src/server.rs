@@ -19,6 +19,7 @@ use crate::auth::Auth;
 use crate::config::Config;
 use crate::delivery::http as outbound;
 use crate::delivery::worker::{self as outbox_loop, Outbox, SHUTDOWN_WAIT};
+use crate::email::{self, worker::Emails, EmailSettings};
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
@@ -58,8 +59,8 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     config.check().map_err(ServeError::Config)?;
     if !store.outboxes().agree(&config.outboxes()) {
         return Err(ServeError::Config(
-            "the store was opened with other outboxes (webhooks, Web Push) than the \
-             configuration turns on"
+            "the store was opened with other outboxes (webhooks, Web Push, e-mail) than \
+             the configuration turns on"
                 .into(),
         ));
     }
@@ -113,6 +114,13 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             store: store.tickets.clone(),
             clock: clock.clone(),
         },
+        email: Arc::new(
+            config
+                .email
+                .as_ref()
+                .map(EmailSettings::recipients)
+                .unwrap_or_default(),
+        ),
         push: push.map(|settings| PushSubscriptions {
             settings,
             store: store.subscriptions.clone(),
@@ -178,9 +186,9 @@ fn worker(outbox: impl Outbox + 'static, stopping: &watch::Receiver<bool>) -> Wo
 }
 
 /// The outbox workers `config` turns on (webhooks with `--webhook-url`, pushes with a VAPID
-/// key), working on `store` until `stopping`, minting `links` into what they send when the
-/// answer page is on. Their outbound clients are built now, before anything listens: a failure
-/// stops the start.
+/// key, e-mails with `--smtp-url`), working on `store` until `stopping`, minting `links` into
+/// what they send when the answer page is on. Their outbound clients are built now, before
+/// anything listens: a failure stops the start.
 fn delivery(
     config: &Config,
     push: Option<Arc<PushSettings>>,
@@ -209,6 +217,17 @@ fn delivery(
             counts: metrics.pushes().clone(),
         };
         workers.push(worker(pushes, stopping));
+    }
+    // E-mail needs the answer page (Config::check): a message is its question's link.
+    if let (Some(settings), Some(links)) = (&config.email, links) {
+        let emails = Emails {
+            store: Arc::clone(store),
+            from: settings.from_mailbox().map_err(ServeError::Config)?,
+            transport: email::worker::transport(settings).map_err(ServeError::Config)?,
+            links: links.clone(),
+            counts: metrics.emails().clone(),
+        };
+        workers.push(worker(emails, stopping));
     }
     Ok(workers)
 }
@@ -277,7 +296,8 @@ pub struct Server {
     /// The main address's server, then the metrics address's.
     http: Vec<JoinHandle<std::io::Result<()>>>,
     sweeper: Option<JoinHandle<()>>,
-    /// The outbox workers: webhooks with `--webhook-url`, pushes with a VAPID key.
+    /// The outbox workers: webhooks with `--webhook-url`, pushes with a VAPID key, e-mails with
+    /// `--smtp-url`.
     workers: Vec<JoinHandle<()>>,
 }
 

@@ -109,3 +109,19 @@ pub fn rendered(event: &Event, now_ms: i64) -> Option<Outgoing> {
         data: data.data(),
     })
 }
+
+/// Text safe in HTML content and in quoted attributes (the answer page, an e-mail's HTML part).
+pub(crate) fn escape_html(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}

@@ -381,6 +381,7 @@ async fn elicit_returns_the_answer_or_cancel_when_it_expires() {
     let options = ElicitOptions {
         server_name: Some("Weather".into()),
         timeout_ms: Some(1000),
+        notify: None,
     };
     let started = Instant::now();
     let expired = client

@@ -863,3 +863,119 @@ fn the_answer_page_needs_its_origin_and_the_elements_files() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn e_mail_needs_an_smtp_url_a_sender_and_the_answer_page_and_its_password_never_a_flag() {
+    let dir = std::env::temp_dir().join(format!("koder-relay-mail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("koder-mcp-elicitation.js"), "export {};").unwrap();
+    let password_file = dir.join("smtp-password");
+    std::fs::write(&password_file, "from-a-file\n").unwrap();
+    let dist = dir.to_str().unwrap();
+    let mut args = BASE.to_vec();
+    args.extend_from_slice(&[
+        "--answer-page",
+        "--answer-page-assets",
+        dist,
+        "--public-url",
+        "https://relay.example.com",
+        "--smtp-url",
+        "smtps://mail.example.com",
+        "--email-from",
+        "Relay <relay@example.com>",
+    ]);
+    let mailing = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut all = args.clone();
+        all.extend_from_slice(extra);
+        parse_with(&all, env)
+    };
+
+    // Off by default; with a URL and a sender, no domain is allowed and nothing waits.
+    assert_eq!(run(&BASE).email, None);
+    let Ok(Command::Run(config)) = mailing(&[], &[]) else {
+        panic!("should run");
+    };
+    let email = config.email.clone().unwrap();
+    assert_eq!(
+        (email.smtp.host.as_str(), email.smtp.port),
+        ("mail.example.com", 465)
+    );
+    assert!(email.allow_domains.is_empty());
+    assert_eq!(email.after, Duration::ZERO);
+    assert_eq!(
+        config.outboxes().email.map(|queue| queue.after),
+        Some(Duration::ZERO)
+    );
+
+    // The rest from flags and the environment; the password from the environment or a file.
+    let Ok(Command::Run(config)) = mailing(
+        &[
+            "--smtp-user",
+            "mailer",
+            "--email-allow-domain",
+            "Example.com,@example.org",
+        ],
+        &[
+            ("KODER_RELAY_SMTP_PASSWORD", "from-the-environment"),
+            ("KODER_RELAY_EMAIL_AFTER", "30s"),
+        ],
+    ) else {
+        panic!("should run");
+    };
+    let email = config.email.clone().unwrap();
+    assert_eq!(email.allow_domains, ["example.com", "example.org"]);
+    assert_eq!(email.after, Duration::from_secs(30));
+    assert_eq!(email.password.as_deref(), Some("from-the-environment"));
+    assert!(!format!("{config:?}").contains("from-the-environment"));
+    let file = password_file.to_str().unwrap();
+    let Ok(Command::Run(config)) = mailing(
+        &["--smtp-user", "mailer", "--smtp-password-file", file],
+        &[],
+    ) else {
+        panic!("should run");
+    };
+    assert_eq!(
+        config.email.unwrap().password.as_deref(),
+        Some("from-a-file")
+    );
+
+    // Refusals name the flag.
+    for (extra, named) in [
+        (&["--smtp-password", "x"][..], "--smtp-password"),
+        (&["--smtp-user", "mailer"][..], "KODER_RELAY_SMTP_PASSWORD"),
+        (&["--email-after", "soon"][..], "--email-after"),
+        (
+            &["--email-allow-domain", "exa mple.com"][..],
+            "--email-allow-domain",
+        ),
+    ] {
+        let error = mailing(extra, &[]).unwrap_err();
+        assert!(error.contains(named), "{extra:?}: {error}");
+    }
+    for (extra, named) in [
+        (&["--smtp-url", "http://mail.example.com"][..], "--smtp-url"),
+        (
+            &[
+                "--smtp-url",
+                "smtp://mail.example.com",
+                "--answer-page-assets",
+                dist,
+            ][..],
+            "--email-from",
+        ),
+        (&["--email-allow-domain", "example.com"][..], "--smtp-url"),
+        (
+            &[
+                "--smtp-url",
+                "smtp://mail.example.com",
+                "--email-from",
+                "relay@example.com",
+            ][..],
+            "--answer-page",
+        ),
+    ] {
+        let error = with(extra).unwrap_err();
+        assert!(error.contains(named), "{extra:?}: {error}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -272,10 +272,10 @@ mod wire {
     use koder_elicitation_relay_protocol::{
         random_id, AuditCheckpoint, AuditLine, ContentError, CreateElicitation, Created,
         ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent,
-        LinkAnswer, LinkCreated, LinkElicitation, LinkToken, LinkView, PublicStatus, PushKey,
-        PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys, PushSubscriptionList,
-        PushSubscriptionView, Scope, SettledEvent, StatusView, StreamEvent, StreamTicket,
-        ViewScope, WebhookElicitation, WebhookEvent,
+        LinkAnswer, LinkCreated, LinkElicitation, LinkToken, LinkView, Notify, PublicStatus,
+        PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
+        PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent, StatusView, StreamEvent,
+        StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -584,12 +584,17 @@ mod wire {
                         request: json!({"message": "Hi"}),
                         server_name: None,
                         timeout_ms: None,
+                        notify: None,
                     }),
                     json_of(&CreateElicitation {
                         scope: Scope::new("ana", "acme"),
                         request: json!({"message": "Hi"}),
                         server_name: Some("Weather".into()),
                         timeout_ms: Some(60_000),
+                        notify: Some(Notify {
+                            email: "ana@example.com".into(),
+                            language: Some("pt-BR".into()),
+                        }),
                     }),
                 ],
             ),

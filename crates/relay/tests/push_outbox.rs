@@ -33,6 +33,7 @@ fn outboxes() -> Outboxes {
         push: Some(PushQueue {
             remind_before: Some(REMIND_BEFORE),
         }),
+        email: None,
     }
 }
 
@@ -106,6 +107,7 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
                 expires_at,
                 idempotency_key: None,
                 request_digest: None,
+                email: None,
             },
             &Actor::Host,
         )

@@ -21,6 +21,7 @@ use super::{AppState, Routes};
 use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;
 use crate::error::ApiError;
+use crate::views::escape_html;
 
 /// The page's policy: its own scripts (and the element's wasm), styles and images (and the
 /// empty `data:` icon that keeps browsers from asking for `/favicon.ico`) only, no frames around
@@ -201,12 +202,12 @@ pub fn render(template: &str, catalog: &Catalog, locale: Locale) -> String {
             .and_then(|inner| inner.strip_suffix("}}"))
             .unwrap_or_default();
         match name {
-            "lang" => html.push_str(&escape(catalog.tag(locale))),
+            "lang" => html.push_str(&escape_html(catalog.tag(locale))),
             "dir" => html.push_str(catalog.direction(locale).as_str()),
             _ => match name.strip_prefix("msg:") {
                 Some(message) => {
                     let id = format!("{MESSAGE_PREFIX}{message}");
-                    html.push_str(&escape(&catalog.plain(locale, &id)));
+                    html.push_str(&escape_html(&catalog.plain(locale, &id)));
                 }
                 None => html.push_str(placeholder),
             },
@@ -215,22 +216,6 @@ pub fn render(template: &str, catalog: &Catalog, locale: Locale) -> String {
     }
     html.push_str(rest);
     html
-}
-
-/// Text safe in HTML content and in quoted attributes.
-fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
 }
 
 #[cfg(test)]
@@ -275,7 +260,7 @@ mod tests {
         );
         assert!(!portuguese.contains("{{msg:"), "{portuguese}");
         assert_eq!(
-            escape("<a href='x'>&\"</a>"),
+            escape_html("<a href='x'>&\"</a>"),
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
         );
     }

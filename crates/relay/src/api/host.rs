@@ -48,6 +48,12 @@ pub async fn create(
     // Only a keyed create can be repeated, so only its digest is ever compared.
     let request_digest = idempotency_key.as_ref().map(|_| request_digest(&body));
     let body = CreateElicitation::try_from(body).map_err(|error| ApiError::bad_request(error.0))?;
+    let email = body
+        .notify
+        .clone()
+        .map(|notify| state.email.check(notify))
+        .transpose()
+        .map_err(ApiError::unprocessable)?;
     let timeout_ms = body.timeout_or_default_ms();
     let id = new_id()?;
     let checked = check_request(&body.request, &id).map_err(ApiError::invalid_params)?;
@@ -63,6 +69,7 @@ pub async fn create(
             expires_at: created_at.saturating_add(timeout_ms),
             idempotency_key,
             request_digest,
+            email,
         })
         .await?;
     let record = created
@@ -79,13 +86,18 @@ pub async fn create(
 }
 
 /// SHA-256 (hex) of what a create asks for (`request`, `scope`, `serverName`, `timeoutMs`, as
-/// sent), serialized with sorted object keys: a retry that orders its keys differently is the
-/// same request.
+/// sent, and `notify` when given), serialized with sorted object keys: a retry that orders its
+/// keys differently is the same request. A create without `notify` digests as before it
+/// existed, so a retry across an upgrade is still the same request.
 fn request_digest(body: &Value) -> String {
-    let canonical: String = ["request", "scope", "serverName", "timeoutMs"]
+    let notify = body.get("notify").filter(|notify| !notify.is_null());
+    let mut canonical: String = ["request", "scope", "serverName", "timeoutMs"]
         .iter()
         .map(|field| canonical_json(body.get(field).unwrap_or(&Value::Null)) + "\n")
         .collect();
+    if let Some(notify) = notify {
+        canonical.push_str(&(canonical_json(notify) + "\n"));
+    }
     sha256_hex(canonical.as_bytes())
 }
 

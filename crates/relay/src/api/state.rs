@@ -7,6 +7,7 @@ use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::watch;
 
 use crate::auth::Auth;
+use crate::email::Recipients;
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
@@ -19,6 +20,8 @@ pub struct AppState {
     pub elicitations: Elicitations,
     /// Stream tickets.
     pub tickets: Tickets,
+    /// The addresses a create's `notify.email` may be (none when the relay sends no e-mail).
+    pub email: Arc<Recipients>,
     /// Web Push subscriptions, when the relay has a VAPID key; `None`: the push routes answer
     /// 404.
     pub push: Option<PushSubscriptions>,

@@ -16,6 +16,7 @@ use crate::config::{
     Config, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_DATABASE, DEFAULT_LISTEN,
     DEFAULT_WORKSPACE_CLAIM,
 };
+use crate::email::{self, SmtpUrl};
 use crate::hub::{DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PERSON};
 use crate::logging::LogFormat;
 use crate::push::{self, AllowList, DEFAULT_SUBSCRIPTIONS_PER_PERSON};
@@ -23,6 +24,10 @@ use crate::push::{self, AllowList, DEFAULT_SUBSCRIPTIONS_PER_PERSON};
 /// The environment variable the webhook key is read from (it has no flag: flags show in the
 /// process list).
 pub const WEBHOOK_SECRET_ENV: &str = "KODER_RELAY_WEBHOOK_SECRET";
+
+/// The environment variable the SMTP password is read from (it has no flag: flags show in the
+/// process list).
+pub const SMTP_PASSWORD_ENV: &str = "KODER_RELAY_SMTP_PASSWORD";
 
 /// The environment variable a VAPID private key's PEM text may be given in (beside
 /// `--vapid-private-key-file`).
@@ -54,7 +59,9 @@ given on the command line (directly or as a file) wins over both forms in the en
 
 The webhook key (whsec_...) has no flag: it comes from KODER_RELAY_WEBHOOK_SECRET or from
 --webhook-secret-file. The VAPID key of Web Push comes from --vapid-private-key-file or, as PEM
-text, from KODER_RELAY_VAPID_PRIVATE_KEY; `koder-elicitation-relay vapid generate` makes one.";
+text, from KODER_RELAY_VAPID_PRIVATE_KEY; `koder-elicitation-relay vapid generate` makes one. The
+SMTP password has no flag either: it comes from KODER_RELAY_SMTP_PASSWORD or from
+--smtp-password-file.";
 
 /// koder-elicitation-relay: carries MCP elicitations from hosts to people's browsers.
 #[derive(Debug, Parser)]
@@ -297,6 +304,46 @@ struct RunFlags {
           value_parser = count, allow_hyphen_values = true)]
     push_subscriptions_per_person: usize,
 
+    /// E-mail: the SMTP server questions' links are mailed through, smtps://HOST:PORT (TLS)
+    /// or smtp://HOST:PORT (STARTTLS required; to localhost, used when offered) [default: no
+    /// e-mail]. Needs --email-from and the answer page.
+    #[arg(long, value_name = "URL", env = "KODER_RELAY_SMTP_URL", hide_env_values = true,
+          value_parser = smtp_url)]
+    smtp_url: Option<SmtpUrl>,
+
+    /// E-mail: the user to log in to the SMTP server as (its password from
+    /// KODER_RELAY_SMTP_PASSWORD or --smtp-password-file).
+    #[arg(long, value_name = "USER", env = "KODER_RELAY_SMTP_USER", hide_env_values = true,
+          value_parser = not_empty)]
+    smtp_user: Option<String>,
+
+    /// E-mail: the SMTP password, read from a file.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "KODER_RELAY_SMTP_PASSWORD_FILE",
+        hide_env_values = true
+    )]
+    smtp_password_file: Option<PathBuf>,
+
+    /// E-mail: the sender, "Name <address>" or an address.
+    #[arg(long, value_name = "MAILBOX", env = "KODER_RELAY_EMAIL_FROM", hide_env_values = true,
+          value_parser = not_empty)]
+    email_from: Option<String>,
+
+    /// E-mail: the domains a create's notify.email may be in (repeatable, or comma-separated)
+    /// [default: none, so no address is accepted].
+    #[arg(long = "email-allow-domain", value_name = "DOMAIN[,DOMAIN…]",
+          env = "KODER_RELAY_EMAIL_ALLOW_DOMAIN", hide_env_values = true, value_delimiter = ',',
+          value_parser = email_domain)]
+    email_allow_domains: Vec<String>,
+
+    /// E-mail: wait this long after a create before mailing (nothing is sent when the question
+    /// ended meanwhile), e.g. 0s, 30s, 2m.
+    #[arg(long, value_name = "DURATION", env = "KODER_RELAY_EMAIL_AFTER", hide_env_values = true,
+          default_value = "0s", value_parser = duration_or_zero,
+          allow_hyphen_values = true)]
+    email_after: Duration,
     /// Serve the answer page at /answer/ and give each question a link to it
     /// (<public-url>/answer/#t=<token>); needs --public-url and --answer-page-assets.
     #[arg(long, env = "KODER_RELAY_ANSWER_PAGE", hide_env_values = true,
@@ -411,6 +458,26 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 
 fn duration(text: &str) -> Result<Duration, String> {
     parse_duration(text).ok_or_else(|| "must be a duration like 3s, 15m, 12h or 30d".to_string())
+}
+
+/// A duration as [`parse_duration`] reads it, or zero (`0s`, `0ms`, `0`).
+fn duration_or_zero(text: &str) -> Result<Duration, String> {
+    let zero = text
+        .trim()
+        .strip_prefix('0')
+        .is_some_and(|unit| ["", "ms", "s", "m", "h", "d"].contains(&unit));
+    if zero {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(text).ok_or_else(|| "must be a duration like 0s, 30s or 2m".to_string())
+}
+
+fn smtp_url(text: &str) -> Result<SmtpUrl, String> {
+    SmtpUrl::parse(text)
+}
+
+fn email_domain(text: &str) -> Result<String, String> {
+    email::parse_domain(text)
 }
 
 fn drain_timeout(text: &str) -> Result<Duration, String> {

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use clap::parser::ValueSource;
 use clap::ArgMatches;
 
-use super::{RunFlags, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
+use super::{RunFlags, SMTP_PASSWORD_ENV, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
 use crate::answer_page::AnswerPageSettings;
 use crate::config::{check_secret_length, AuthSettings, Config};
+use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
 use crate::push::PushSettings;
 use crate::store::DatabaseKind;
@@ -20,6 +21,7 @@ impl RunFlags {
     pub(super) fn into_config(mut self, matches: &ArgMatches) -> Result<Config, String> {
         DatabaseKind::named(&self.database, "--database")?;
         let push = self.push_settings(matches)?;
+        let email = self.email_settings(matches)?;
         let answer_page = self.answer_page_settings(matches)?;
         let service_token = one_secret(
             matches,
@@ -65,6 +67,7 @@ impl RunFlags {
             },
             webhook,
             push,
+            email,
             answer_page,
             retention: self.retention,
             metrics_listen: self.metrics_listen,
@@ -74,6 +77,56 @@ impl RunFlags {
         };
         config.check()?;
         Ok(config)
+    }
+
+    /// E-mail from `--smtp-url`, the sender, the allow list, the delay and the credentials (the
+    /// password from [`SMTP_PASSWORD_ENV`] or `--smtp-password-file`, one of them); `None`
+    /// without an SMTP URL, and then no other e-mail flag may be set.
+    fn email_settings(&mut self, matches: &ArgMatches) -> Result<Option<EmailSettings>, String> {
+        let password = smtp_password(
+            std::env::var(SMTP_PASSWORD_ENV).ok(),
+            self.smtp_password_file.take(),
+            matches.value_source("smtp_password_file") == Some(ValueSource::CommandLine),
+        )?;
+        let Some(smtp) = self.smtp_url.take() else {
+            let given = |id: &str| {
+                matches
+                    .value_source(id)
+                    .is_some_and(|source| source != ValueSource::DefaultValue)
+            };
+            let flags = [
+                ("smtp_user", "--smtp-user"),
+                ("email_from", "--email-from"),
+                ("email_allow_domains", "--email-allow-domain"),
+                ("email_after", "--email-after"),
+            ];
+            if let Some((_, flag)) = flags.iter().find(|(id, _)| given(id)) {
+                return Err(format!(
+                    "{flag} is set but the relay has no SMTP server: set --smtp-url"
+                ));
+            }
+            if password.is_some() {
+                return Err(format!(
+                    "an SMTP password is set ({SMTP_PASSWORD_ENV} or --smtp-password-file) but \
+                     --smtp-url is not"
+                ));
+            }
+            return Ok(None);
+        };
+        let from = self
+            .email_from
+            .take()
+            .ok_or("--email-from is required with --smtp-url (\"Name <address>\" or an address)")?;
+        let settings = EmailSettings {
+            smtp,
+            user: self.smtp_user.take(),
+            password,
+            from,
+            allow_domains: std::mem::take(&mut self.email_allow_domains),
+            after: self.email_after,
+        };
+        settings.check()?;
+        Ok(Some(settings))
     }
 
     /// Web Push from the VAPID key (a file, or PEM text in [`VAPID_PRIVATE_KEY_ENV`]) and the
@@ -134,6 +187,32 @@ impl RunFlags {
         settings.check()?;
         Ok(Some(settings))
     }
+}
+
+/// The SMTP password from [`SMTP_PASSWORD_ENV`] or `--smtp-password-file` (one of them; the
+/// file wins when it is on the command line), without a file's trailing line break.
+fn smtp_password(
+    in_environment: Option<String>,
+    file: Option<PathBuf>,
+    file_on_command_line: bool,
+) -> Result<Option<String>, String> {
+    let password = match (in_environment, file) {
+        (Some(_), Some(_)) if !file_on_command_line => {
+            return Err(format!(
+                "give {SMTP_PASSWORD_ENV} or KODER_RELAY_SMTP_PASSWORD_FILE, not both"
+            ))
+        }
+        (_, Some(path)) => std::fs::read_to_string(&path)
+            .map_err(|error| format!("--smtp-password-file {path:?} cannot be read: {error}"))?
+            .trim_end_matches(['\n', '\r'])
+            .to_string(),
+        (Some(password), None) => password,
+        (None, None) => return Ok(None),
+    };
+    if password.is_empty() {
+        return Err("the SMTP password is empty".into());
+    }
+    Ok(Some(password))
 }
 
 impl RunFlags {

@@ -105,6 +105,16 @@ pub fn jitter(delay: Duration, id: &str, attempts: i64) -> Duration {
     delay.mul_f64(factor)
 }
 
+/// The wait before attempt `attempts + 1`: `first`, doubling with each attempt up to `max`,
+/// jittered ([`jitter`]).
+pub fn doubling(first: Duration, max: Duration, attempts: i64, id: &str) -> Duration {
+    let doublings = u32::try_from(attempts.saturating_sub(1).clamp(0, 16)).unwrap_or(16);
+    let backoff = first
+        .saturating_mul(2u32.saturating_pow(doublings))
+        .min(max);
+    jitter(backoff, id, attempts)
+}
+
 /// Milliseconds of a duration, saturating.
 pub fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)

@@ -15,7 +15,7 @@ use koder_web_push::{encrypt, PushError, SubscriptionKeys};
 use super::deliver::{self, Answer, Push};
 use super::payload;
 use super::{PushOrigin, PushSettings};
-use crate::delivery::worker::{jitter, millis, Outbox};
+use crate::delivery::worker::{doubling, millis, Outbox};
 use crate::metrics::DeliveryMetrics;
 use crate::record::{Record, Status};
 use crate::service::Links;
@@ -112,11 +112,8 @@ pub struct Pushes {
 /// The wait before attempt `attempts + 1`: doubling from [`FIRST_RETRY_WAIT`] up to
 /// [`MAX_RETRY_WAIT`], jittered, and never before the push service's `Retry-After`.
 fn retry_wait(attempts: i64, id: &str, retry_after: Option<Duration>) -> Duration {
-    let doublings = u32::try_from(attempts.saturating_sub(1).clamp(0, 16)).unwrap_or(16);
-    let backoff = FIRST_RETRY_WAIT
-        .saturating_mul(2u32.saturating_pow(doublings))
-        .min(MAX_RETRY_WAIT);
-    jitter(backoff, id, attempts).max(retry_after.unwrap_or(Duration::ZERO))
+    doubling(FIRST_RETRY_WAIT, MAX_RETRY_WAIT, attempts, id)
+        .max(retry_after.unwrap_or(Duration::ZERO))
 }
 
 impl Pushes {

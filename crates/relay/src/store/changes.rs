@@ -19,6 +19,7 @@ use tokio::sync::Notify;
 use super::beside::{bound, Arg, Beside};
 use super::clock::Clock;
 use super::db::{either, Connection, Either};
+use super::email_outbox::EmailQueue;
 use super::journal;
 use super::outbox::{self, WebhookRows};
 use super::postgres::EVENTS_CHANNEL;
@@ -33,7 +34,10 @@ use crate::record::Actor;
 #[derive(Debug, Clone)]
 pub(super) enum Change {
     /// A new pending elicitation, idempotent by its key.
-    Create { new: NewElicitation, actor: Actor },
+    Create {
+        new: Box<NewElicitation>,
+        actor: Actor,
+    },
     /// A pending one settled, withdrawn or expired, at `at`.
     Finish {
         record: Box<Record>,
@@ -68,6 +72,8 @@ pub(super) struct ChangeContext {
     pub(super) webhook_rows: Option<WebhookRows>,
     /// Which pushes an event queues, when Web Push is on.
     pub(super) push: Option<PushQueue>,
+    /// When a create's e-mail is due, when e-mail is on.
+    pub(super) email: Option<EmailQueue>,
     /// Told after every change that recorded audit entries, so the sealer seals them.
     pub(super) recorded: Arc<Notify>,
 }
@@ -293,9 +299,14 @@ fn notification(kind: EventKind, context: &ChangeContext) -> [Arg; 2] {
     ]
 }
 
-/// What `event`, made by `actor` at `at`, writes beside its change.
-fn besides(event: &Event, actor: &Actor, at: i64, context: &ChangeContext) -> Vec<Beside> {
-    let mut besides = vec![journal::record(Recorded::of(event, actor, at))];
+/// What `event`, made by `change` at `at`, writes beside it.
+fn besides(event: &Event, change: &Change, at: i64, context: &ChangeContext) -> Vec<Beside> {
+    let mut besides = vec![journal::record(Recorded::of(event, change.actor(), at))];
+    if let (Change::Create { new, .. }, Some(queue)) = (change, context.email) {
+        if let Some(notice) = &new.email {
+            besides.push(queue.enqueue(new, notice));
+        }
+    }
     if let Some(row) = context.webhook_rows.and_then(|rows| rows(event)) {
         besides.push(outbox::enqueue(row, context.clock.now_ms()));
     }
@@ -335,7 +346,7 @@ pub(super) async fn apply(
             }
         }
         for event in &events {
-            for beside in besides(event, change.actor(), at, context) {
+            for beside in besides(event, change, at, context) {
                 bound(sqlx::query(beside.text.alone), beside.args)
                     .execute(&mut *db)
                     .await?;
@@ -360,7 +371,7 @@ pub(super) async fn apply_on_postgres(
         return Ok(applied);
     };
     let at = change.at(&context.clock);
-    let besides = besides(&expected, change.actor(), at, context);
+    let besides = besides(&expected, change, at, context);
     let (statement, args) = change.statement();
     let text = statement.joined(true, &besides);
     let values = args

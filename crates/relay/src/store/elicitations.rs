@@ -27,6 +27,7 @@ impl ElicitationStore {
     /// they differ. Other tenants' keys are never looked at.
     pub async fn create(&self, new: NewElicitation, actor: &Actor) -> Result<Created, StoreError> {
         let actor = actor.clone();
+        let new = Box::new(new);
         match self.committer.commit(Change::Create { new, actor }).await? {
             Applied::Created(created) => Ok(created),
             Applied::Changed(_) => Err(StoreError("a create changed no row".into())),

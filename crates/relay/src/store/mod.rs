@@ -30,6 +30,9 @@ pub mod outbox;
 /// The push outbox.
 pub mod push_outbox;
 
+/// The e-mail outbox.
+pub mod email_outbox;
+
 /// Web Push subscriptions.
 pub mod subscriptions;
 
@@ -61,11 +64,12 @@ pub mod journal;
 pub mod url;
 
 pub use crate::record::Actor;
-pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
+pub use crate::record::{EmailNotice, NewElicitation, Record, Status, Tenant, TenantFilter};
 pub use audit::AuditStore;
 pub use audit_reader::AuditReader;
 pub use clock::Clock;
 pub use elicitations::ElicitationStore;
+pub use email_outbox::{EmailOutboxStore, EmailQueue};
 pub use health::Health;
 pub use links::{LinkRow, LinkStore, NewLink};
 pub use outbox::{OutboxStore, WebhookRows};
@@ -108,9 +112,11 @@ pub enum Created {
 }
 
 impl Outboxes {
-    /// Whether both queue the same: webhooks on or off alike, the same pushes.
+    /// Whether both queue the same: webhooks on or off alike, the same pushes and e-mails.
     pub fn agree(&self, other: &Outboxes) -> bool {
-        self.webhooks.is_some() == other.webhooks.is_some() && self.push == other.push
+        self.webhooks.is_some() == other.webhooks.is_some()
+            && self.push == other.push
+            && self.email == other.email
     }
 }
 
@@ -132,6 +138,8 @@ pub struct Outboxes {
     pub webhooks: Option<WebhookRows>,
     /// Which pushes an event queues, when Web Push is on.
     pub push: Option<PushQueue>,
+    /// When a create's e-mail is due, when e-mail is on.
+    pub email: Option<EmailQueue>,
 }
 
 /// Every store of one database.
@@ -147,6 +155,8 @@ pub struct Store {
     pub outbox: OutboxStore,
     /// The push outbox.
     pub push_outbox: PushOutboxStore,
+    /// The e-mail outbox.
+    pub email_outbox: EmailOutboxStore,
     /// Web Push subscriptions.
     pub subscriptions: SubscriptionStore,
     /// Answer links.
@@ -192,6 +202,7 @@ impl Store {
             clock: clock.clone(),
             webhook_rows: outboxes.webhooks,
             push: outboxes.push,
+            email: outboxes.email,
             recorded: recorded.clone(),
         };
         let committer = match &database {
@@ -219,6 +230,9 @@ impl Store {
                 database: database.clone(),
             },
             push_outbox: PushOutboxStore {
+                database: database.clone(),
+            },
+            email_outbox: EmailOutboxStore {
                 database: database.clone(),
             },
             subscriptions: SubscriptionStore {

@@ -94,6 +94,10 @@ pub(super) struct OutboxTable {
     pub(super) retry: &'static str,
     /// Gives a row up (`$1` id, `$2` now, `$3` the error).
     pub(super) gave_up: &'static str,
+    /// Whether any row is due at `$1`.
+    pub(super) due: &'static str,
+    /// Deletes up to `$2` rows done (delivered or given up) before `$1`.
+    pub(super) purge_done: &'static str,
 }
 
 /// The statements of the outbox table `$table`, claims returning `$returning`. A claim leases
@@ -112,6 +116,14 @@ macro_rules! outbox_table {
             ),
             gave_up: concat!(
                 "UPDATE ", $table, " SET failed_at = $2, last_error = $3 WHERE id = $1"
+            ),
+            due: concat!(
+                "SELECT EXISTS (SELECT 1 FROM ", $table, " WHERE delivered_at IS NULL ",
+                "AND failed_at IS NULL AND next_attempt_at <= $1)"
+            ),
+            purge_done: concat!(
+                "DELETE FROM ", $table, " WHERE id IN (SELECT id FROM ", $table, " ",
+                "WHERE delivered_at < $1 OR failed_at < $1 LIMIT $2)"
             ),
         }
     };
@@ -153,6 +165,51 @@ impl OutboxTable {
                 .bind(limit)
                 .fetch_all(pool)
                 .await?)
+        })
+    }
+
+    /// Like [`claim`](Self::claim), for a table most changes queue nothing to: a reader
+    /// answers "nothing is due" first, without taking the writer.
+    pub(super) async fn claim_when_due<T>(
+        &self,
+        database: &Database,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<T>, StoreError>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+            + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+            + Send
+            + Unpin,
+    {
+        let due = either!(database.reader(), |pool| {
+            sqlx::query_scalar::<_, bool>(self.due)
+                .bind(now_ms)
+                .fetch_one(pool)
+                .await?
+        });
+        if !due {
+            return Ok(Vec::new());
+        }
+        self.claim(database, now_ms, lease_ms, limit).await
+    }
+
+    /// Deletes up to `limit` rows done (delivered or given up) before `before_ms` (retention);
+    /// returns how many.
+    pub(super) async fn purge_done(
+        &self,
+        database: &Database,
+        before_ms: i64,
+        limit: i64,
+    ) -> Result<u64, StoreError> {
+        either!(database.writer(), |pool| {
+            let purged = sqlx::query(self.purge_done)
+                .bind(before_ms)
+                .bind(limit)
+                .execute(pool)
+                .await?;
+            Ok(purged.rows_affected())
         })
     }
 

@@ -182,21 +182,10 @@ impl PushOutboxStore {
         lease_ms: i64,
         limit: i64,
     ) -> Result<Vec<PushDelivery>, StoreError> {
-        // Woken on every change, also of people without subscriptions: a reader answers
-        // "nothing is due" without taking the writer.
-        let due = either!(self.database.reader(), |pool| {
-            sqlx::query_scalar::<_, bool>(
-                "SELECT EXISTS (SELECT 1 FROM koder_push_outbox WHERE delivered_at IS NULL \
-                 AND failed_at IS NULL AND next_attempt_at <= $1)",
-            )
-            .bind(now_ms)
-            .fetch_one(pool)
-            .await?
-        });
-        if !due {
-            return Ok(Vec::new());
-        }
-        PUSHES.claim(&self.database, now_ms, lease_ms, limit).await
+        // Woken on every change, most of which queue nothing here.
+        PUSHES
+            .claim_when_due(&self.database, now_ms, lease_ms, limit)
+            .await
     }
 
     /// Keeps what each attempt of a batch came to, in one transaction.
@@ -236,17 +225,7 @@ impl PushOutboxStore {
     /// Deletes up to `limit` pushes done (delivered or given up) before `before_ms`
     /// (retention); returns how many. They hold no content, but need not stay.
     pub async fn purge_done(&self, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
-        either!(self.database.writer(), |pool| {
-            let purged = sqlx::query(
-                "DELETE FROM koder_push_outbox WHERE id IN (SELECT id FROM koder_push_outbox \
-                 WHERE delivered_at < $1 OR failed_at < $1 LIMIT $2)",
-            )
-            .bind(before_ms)
-            .bind(limit)
-            .execute(pool)
-            .await?;
-            Ok(purged.rows_affected())
-        })
+        PUSHES.purge_done(&self.database, before_ms, limit).await
     }
 }
 

@@ -1,0 +1,279 @@
+//! E-mail: the relay mails a question's link to the person a host names in the create body
+//! (`notify.email`), when it has an SMTP server (`--smtp-url`). [`EmailSettings`] is built from
+//! the flags; [`Recipients`] is the allow list a create's address is checked against (so a host
+//! token cannot make the relay mail anyone); [`message`] makes the message and [`worker`] sends
+//! it from the e-mail outbox.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use koder_elicitation_relay_protocol::Notify;
+use lettre::message::Mailbox;
+use lettre::Address;
+
+use crate::record::EmailNotice;
+
+/// The message: its headers and its text and HTML parts.
+pub mod message;
+
+/// The e-mail outbox's worker.
+pub mod worker;
+
+/// How a connection to the SMTP server is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmtpSecurity {
+    /// `smtps://`: TLS from the first byte.
+    Implicit,
+    /// `smtp://` to another host: STARTTLS, required (no message goes in the clear).
+    StartTls,
+    /// `smtp://` to the local host: STARTTLS when the server offers it, plain otherwise (a
+    /// relay beside a local mail server).
+    StartTlsWhenOffered,
+}
+
+/// `--smtp-url`: where mail goes and how the connection is secured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmtpUrl {
+    /// The server's host name (or address), as the certificate must name it.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+    /// How the connection is secured.
+    pub security: SmtpSecurity,
+}
+
+impl SmtpUrl {
+    /// `smtps://HOST[:PORT]` (port 465 by default) or `smtp://HOST[:PORT]` (587); nothing else
+    /// (no user, path or query: the credentials have flags of their own).
+    pub fn parse(url: &str) -> Result<SmtpUrl, String> {
+        let shape = "--smtp-url must be smtps://HOST:PORT or smtp://HOST:PORT";
+        let (scheme, rest) = url.split_once("://").ok_or(shape)?;
+        let default_port = match scheme {
+            "smtps" => 465,
+            "smtp" => 587,
+            _ => return Err(shape.into()),
+        };
+        if rest.is_empty() || rest.contains(['/', '?', '#', '@']) || !rest.is_ascii() {
+            return Err(format!("{shape} (no user, path or query)"));
+        }
+        let port = |text: &str| {
+            text.parse::<u16>()
+                .ok()
+                .filter(|port| *port > 0)
+                .ok_or_else(|| format!("{shape} (the port is not a number)"))
+        };
+        // An IPv6 address is in brackets; anything else has at most one colon.
+        let (host, port) = match rest.strip_prefix('[') {
+            Some(bracketed) => match bracketed.split_once(']') {
+                Some((host, "")) => (host, default_port),
+                Some((host, after)) => match after.strip_prefix(':') {
+                    Some(number) => (host, port(number)?),
+                    None => return Err(shape.into()),
+                },
+                None => return Err(shape.into()),
+            },
+            None => match rest.split_once(':') {
+                Some((host, number)) => (host, port(number)?),
+                None => (rest, default_port),
+            },
+        };
+        if host.is_empty() {
+            return Err(shape.into());
+        }
+        let local = matches!(host, "localhost" | "127.0.0.1" | "::1");
+        let security = match (scheme, local) {
+            ("smtps", _) => SmtpSecurity::Implicit,
+            (_, true) => SmtpSecurity::StartTlsWhenOffered,
+            (_, false) => SmtpSecurity::StartTls,
+        };
+        Ok(SmtpUrl {
+            host: host.to_string(),
+            port,
+            security,
+        })
+    }
+}
+
+/// What the relay mails with.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EmailSettings {
+    /// The SMTP server.
+    pub smtp: SmtpUrl,
+    /// The user to log in as, when the server needs one.
+    pub user: Option<String>,
+    /// Its password (never logged).
+    pub password: Option<String>,
+    /// `--email-from`: `Name <addr>` or `addr`.
+    pub from: String,
+    /// The domains a create's address may be in (lowercase).
+    pub allow_domains: Vec<String>,
+    /// How long after the create the message is sent (`--email-after`).
+    pub after: Duration,
+}
+
+impl std::fmt::Debug for EmailSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmailSettings")
+            .field("smtp", &self.smtp)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("from", &self.from)
+            .field("allow_domains", &self.allow_domains)
+            .field("after", &self.after)
+            .finish()
+    }
+}
+
+impl EmailSettings {
+    /// The sender, parsed; the error names the flag.
+    pub fn from_mailbox(&self) -> Result<Mailbox, String> {
+        Mailbox::from_str(&self.from).map_err(|error| {
+            format!("--email-from must be an address or \"Name <address>\": {error}")
+        })
+    }
+
+    /// What must hold: a sender that parses, a password only with a user.
+    pub fn check(&self) -> Result<(), String> {
+        self.from_mailbox()?;
+        if self.password.is_some() && self.user.is_none() {
+            return Err("an SMTP password is set but --smtp-user is not".into());
+        }
+        if self.user.is_some() && self.password.is_none() {
+            return Err(
+                "--smtp-user needs a password: set KODER_RELAY_SMTP_PASSWORD or \
+                 --smtp-password-file"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The allow list creates are checked against.
+    pub fn recipients(&self) -> Recipients {
+        Recipients {
+            allow_domains: self.allow_domains.clone(),
+        }
+    }
+}
+
+/// `--email-allow-domain`: one domain, lowercase, without a leading `@`.
+pub fn parse_domain(text: &str) -> Result<String, String> {
+    let domain = text.trim().trim_start_matches('@').to_ascii_lowercase();
+    let label = |label: &str| {
+        !label.is_empty()
+            && label.len() <= 63
+            && label
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+    };
+    if domain.len() <= 253 && domain.split('.').all(label) {
+        Ok(domain)
+    } else {
+        Err("must be a domain like example.com".into())
+    }
+}
+
+/// The allow list a create's `notify.email` is checked against. Empty (e-mail off, or no
+/// `--email-allow-domain`): no address is accepted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recipients {
+    allow_domains: Vec<String>,
+}
+
+impl Recipients {
+    /// The e-mail `notify` asks for, when its address is one (parsed strictly: no display
+    /// name, comments or anything a header could be made of) in an allowed domain; else why not,
+    /// for the host's developer.
+    pub fn check(&self, notify: Notify) -> Result<EmailNotice, String> {
+        if self.allow_domains.is_empty() {
+            return Err(
+                "notify.email: this relay sends no e-mail to any address (it has no \
+                 --smtp-url or no --email-allow-domain)"
+                    .into(),
+            );
+        }
+        let address = Address::from_str(&notify.email)
+            .map_err(|_| "notify.email is not an e-mail address like ana@example.com")?;
+        let domain = address.domain().to_ascii_lowercase();
+        if !self.allow_domains.contains(&domain) {
+            return Err(format!(
+                "notify.email: the relay does not send e-mail to {domain} (not in \
+                 --email-allow-domain)"
+            ));
+        }
+        Ok(EmailNotice {
+            address: address.to_string(),
+            language: notify.language,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smtp_urls_say_how_the_connection_is_secured() {
+        let url = |text| SmtpUrl::parse(text);
+        assert_eq!(
+            url("smtps://mail.example.com"),
+            Ok(SmtpUrl {
+                host: "mail.example.com".into(),
+                port: 465,
+                security: SmtpSecurity::Implicit
+            })
+        );
+        assert_eq!(
+            url("smtp://mail.example.com:2587").map(|url| (url.port, url.security)),
+            Ok((2587, SmtpSecurity::StartTls))
+        );
+        assert_eq!(
+            url("smtp://127.0.0.1:2525").map(|url| url.security),
+            Ok(SmtpSecurity::StartTlsWhenOffered)
+        );
+        assert_eq!(
+            url("smtp://localhost").map(|url| (url.port, url.security)),
+            Ok((587, SmtpSecurity::StartTlsWhenOffered))
+        );
+        for bad in [
+            "http://mail.example.com",
+            "smtp://",
+            "smtp://user:pw@mail.example.com",
+            "smtp://mail.example.com/x",
+            "smtp://mail.example.com:0",
+            "smtp://mail.example.com:x",
+        ] {
+            assert!(url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_plain_addresses_in_allowed_domains_pass() {
+        let recipients = Recipients {
+            allow_domains: vec!["example.com".into()],
+        };
+        let check = |email: &str| recipients.check(Notify::email(email));
+        assert_eq!(
+            check("Ana@Example.COM").map(|notice| notice.address),
+            Ok("Ana@Example.COM".to_string())
+        );
+        assert!(check("ana@example.org")
+            .unwrap_err()
+            .contains("example.org"));
+        for bad in [
+            "ana@example.com\r\nBcc: eve@example.org",
+            "Ana <ana@example.com>",
+            "ana@example.com, eve@example.com",
+            "ana",
+            "@example.com",
+        ] {
+            assert!(check(bad).is_err(), "{bad:?}");
+        }
+        assert!(Recipients::default()
+            .check(Notify::email("ana@example.com"))
+            .is_err());
+        assert_eq!(parse_domain("@Example.com"), Ok("example.com".into()));
+        assert!(parse_domain("exa mple.com").is_err());
+        assert!(parse_domain("").is_err());
+    }
+}

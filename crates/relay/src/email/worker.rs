@@ -1,0 +1,244 @@
+//! The e-mail worker, on the outboxes' shared loop ([`crate::delivery::worker`]). Each claimed
+//! row is checked again before anything is sent: its deadline, its elicitation (a question over
+//! by now, answered while `--email-after` passed, is not mailed: the row is done, skipped). A
+//! link is minted then (so no token ever waits in the outbox), the message made and handed to
+//! the SMTP server. A connection error or an SMTP 4yz is retried with backoff until the
+//! deadline; a 5yz gives it up.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use koder_mcp_elicitation_core::i18n::Locale;
+use lettre::message::Mailbox;
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Tls, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+
+use super::message::Question;
+use super::{EmailSettings, SmtpSecurity};
+use crate::delivery::http::ATTEMPT_TIMEOUT;
+use crate::delivery::worker::{doubling, millis, Outbox};
+use crate::metrics::DeliveryMetrics;
+use crate::record::Status;
+use crate::service::links::Links;
+use crate::store::email_outbox::EmailDelivery;
+use crate::store::outbox::Outcome;
+use crate::store::{Store, StoreError};
+
+/// The first retry's wait; each one after doubles it, up to [`MAX_RETRY_WAIT`].
+const FIRST_RETRY_WAIT: Duration = Duration::from_secs(1);
+/// The longest wait between attempts (the deadline ends them anyway).
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(5 * 60);
+/// How much of an error is kept in the outbox's `last_error`.
+const MAX_ERROR_CHARS: usize = 200;
+
+/// What one e-mail came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmailOutcome {
+    /// The SMTP server took it.
+    Sent,
+    /// Failed for now: tried again at `next_attempt_at`, in `wait`.
+    Retried {
+        /// When (ms since the Unix epoch).
+        next_attempt_at: i64,
+        /// How long from now.
+        wait: Duration,
+        /// Why.
+        error: String,
+    },
+    /// Not sent: the question was over first (or is gone).
+    Skipped(String),
+    /// Given up: the server refused it for good (5yz), it cannot be made, or the retries ran
+    /// into its deadline.
+    Failed(String),
+}
+
+impl EmailOutcome {
+    /// Its label in `koder_relay_email_deliveries_total{outcome}`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            EmailOutcome::Sent => "sent",
+            EmailOutcome::Retried { .. } => "retried",
+            EmailOutcome::Skipped(_) => "skipped",
+            EmailOutcome::Failed(_) => "failed",
+        }
+    }
+
+    /// What the outbox keeps of it: sent, another attempt, or done (the reason kept).
+    fn kept(&self) -> Outcome {
+        match self {
+            EmailOutcome::Sent => Outcome::Delivered,
+            EmailOutcome::Retried {
+                next_attempt_at,
+                error,
+                ..
+            } => Outcome::Retry {
+                next_attempt_at: *next_attempt_at,
+                error: error.clone(),
+            },
+            EmailOutcome::Skipped(reason) => Outcome::GaveUp {
+                error: format!("skipped: {reason}"),
+            },
+            EmailOutcome::Failed(error) => Outcome::GaveUp {
+                error: error.clone(),
+            },
+        }
+    }
+}
+
+/// One claimed row and what came of it.
+#[derive(Debug)]
+pub struct EmailAttempt {
+    row: EmailDelivery,
+    outcome: EmailOutcome,
+}
+
+/// The SMTP transport `settings` describe: TLS from the first byte (`smtps://`), STARTTLS
+/// required (`smtp://`), or STARTTLS when offered (`smtp://` to the local host). Its roots are
+/// the relay's other clients' (rustls-platform-verifier: the system store, or `SSL_CERT_FILE`).
+pub fn transport(settings: &EmailSettings) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
+    let smtp = &settings.smtp;
+    let parameters = TlsParameters::builder(smtp.host.clone())
+        .build_rustls()
+        .map_err(|error| format!("cannot set up TLS for --smtp-url: {error}"))?;
+    let tls = match smtp.security {
+        SmtpSecurity::Implicit => Tls::Wrapper(parameters),
+        SmtpSecurity::StartTls => Tls::Required(parameters),
+        SmtpSecurity::StartTlsWhenOffered => Tls::Opportunistic(parameters),
+    };
+    let from = settings.from_mailbox()?;
+    let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(smtp.host.clone())
+        .port(smtp.port)
+        .tls(tls)
+        .timeout(Some(ATTEMPT_TIMEOUT))
+        .hello_name(ClientId::Domain(from.email.domain().to_string()));
+    if let (Some(user), Some(password)) = (&settings.user, &settings.password) {
+        builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+    }
+    Ok(builder.build())
+}
+
+/// The e-mail outbox as its worker sees it, for the outboxes' shared loop
+/// ([`crate::delivery::worker::run`]).
+#[derive(Debug)]
+pub struct Emails {
+    pub(crate) store: Arc<Store>,
+    pub(crate) from: Mailbox,
+    pub(crate) transport: AsyncSmtpTransport<Tokio1Executor>,
+    pub(crate) links: Links,
+    pub(crate) counts: DeliveryMetrics,
+}
+
+/// A short description of an SMTP failure (lettre's errors name the kind, the code and the
+/// server's words, never the credentials).
+fn describe(error: &lettre::transport::smtp::Error) -> String {
+    error.to_string().chars().take(MAX_ERROR_CHARS).collect()
+}
+
+impl Emails {
+    /// Sends one row, or says why it was not sent.
+    async fn email(&self, row: &EmailDelivery) -> Result<EmailOutcome, StoreError> {
+        let now = self.store.now_ms();
+        let Some(record) = self.store.elicitations.get(&row.id).await? else {
+            return Ok(EmailOutcome::Skipped("the elicitation is gone".into()));
+        };
+        if record.status != Status::Pending || record.expires_at <= now || now >= row.deadline {
+            return Ok(EmailOutcome::Skipped("the question was over first".into()));
+        }
+        let to = match row.address.parse() {
+            Ok(address) => Mailbox::new(None, address),
+            Err(_) => return Ok(EmailOutcome::Failed("the address does not parse".into())),
+        };
+        let link = self.links.mint(&record.id, record.expires_at).await?;
+        let question = Question {
+            record: &record,
+            link: &link.url,
+            // The nearest shipped language, else en-US, as the element picks one.
+            locale: Locale::negotiate(row.language.as_deref()),
+        };
+        let message = match question.message(self.from.clone(), to) {
+            Ok(message) => message,
+            Err(error) => return Ok(EmailOutcome::Failed(error)),
+        };
+        Ok(match self.transport.send(message).await {
+            Ok(_) => EmailOutcome::Sent,
+            Err(error) if error.is_permanent() => EmailOutcome::Failed(describe(&error)),
+            Err(error) => self.retry(row, describe(&error)),
+        })
+    }
+
+    /// Schedules another attempt, unless it would come after the deadline.
+    fn retry(&self, row: &EmailDelivery, error: String) -> EmailOutcome {
+        let wait = doubling(FIRST_RETRY_WAIT, MAX_RETRY_WAIT, row.attempts, &row.id);
+        let next_attempt_at = self.store.now_ms().saturating_add(millis(wait));
+        if next_attempt_at >= row.deadline {
+            return EmailOutcome::Failed(format!("{error}; its deadline comes first"));
+        }
+        EmailOutcome::Retried {
+            next_attempt_at,
+            wait,
+            error,
+        }
+    }
+}
+
+impl Outbox for Emails {
+    type Row = EmailDelivery;
+    type Attempt = EmailAttempt;
+    const UNAVAILABLE: &'static str = "e-mail outbox unavailable";
+
+    async fn claim(&self, lease_ms: i64, limit: i64) -> Result<Vec<EmailDelivery>, StoreError> {
+        let now = self.store.now_ms();
+        self.store.email_outbox.claim(now, lease_ms, limit).await
+    }
+
+    async fn send(&self, row: &EmailDelivery) -> EmailAttempt {
+        let outcome = match self.email(row).await {
+            Ok(outcome) => outcome,
+            // The database could not be read: another attempt, as for a server that did not
+            // answer.
+            Err(error) => self.retry(row, error.to_string()),
+        };
+        // The elicitation's id only: the address is a person's.
+        match &outcome {
+            EmailOutcome::Sent => tracing::info!(elicitation = %row.id, "e-mail sent"),
+            EmailOutcome::Retried { wait, error, .. } => tracing::warn!(
+                elicitation = %row.id,
+                attempt = row.attempts,
+                %error,
+                retry_in_s = wait.as_secs_f64(),
+                "e-mail failed; retrying"
+            ),
+            EmailOutcome::Skipped(reason) => {
+                tracing::info!(elicitation = %row.id, %reason, "e-mail not sent")
+            }
+            EmailOutcome::Failed(reason) => {
+                tracing::warn!(elicitation = %row.id, %reason, "e-mail given up")
+            }
+        }
+        EmailAttempt {
+            row: row.clone(),
+            outcome,
+        }
+    }
+
+    async fn record(&self, attempts: Vec<EmailAttempt>) -> Option<Duration> {
+        let mut soonest = None;
+        let mut kept = Vec::with_capacity(attempts.len());
+        for EmailAttempt { row, outcome } in attempts {
+            self.counts.count(outcome.label());
+            if let EmailOutcome::Retried { wait, .. } = &outcome {
+                soonest = Some(soonest.map_or(*wait, |soonest: Duration| soonest.min(*wait)));
+            }
+            kept.push((row.id, outcome.kept()));
+        }
+        let store = &self.store;
+        if let Err(error) = store.email_outbox.record(&kept, store.now_ms()).await {
+            // The leases run out and the rows are claimed again: a message sent twice at
+            // worst, with the same Message-ID.
+            tracing::error!(emails = kept.len(), %error, "cannot record e-mail attempts");
+        }
+        soonest
+    }
+}
