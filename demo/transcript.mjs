@@ -8,11 +8,21 @@ const TAG = 'koder-mcp-elicitation';
 /** How often the mailbox is read while a question is out by e-mail. */
 const MAIL_POLL_MS = 1000;
 
-/** The tool's result as the transcript says it. */
-function resultText(tool, response, result) {
-  return response.ok
+/**
+ * Has a demo server host (`path`: /host/call or /host/email) call `tool`; the transcript says the
+ * tool's result, which this resolves with.
+ */
+async function callHost(path, tool, say) {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ tool }),
+  });
+  const result = await response.json();
+  say('tool', response.ok
     ? result.content.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block))).join('\n')
-    : `${tool} failed: ${result.error}`;
+    : `${tool} failed: ${result.error}`);
+  return result;
 }
 
 /**
@@ -32,14 +42,7 @@ async function askByEmail(tool, button, say) {
   };
   const polled = poll();
   try {
-    const response = await fetch('/host/email', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ tool }),
-    });
-    const result = await response.json();
-    say('tool', resultText(tool, response, result));
-    return result;
+    return await callHost('/host/email', tool, say);
   } finally {
     polling = false;
     await polled;
@@ -144,14 +147,7 @@ export async function startTranscript(hub) {
     ask.disabled = true;
     say('user', `Server-side host: calling ${tool}…`);
     try {
-      const response = await fetch('/host/call', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ tool }),
-      });
-      const result = await response.json();
-      say('tool', resultText(tool, response, result));
-      return result;
+      return await callHost('/host/call', tool, say);
     } finally {
       ask.disabled = false;
     }

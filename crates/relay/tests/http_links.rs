@@ -71,16 +71,15 @@ fn token_of(url: &str) -> String {
     token.to_string()
 }
 
+/// `POST /v1/elicitations/{id}/link` with `token`: (status, body).
+async fn post_link(relay: &Relay, id: &str, token: Option<&str>) -> (StatusCode, Value) {
+    let path = format!("/v1/elicitations/{id}/link");
+    relay.call(Method::POST, &path, token, None).await
+}
+
 /// `POST /v1/elicitations/{id}/link` with the service token: the link's URL (asserting 201).
 async fn link(relay: &Relay, id: &str) -> String {
-    let (status, body) = relay
-        .call(
-            Method::POST,
-            &format!("/v1/elicitations/{id}/link"),
-            Some(SERVICE_TOKEN),
-            None,
-        )
-        .await;
+    let (status, body) = post_link(relay, id, Some(SERVICE_TOKEN)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     body["url"].as_str().unwrap().to_string()
 }
@@ -126,14 +125,7 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
     let (status, created) = relay.create(create_body("ana", "acme", "c1")).await;
     assert_eq!(status, StatusCode::CREATED);
     let id = created["id"].as_str().unwrap();
-    let (status, body) = relay
-        .call(
-            Method::POST,
-            &format!("/v1/elicitations/{id}/link"),
-            Some(SERVICE_TOKEN),
-            None,
-        )
-        .await;
+    let (status, body) = post_link(&relay, id, Some(SERVICE_TOKEN)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["expiresAt"], created["expiresAt"]);
     let first = body["url"].as_str().unwrap();
@@ -155,10 +147,7 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
     for _ in 2..256 {
         link(&relay, id).await;
     }
-    let path = format!("/v1/elicitations/{id}/link");
-    let (status, body) = relay
-        .call(Method::POST, &path, Some(SERVICE_TOKEN), None)
-        .await;
+    let (status, body) = post_link(&relay, id, Some(SERVICE_TOKEN)).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(
         body["error"]["message"],
@@ -170,18 +159,12 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
     );
 
     let unknown = "0123456789abcdef0123456789abcdef";
-    let path = format!("/v1/elicitations/{unknown}/link");
-    let (status, body) = relay
-        .call(Method::POST, &path, Some(SERVICE_TOKEN), None)
-        .await;
+    let (status, body) = post_link(&relay, unknown, Some(SERVICE_TOKEN)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"]["message"], "no such elicitation");
-    let path = format!("/v1/elicitations/{id}/link");
-    let (status, _) = relay.call(Method::POST, &path, None, None).await;
+    let (status, _) = post_link(&relay, id, None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = relay
-        .call(Method::POST, &path, Some(&person("ana", "acme")), None)
-        .await;
+    let (status, _) = post_link(&relay, id, Some(&person("ana", "acme"))).await;
     assert_eq!(
         status,
         StatusCode::UNAUTHORIZED,
@@ -191,10 +174,7 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
     // Without the page: no links, and it says why.
     let off = Relay::start().await;
     let id = off.create_id(create_body("ana", "acme", "c1")).await;
-    let path = format!("/v1/elicitations/{id}/link");
-    let (status, body) = off
-        .call(Method::POST, &path, Some(SERVICE_TOKEN), None)
-        .await;
+    let (status, body) = post_link(&off, &id, Some(SERVICE_TOKEN)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(
         body["error"]["message"]
