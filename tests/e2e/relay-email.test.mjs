@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
+import { createRelayElicitation, RelayError } from 'koder-mcp-elicitation/relay';
 import { freePort, launchBrowser, repoRoot } from './harness.mjs';
 import { mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
 
@@ -208,6 +209,11 @@ test('an address off the allow list is 422, a malformed notify 400, a repeat wit
     assert.equal(response.status, 422, email);
     assert.match((await response.json()).error.message, /notify\.email/);
   }
+  // The Node host's create passes notify on, and the refusal comes back as a RelayError.
+  await assert.rejects(
+    createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: SCOPE, request: FORM, notify: { email: 'eve@evil.example' } }),
+    (error) => error instanceof RelayError && error.status === 422 && /notify\.email/.test(error.message),
+  );
   for (const notify of ['ana@example.com', { email: 'ana@example.com\r\nBcc: eve@evil.example' }, { email: 'Ana <ana@example.com>' }, { email: 5 }, { email: 'a@example.com', language: 7 }]) {
     const response = await create(relay, { notify });
     assert.equal(response.status, 400, JSON.stringify(notify));
