@@ -64,7 +64,7 @@ impl AnswerPageSettings {
 pub fn parse_public_url(text: &str) -> Result<String, String> {
     let url =
         Url::parse(text).map_err(|error| format!("--public-url {text:?} is not a URL: {error}"))?;
-    crate::config::check_https_or_local(&url, "--public-url")?;
+    crate::given_url::check_https_or_local(&url, "--public-url")?;
     if url.host_str().is_none_or(str::is_empty) {
         return Err(format!("--public-url {text:?} has no host"));
     }

@@ -257,25 +257,3 @@ pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// `url` is `https://`, or `http://` on `localhost`, `127.0.0.1` or `[::1]` for development,
-/// and carries no user or password (they would be in logs and process lists). The error names
-/// `flag` and shows the URL's origin only (a path or query may hold a token).
-pub fn check_https_or_local(url: &reqwest::Url, flag: &str) -> Result<(), String> {
-    let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
-    match url.scheme() {
-        "https" => {}
-        "http" if local => {}
-        _ => {
-            return Err(format!(
-                "{flag} {:?} must start with https:// (http:// only on localhost, for \
-                 development)",
-                url.origin().ascii_serialization()
-            ))
-        }
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(format!("{flag} must not carry a user or password"));
-    }
-    Ok(())
-}

@@ -18,6 +18,7 @@ mod delivery;
 pub mod email;
 mod error;
 pub mod events;
+mod given_url;
 mod http;
 pub mod hub;
 pub mod jwks;

@@ -11,6 +11,10 @@ use koder_elicitation_relay_protocol::Notify;
 use lettre::message::Mailbox;
 use lettre::Address;
 
+use reqwest::Url;
+use url::Host;
+
+use crate::given_url;
 use crate::record::EmailNotice;
 
 /// The message: its headers and its text and HTML parts.
@@ -45,9 +49,9 @@ pub struct SmtpUrl {
 impl SmtpUrl {
     /// `smtps://HOST[:PORT]` (port 465 by default) or `smtp://HOST[:PORT]` (587); nothing else
     /// (no user, path or query: the credentials have flags of their own).
-    pub fn parse(url: &str) -> Result<SmtpUrl, String> {
+    pub fn parse(text: &str) -> Result<SmtpUrl, String> {
         let shape = "--smtp-url must be smtps://HOST:PORT or smtp://HOST:PORT";
-        let (scheme, rest) = url.split_once("://").ok_or(shape)?;
+        let (scheme, rest) = text.split_once("://").ok_or(shape)?;
         let default_port = match scheme {
             "smtps" => 465,
             "smtp" => 587,
@@ -56,39 +60,35 @@ impl SmtpUrl {
         if rest.is_empty() || rest.contains(['/', '?', '#', '@']) || !rest.is_ascii() {
             return Err(format!("{shape} (no user, path or query)"));
         }
-        let port = |text: &str| {
-            text.parse::<u16>()
-                .ok()
-                .filter(|port| *port > 0)
-                .ok_or_else(|| format!("{shape} (the port is not a number)"))
-        };
-        // An IPv6 address is in brackets; anything else has at most one colon.
-        let (host, port) = match rest.strip_prefix('[') {
-            Some(bracketed) => match bracketed.split_once(']') {
-                Some((host, "")) => (host, default_port),
-                Some((host, after)) => match after.strip_prefix(':') {
-                    Some(number) => (host, port(number)?),
-                    None => return Err(shape.into()),
-                },
-                None => return Err(shape.into()),
-            },
-            None => match rest.split_once(':') {
-                Some((host, number)) => (host, port(number)?),
-                None => (rest, default_port),
-            },
+        let bad_port = || format!("{shape} (the port is not a number)");
+        if rest.ends_with(':') {
+            return Err(bad_port());
+        }
+        let url = Url::parse(text).map_err(|error| match error {
+            url::ParseError::InvalidPort => bad_port(),
+            _ => shape.to_string(),
+        })?;
+        let host = match url.host() {
+            // The address itself, without the brackets a URL puts around it.
+            Some(Host::Ipv6(address)) => address.to_string(),
+            Some(host) => host.to_string(),
+            None => String::new(),
         };
         if host.is_empty() {
             return Err(shape.into());
         }
-        let local = matches!(host, "localhost" | "127.0.0.1" | "::1");
-        let security = match (scheme, local) {
+        let security = match (scheme, given_url::is_local(&url)) {
             ("smtps", _) => SmtpSecurity::Implicit,
             (_, true) => SmtpSecurity::StartTlsWhenOffered,
             (_, false) => SmtpSecurity::StartTls,
         };
         Ok(SmtpUrl {
-            host: host.to_string(),
-            port,
+            host,
+            port: match url.port() {
+                Some(0) => return Err(bad_port()),
+                Some(port) => port,
+                None => default_port,
+            },
             security,
         })
     }
@@ -235,6 +235,14 @@ mod tests {
             url("smtp://localhost").map(|url| (url.port, url.security)),
             Ok((587, SmtpSecurity::StartTlsWhenOffered))
         );
+        assert_eq!(
+            url("smtp://[::1]:2525"),
+            Ok(SmtpUrl {
+                host: "::1".into(),
+                port: 2525,
+                security: SmtpSecurity::StartTlsWhenOffered
+            })
+        );
         for bad in [
             "http://mail.example.com",
             "smtp://",
@@ -242,6 +250,8 @@ mod tests {
             "smtp://mail.example.com/x",
             "smtp://mail.example.com:0",
             "smtp://mail.example.com:x",
+            "smtp://mail.example.com:",
+            "smtp://[::1",
         ] {
             assert!(url(bad).is_err(), "{bad}");
         }

@@ -56,7 +56,7 @@ impl std::fmt::Debug for WebhookConfig {
 pub fn parse_url(text: &str) -> Result<reqwest::Url, String> {
     let url = reqwest::Url::parse(text)
         .map_err(|error| format!("--webhook-url {text:?} is not a URL: {error}"))?;
-    crate::config::check_https_or_local(&url, "--webhook-url")?;
+    crate::given_url::check_https_or_local(&url, "--webhook-url")?;
     Ok(url)
 }
 
