@@ -15,8 +15,8 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use koder_mcp_elicitation_core::i18n::{Catalog, Locale};
 
+use super::extract::accepted_languages;
 use super::links::links_of;
-use super::people::accepted_languages;
 use super::{AppState, Routes};
 use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;

@@ -1,9 +1,10 @@
 //! Who is calling, as handlers take it: the bearer token (or a stream ticket) checked by
-//! [`Auth`], which alone makes a scope from it.
+//! [`Auth`], which alone makes a scope from it, and the languages they read.
 
 use axum::extract::{FromRequestParts, Query};
-use axum::http::header::AUTHORIZATION;
+use axum::http::header::{ACCEPT_LANGUAGE, AUTHORIZATION};
 use axum::http::request::Parts;
+use axum::http::HeaderMap;
 use serde::Deserialize;
 
 use super::AppState;
@@ -90,4 +91,17 @@ impl FromRequestParts<AppState> for StreamPerson {
         };
         Ok(StreamPerson(state.tickets.redeem(&ticket).await?))
     }
+}
+
+/// The language tags of `Accept-Language`, in the order given (weights aside: browsers list
+/// them by preference already). A header that is not text gives none, and so en-US.
+pub fn accepted_languages(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+    headers
+        .get(ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|entry| entry.split(';').next())
+        .map(str::trim)
+        .filter(|tag| !tag.is_empty() && *tag != "*")
 }

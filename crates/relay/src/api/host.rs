@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
 use super::links::links_of;
-use super::{json_body, new_id, path_id, AppState, Routes};
+use super::{json_body, known, new_id, path_id, AppState, Routes};
 use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::record::{NewElicitation, Record, Tenant};
@@ -204,9 +204,4 @@ async fn to_change(
 ) -> Result<Record, ApiError> {
     let id = path_id(id, ApiError::no_such_elicitation)?;
     known(state.elicitations.to_change(&id).await?)
-}
-
-/// The record, or 404.
-pub(super) fn known(record: Option<Record>) -> Result<Record, ApiError> {
-    record.ok_or_else(ApiError::no_such_elicitation)
 }

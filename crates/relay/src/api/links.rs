@@ -14,7 +14,7 @@ use koder_elicitation_relay_protocol::LinkView;
 use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
-use super::people::accepted_languages;
+use super::extract::accepted_languages;
 use super::{json_body, AppState, Routes};
 use crate::error::ApiError;
 use crate::record::{Record, Status};

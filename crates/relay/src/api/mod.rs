@@ -15,6 +15,7 @@ use serde_json::Value;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::error::ApiError;
+use crate::record::Record;
 
 pub mod answer_page;
 pub mod checks;
@@ -159,6 +160,11 @@ pub fn path_id(
     unknown: fn() -> ApiError,
 ) -> Result<String, ApiError> {
     id.map(|Path(id)| id).map_err(|_| unknown())
+}
+
+/// The record, or 404.
+pub fn known(record: Option<Record>) -> Result<Record, ApiError> {
+    record.ok_or_else(ApiError::no_such_elicitation)
 }
 
 /// A fresh id: 128 random bits as 32 lowercase hex characters.

@@ -18,8 +18,9 @@ use tower::{Layer, ServiceExt};
 use tower_http::cors::CorsLayer;
 
 use super::checks::{check_answer, AnswerError};
-use super::host::known;
-use super::{json_body, method_not_allowed, path_id, push, stream, AppState, Routes};
+use super::extract::accepted_languages;
+
+use super::{json_body, known, method_not_allowed, path_id, push, stream, AppState, Routes};
 use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::record::{Actor, Record, Status, TenantFilter};
@@ -182,17 +183,4 @@ pub async fn status(
     let id = path_id(id, ApiError::no_such_elicitation)?;
     let record = scoped(&filter, state.elicitations.get(&id).await?)?;
     Ok(Json(status_view(&record)))
-}
-
-/// The language tags of `Accept-Language`, in the order given (weights aside: browsers list
-/// them by preference already). A header that is not text gives none, and so en-US.
-pub(super) fn accepted_languages(headers: &HeaderMap) -> impl Iterator<Item = &str> {
-    headers
-        .get(header::ACCEPT_LANGUAGE)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|entry| entry.split(';').next())
-        .map(str::trim)
-        .filter(|tag| !tag.is_empty() && *tag != "*")
 }
