@@ -83,24 +83,25 @@ impl RunFlags {
     /// password from [`SMTP_PASSWORD_ENV`] or `--smtp-password-file`, one of them); `None`
     /// without an SMTP URL, and then no other e-mail flag may be set.
     fn email_settings(&mut self, matches: &ArgMatches) -> Result<Option<EmailSettings>, String> {
-        let password = smtp_password(
-            std::env::var(SMTP_PASSWORD_ENV).ok(),
-            self.smtp_password_file.take(),
-            matches.value_source("smtp_password_file") == Some(ValueSource::CommandLine),
-        )?;
+        let file = self.smtp_password_file.take();
+        let file_flag = ("smtp_password_file", "--smtp-password-file");
+        let password = match env_or_file(matches, SMTP_PASSWORD_ENV, file, file_flag)? {
+            // A file's trailing line break is not part of the password.
+            Some(Given::File(_, text)) => Some(text.trim_end_matches(['\n', '\r']).to_string()),
+            Some(Given::Environment(text)) => Some(text),
+            None => None,
+        };
+        if password.as_deref() == Some("") {
+            return Err("the SMTP password is empty".into());
+        }
         let Some(smtp) = self.smtp_url.take() else {
-            let given = |id: &str| {
-                matches
-                    .value_source(id)
-                    .is_some_and(|source| source != ValueSource::DefaultValue)
-            };
             let flags = [
                 ("smtp_user", "--smtp-user"),
                 ("email_from", "--email-from"),
                 ("email_allow_domains", "--email-allow-domain"),
                 ("email_after", "--email-after"),
             ];
-            if let Some((_, flag)) = flags.iter().find(|(id, _)| given(id)) {
+            if let Some(flag) = first_set(matches, &flags, not_default) {
                 return Err(format!(
                     "{flag} is set but the relay has no SMTP server: set --smtp-url"
                 ));
@@ -132,29 +133,20 @@ impl RunFlags {
     /// Web Push from the VAPID key (a file, or PEM text in [`VAPID_PRIVATE_KEY_ENV`]) and the
     /// push flags; `None` without a key, and then no push flag may be set.
     fn push_settings(&mut self, matches: &ArgMatches) -> Result<Option<PushSettings>, String> {
-        let file_on_command_line =
-            matches.value_source("vapid_private_key_file") == Some(ValueSource::CommandLine);
-        let pem_in_environment = std::env::var(VAPID_PRIVATE_KEY_ENV).ok();
-        let key = match (self.vapid_private_key_file.take(), pem_in_environment) {
-            (Some(path), _) if file_on_command_line => Some(vapid_key_from_file(&path)?),
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "give {VAPID_PRIVATE_KEY_ENV} or KODER_RELAY_VAPID_PRIVATE_KEY_FILE, not both"
-                ))
+        let file = self.vapid_private_key_file.take();
+        let file_flag = ("vapid_private_key_file", "--vapid-private-key-file");
+        let pem = |text: &str, source: &dyn std::fmt::Display| {
+            koder_web_push::VapidKey::from_pkcs8_pem(text)
+                .map_err(|error| format!("{source}: {error}"))
+        };
+        let key = match env_or_file(matches, VAPID_PRIVATE_KEY_ENV, file, file_flag)? {
+            Some(Given::File(path, text)) => {
+                Some(pem(&text, &format!("--vapid-private-key-file {path:?}"))?)
             }
-            (Some(path), None) => Some(vapid_key_from_file(&path)?),
-            (None, Some(pem)) => Some(
-                koder_web_push::VapidKey::from_pkcs8_pem(&pem)
-                    .map_err(|error| format!("{VAPID_PRIVATE_KEY_ENV}: {error}"))?,
-            ),
-            (None, None) => None,
+            Some(Given::Environment(text)) => Some(pem(&text, &VAPID_PRIVATE_KEY_ENV)?),
+            None => None,
         };
         let Some(vapid) = key else {
-            let given = |id: &str| {
-                matches
-                    .value_source(id)
-                    .is_some_and(|source| source != ValueSource::DefaultValue)
-            };
             let flags = [
                 ("vapid_subject", "--vapid-subject"),
                 ("push_endpoint_allow", "--push-endpoint-allow"),
@@ -165,7 +157,7 @@ impl RunFlags {
                     "--push-subscriptions-per-person",
                 ),
             ];
-            if let Some((_, flag)) = flags.iter().find(|(id, _)| given(id)) {
+            if let Some(flag) = first_set(matches, &flags, not_default) {
                 return Err(format!(
                     "{flag} is set but Web Push has no VAPID key: set --vapid-private-key-file or \
                      {VAPID_PRIVATE_KEY_ENV} (koder-elicitation-relay vapid generate makes one)"
@@ -189,32 +181,6 @@ impl RunFlags {
     }
 }
 
-/// The SMTP password from [`SMTP_PASSWORD_ENV`] or `--smtp-password-file` (one of them; the
-/// file wins when it is on the command line), without a file's trailing line break.
-fn smtp_password(
-    in_environment: Option<String>,
-    file: Option<PathBuf>,
-    file_on_command_line: bool,
-) -> Result<Option<String>, String> {
-    let password = match (in_environment, file) {
-        (Some(_), Some(_)) if !file_on_command_line => {
-            return Err(format!(
-                "give {SMTP_PASSWORD_ENV} or KODER_RELAY_SMTP_PASSWORD_FILE, not both"
-            ))
-        }
-        (_, Some(path)) => std::fs::read_to_string(&path)
-            .map_err(|error| format!("--smtp-password-file {path:?} cannot be read: {error}"))?
-            .trim_end_matches(['\n', '\r'])
-            .to_string(),
-        (Some(password), None) => password,
-        (None, None) => return Ok(None),
-    };
-    if password.is_empty() {
-        return Err("the SMTP password is empty".into());
-    }
-    Ok(Some(password))
-}
-
 impl RunFlags {
     /// The answer page from `--answer-page`, `--public-url` and `--answer-page-assets`; `None`
     /// without the first, and then neither of the others may be on the command line (in the
@@ -225,13 +191,12 @@ impl RunFlags {
     ) -> Result<Option<AnswerPageSettings>, String> {
         let (public_url, assets) = (self.public_url.take(), self.answer_page_assets.take());
         if !self.answer_page {
-            let on_command_line =
-                |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-            let given = [
+            let flags = [
                 ("public_url", "--public-url"),
                 ("answer_page_assets", "--answer-page-assets"),
             ];
-            if let Some((_, flag)) = given.iter().find(|(id, _)| on_command_line(id)) {
+            let on_command_line = |source| source == ValueSource::CommandLine;
+            if let Some(flag) = first_set(matches, &flags, on_command_line) {
                 return Err(format!(
                     "{flag} is set but the answer page is off: add --answer-page (or \
                      KODER_RELAY_ANSWER_PAGE=true)"
@@ -251,12 +216,54 @@ impl RunFlags {
     }
 }
 
-/// A VAPID key from `--vapid-private-key-file`, the error naming the flag and the file.
-fn vapid_key_from_file(path: &std::path::Path) -> Result<koder_web_push::VapidKey, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("--vapid-private-key-file {path:?} cannot be read: {error}"))?;
-    koder_web_push::VapidKey::from_pkcs8_pem(&text)
-        .map_err(|error| format!("--vapid-private-key-file {path:?}: {error}"))
+/// The first of `flags` (clap's id, the flag's name) whose value came from a source `counts`
+/// takes: a flag that needs another one and is set without it.
+fn first_set<'a>(
+    matches: &ArgMatches,
+    flags: &[(&str, &'a str)],
+    counts: impl Fn(ValueSource) -> bool,
+) -> Option<&'a str> {
+    flags
+        .iter()
+        .find(|(id, _)| matches.value_source(id).is_some_and(&counts))
+        .map(|(_, flag)| *flag)
+}
+
+/// Set on the command line or in the environment, not left at its default.
+fn not_default(source: ValueSource) -> bool {
+    source != ValueSource::DefaultValue
+}
+
+/// Text given in an environment variable or in a file, and which.
+enum Given {
+    /// The variable's value.
+    Environment(String),
+    /// The file, and what it holds.
+    File(PathBuf, String),
+}
+
+/// The text in the environment variable `env` or in the file `file` names (clap's id, the flag;
+/// the flag's own variable is `{env}_FILE`): one of them, or the file when it is on the command
+/// line; `None` when neither is given.
+fn env_or_file(
+    matches: &ArgMatches,
+    env: &str,
+    file: Option<PathBuf>,
+    (file_id, file_flag): (&str, &str),
+) -> Result<Option<Given>, String> {
+    let file_on_command_line = matches.value_source(file_id) == Some(ValueSource::CommandLine);
+    match (std::env::var(env).ok(), file) {
+        (Some(_), Some(_)) if !file_on_command_line => {
+            Err(format!("give {env} or {env}_FILE, not both"))
+        }
+        (_, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|error| format!("{file_flag} {path:?} cannot be read: {error}"))?;
+            Ok(Some(Given::File(path, text)))
+        }
+        (Some(text), None) => Ok(Some(Given::Environment(text))),
+        (None, None) => Ok(None),
+    }
 }
 
 /// A secret given directly or in a file (one or the other), `None` when neither is set. Given
