@@ -308,7 +308,7 @@ struct RunFlags {
     /// or smtp://HOST:PORT (STARTTLS required; to localhost, used when offered) [default: no
     /// e-mail]. Needs --email-from and the answer page.
     #[arg(long, value_name = "URL", env = "KODER_RELAY_SMTP_URL", hide_env_values = true,
-          value_parser = smtp_url)]
+          value_parser = SmtpUrl::parse)]
     smtp_url: Option<SmtpUrl>,
 
     /// E-mail: the user to log in to the SMTP server as (its password from
@@ -335,7 +335,7 @@ struct RunFlags {
     /// [default: none, so no address is accepted].
     #[arg(long = "email-allow-domain", value_name = "DOMAIN[,DOMAIN…]",
           env = "KODER_RELAY_EMAIL_ALLOW_DOMAIN", hide_env_values = true, value_delimiter = ',',
-          value_parser = email_domain)]
+          value_parser = email::parse_domain)]
     email_allow_domains: Vec<String>,
 
     /// E-mail: wait this long after a create before mailing (nothing is sent when the question
@@ -344,6 +344,7 @@ struct RunFlags {
           default_value = "0s", value_parser = duration_or_zero,
           allow_hyphen_values = true)]
     email_after: Duration,
+
     /// Serve the answer page at /answer/ and give each question a link to it
     /// (<public-url>/answer/#t=<token>); needs --public-url and --answer-page-assets.
     #[arg(long, env = "KODER_RELAY_ANSWER_PAGE", hide_env_values = true,
@@ -354,7 +355,7 @@ struct RunFlags {
     /// The answer page: the origin links carry, where people reach this relay (behind any
     /// proxy), e.g. https://relay.example.com (http:// only on localhost).
     #[arg(long, value_name = "ORIGIN", env = "KODER_RELAY_PUBLIC_URL", hide_env_values = true,
-          value_parser = public_url)]
+          value_parser = crate::answer_page::parse_public_url)]
     public_url: Option<String>,
 
     /// The answer page: the element's built files (the package's dist/, holding
@@ -472,14 +473,6 @@ fn duration_or_zero(text: &str) -> Result<Duration, String> {
     parse_duration(text).ok_or_else(|| "must be a duration like 0s, 30s or 2m".to_string())
 }
 
-fn smtp_url(text: &str) -> Result<SmtpUrl, String> {
-    SmtpUrl::parse(text)
-}
-
-fn email_domain(text: &str) -> Result<String, String> {
-    email::parse_domain(text)
-}
-
 fn drain_timeout(text: &str) -> Result<Duration, String> {
     match parse_duration(text) {
         Some(timeout) if timeout <= Duration::from_secs(3_600) => Ok(timeout),
@@ -527,10 +520,6 @@ fn vapid_subject(text: &str) -> Result<String, String> {
     push::check_subject(text)
         .map(|()| text.to_string())
         .map_err(|_| "must be a mailto: address (mailto:ops@example.com) or an https:// URL".into())
-}
-
-fn public_url(text: &str) -> Result<String, String> {
-    crate::answer_page::parse_public_url(text)
 }
 
 fn push_open_url(text: &str) -> Result<String, String> {
