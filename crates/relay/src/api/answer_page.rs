@@ -9,6 +9,7 @@ use std::path::{Component, Path as FilePath, PathBuf};
 use std::sync::LazyLock;
 use std::time::UNIX_EPOCH;
 
+use axum::body::Bytes;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
@@ -86,8 +87,14 @@ async fn asset(
     };
     let content_type = content_type(&path).ok_or_else(no_such_file)?;
     let (body, etag) = match path.as_str() {
-        "answer-page.js" => (PAGE_SCRIPT.as_bytes().to_vec(), BUILT_IN_TAGS.0.clone()),
-        "answer-page.css" => (PAGE_STYLE.as_bytes().to_vec(), BUILT_IN_TAGS.1.clone()),
+        "answer-page.js" => (
+            Bytes::from_static(PAGE_SCRIPT.as_bytes()),
+            BUILT_IN_TAGS.0.clone(),
+        ),
+        "answer-page.css" => (
+            Bytes::from_static(PAGE_STYLE.as_bytes()),
+            BUILT_IN_TAGS.1.clone(),
+        ),
         _ => read_asset(page, &path).await.ok_or_else(no_such_file)?,
     };
     let unchanged = headers
@@ -117,7 +124,7 @@ static BUILT_IN_TAGS: LazyLock<(String, String)> = LazyLock::new(|| {
 
 /// The file `path` names under the assets directory, and its ETag (from its size and time);
 /// `None` for anything but a regular file inside it, of at most [`MAX_ASSET_BYTES`].
-async fn read_asset(page: &AnswerPageSettings, path: &str) -> Option<(Vec<u8>, String)> {
+async fn read_asset(page: &AnswerPageSettings, path: &str) -> Option<(Bytes, String)> {
     let relative = safe_relative_path(path)?;
     let root = tokio::fs::canonicalize(&page.assets).await.ok()?;
     // Resolved, so a symbolic link cannot lead out of the directory.
@@ -136,7 +143,7 @@ async fn read_asset(page: &AnswerPageSettings, path: &str) -> Option<(Vec<u8>, S
         .map_or(0, |since| since.as_nanos());
     let etag = format!("\"{:x}-{modified:x}\"", metadata.len());
     let body = tokio::fs::read(&file).await.ok()?;
-    Some((body, etag))
+    Some((Bytes::from(body), etag))
 }
 
 /// `path` as a relative path of plain names: no empty, `.` or `..` segment, no hidden file, no
