@@ -5,21 +5,16 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::answer_page::AnswerPageSettings;
+pub use crate::auth::{
+    AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
+};
 use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
 use crate::push::PushSettings;
+pub use crate::secret::{check_secret_length, MIN_SECRET_BYTES};
 use crate::store::{redact_database, DatabaseKind, EmailQueue, Outboxes, PushQueue, WebhookRows};
 use crate::webhooks::{self, WebhookConfig};
-
-/// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
-pub const MIN_SECRET_BYTES: usize = 32;
-/// The `aud` people's tokens carry unless `--jwt-audience` says otherwise.
-pub const DEFAULT_AUDIENCE: &str = "koder-elicitation-relay";
-/// The claim naming the workspace unless `--workspace-claim` says otherwise.
-pub const DEFAULT_WORKSPACE_CLAIM: &str = "workspace";
-/// The claim naming the conversation unless `--conversation-claim` says otherwise.
-pub const DEFAULT_CONVERSATION_CLAIM: &str = "conversation";
 
 /// The address used without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8790";
@@ -65,27 +60,6 @@ pub struct Config {
     pub audit_checkpoint_interval: Duration,
     /// How log lines are written; `None`: JSON unless stderr is a terminal.
     pub log_format: Option<LogFormat>,
-}
-
-/// The hosts' token, and the keys and claims people's tokens are checked with.
-#[derive(Clone, PartialEq, Eq)]
-pub struct AuthSettings {
-    /// The bearer token of the host API (at least 32 bytes).
-    pub service_token: String,
-    /// The HS256 secret of people's JWTs (at least 32 bytes); `None` with a key set only.
-    pub jwt_secret: Option<String>,
-    /// The HS256 secret before `jwt_secret`, still accepted during a rotation.
-    pub jwt_previous_secret: Option<String>,
-    /// The `aud` people's tokens must carry.
-    pub jwt_audience: String,
-    /// The `iss` people's tokens must carry, when set.
-    pub jwt_issuer: Option<String>,
-    /// An identity provider's JWKS (`https://…` or `file:///…`) for RS256, ES256 and EdDSA tokens.
-    pub jwks_url: Option<String>,
-    /// The claim naming the workspace.
-    pub workspace_claim: String,
-    /// The claim naming the conversation.
-    pub conversation_claim: String,
 }
 
 impl Config {
@@ -156,58 +130,6 @@ impl Config {
     }
 }
 
-impl AuthSettings {
-    /// HS256 tokens with `jwt_secret`, the default audience and claim names.
-    pub fn new(service_token: impl Into<String>, jwt_secret: impl Into<String>) -> AuthSettings {
-        AuthSettings {
-            service_token: service_token.into(),
-            jwt_secret: Some(jwt_secret.into()),
-            jwt_previous_secret: None,
-            jwt_audience: DEFAULT_AUDIENCE.to_string(),
-            jwt_issuer: None,
-            jwks_url: None,
-            workspace_claim: DEFAULT_WORKSPACE_CLAIM.to_string(),
-            conversation_claim: DEFAULT_CONVERSATION_CLAIM.to_string(),
-        }
-    }
-
-    /// Secrets of at least [`MIN_SECRET_BYTES`], a way to check people's tokens, a current
-    /// HS256 secret beside a previous one, and no empty claim names. The error names the flag.
-    pub fn check(&self) -> Result<(), String> {
-        check_secret_length("--service-token", &self.service_token)?;
-        if let Some(secret) = &self.jwt_secret {
-            check_secret_length("--jwt-secret", secret)?;
-        }
-        if self.jwt_secret.is_none() && self.jwks_url.is_none() {
-            return Err(
-                "missing key for people's tokens: set --jwt-secret, --jwt-secret-file, \
-                 KODER_RELAY_JWT_SECRET or KODER_RELAY_JWT_SECRET_FILE (HS256), or --jwks-url / \
-                 KODER_RELAY_JWKS_URL (an identity provider), or both"
-                    .into(),
-            );
-        }
-        if let Some(previous) = &self.jwt_previous_secret {
-            check_secret_length("--jwt-previous-secret", previous)?;
-            if self.jwt_secret.is_none() {
-                return Err("--jwt-previous-secret needs --jwt-secret (the current one)".into());
-            }
-        }
-        let named = [
-            (Some(self.jwt_audience.as_str()), "--jwt-audience"),
-            (Some(self.workspace_claim.as_str()), "--workspace-claim"),
-            (
-                Some(self.conversation_claim.as_str()),
-                "--conversation-claim",
-            ),
-            (self.jwt_issuer.as_deref(), "--jwt-issuer"),
-        ];
-        if let Some((_, flag)) = named.iter().find(|(value, _)| *value == Some("")) {
-            return Err(format!("{flag} is empty"));
-        }
-        Ok(())
-    }
-}
-
 // Secrets stay out of logs.
 
 impl std::fmt::Debug for Config {
@@ -229,31 +151,4 @@ impl std::fmt::Debug for Config {
             .field("log_format", &self.log_format)
             .finish()
     }
-}
-
-impl std::fmt::Debug for AuthSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let redacted = |secret: &Option<String>| secret.as_ref().map(|_| "<redacted>");
-        f.debug_struct("AuthSettings")
-            .field("service_token", &"<redacted>")
-            .field("jwt_secret", &redacted(&self.jwt_secret))
-            .field("jwt_previous_secret", &redacted(&self.jwt_previous_secret))
-            .field("jwt_audience", &self.jwt_audience)
-            .field("jwt_issuer", &self.jwt_issuer)
-            .field("jwks_url", &self.jwks_url)
-            .field("workspace_claim", &self.workspace_claim)
-            .field("conversation_claim", &self.conversation_claim)
-            .finish()
-    }
-}
-
-/// Refuses a secret shorter than [`MIN_SECRET_BYTES`], naming the flag it came from.
-pub fn check_secret_length(flag: &str, secret: &str) -> Result<(), String> {
-    if secret.len() < MIN_SECRET_BYTES {
-        return Err(format!(
-            "{flag} is {} bytes; give at least {MIN_SECRET_BYTES} (for example: openssl rand -hex 32)",
-            secret.len()
-        ));
-    }
-    Ok(())
 }

@@ -76,6 +76,12 @@ pub struct Record {
 }
 
 impl Record {
+    /// Whether it may still be answered at `now_ms` (ms since the Unix epoch): pending and its
+    /// time not up.
+    pub fn is_open(&self, now_ms: i64) -> bool {
+        self.status == Status::Pending && self.expires_at > now_ms
+    }
+
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
     pub fn result_or_cancel(&self) -> Value {
         self.result

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::store::{Store, StoreError};
+use crate::time::millis;
 
 /// How often the sweeper looks for finished elicitations past retention.
 pub const PURGE_INTERVAL: Duration = Duration::from_secs(1);
@@ -18,7 +19,7 @@ const MAX_BATCHES_PER_SWEEP: usize = 20;
 /// Deletes what finished more than `retention` ago by the store's clock; returns how many
 /// elicitations.
 pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError> {
-    let retention_ms = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+    let retention_ms = millis(retention);
     let finished_by = store.now_ms().saturating_sub(retention_ms);
     let purged = in_batches(|| store.elicitations.purge_finished(finished_by, PURGE_BATCH)).await?;
     // Delivered webhooks go by the same retention (their bodies carry answers); rows given up

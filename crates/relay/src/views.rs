@@ -85,7 +85,7 @@ pub fn rendered(event: &Event, now_ms: i64) -> Option<Outgoing> {
     };
     let data = match event.kind {
         EventKind::Created => {
-            if record.status != Status::Pending || record.expires_at <= now_ms {
+            if !record.is_open(now_ms) {
                 return None;
             }
             StreamEvent::Elicitation(elicitation_view(record, now_ms))

@@ -20,6 +20,7 @@ use koder_elicitation_relay::config::{
     DEFAULT_LISTEN, DEFAULT_RETENTION,
 };
 use koder_elicitation_relay::logging::LogFormat;
+use koder_elicitation_relay::secret::Secret;
 use koder_elicitation_relay::store::{redact_database, DatabaseKind};
 use koder_elicitation_relay::webhooks::RetrySchedule;
 
@@ -80,8 +81,11 @@ fn two_secrets_are_enough_and_the_defaults_fill_the_rest() {
     let config = run(&BASE);
     assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
     assert_eq!(config.database, DEFAULT_DATABASE);
-    assert_eq!(config.auth.service_token, TOKEN);
-    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.auth.service_token.expose(), TOKEN);
+    assert_eq!(
+        config.auth.jwt_secret.as_ref().map(Secret::expose),
+        Some(SECRET)
+    );
     assert_eq!(config.auth.jwt_audience, "koder-elicitation-relay");
     assert_eq!(config.auth.jwt_issuer, None);
     assert_eq!(config.auth.workspace_claim, "workspace");
@@ -177,8 +181,11 @@ fn flags_win_over_the_environment_and_equals_works() {
         ],
         &env,
     );
-    assert_eq!(config.auth.service_token, TOKEN);
-    assert_eq!(config.auth.jwt_secret, Some(format!("env-{SECRET}")));
+    assert_eq!(config.auth.service_token.expose(), TOKEN);
+    assert_eq!(
+        config.auth.jwt_secret,
+        Some(Secret::from(format!("env-{SECRET}")))
+    );
     assert_eq!(config.listen.port(), 0);
     assert_eq!(config.auth.jwt_audience, "flag-audience");
     assert_eq!(
@@ -221,10 +228,13 @@ fn a_secret_may_begin_with_a_hyphen_as_base64url_ones_do() {
         "--jwt-previous-secret",
         &previous,
     ]);
-    assert_eq!(config.auth.service_token, token);
-    assert_eq!(config.auth.jwt_secret.as_deref(), Some(secret.as_str()));
+    assert_eq!(config.auth.service_token.expose(), token);
     assert_eq!(
-        config.auth.jwt_previous_secret.as_deref(),
+        config.auth.jwt_secret.as_ref().map(Secret::expose),
+        Some(secret.as_str())
+    );
+    assert_eq!(
+        config.auth.jwt_previous_secret.as_ref().map(Secret::expose),
         Some(previous.as_str())
     );
 }
@@ -245,20 +255,29 @@ fn secrets_come_from_files_and_key_sets_stand_alone() {
         "--jwt-secret-file",
         secret_path,
     ]);
-    assert_eq!(config.auth.service_token, TOKEN);
-    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(config.auth.service_token.expose(), TOKEN);
+    assert_eq!(
+        config.auth.jwt_secret.as_ref().map(Secret::expose),
+        Some(SECRET)
+    );
     let config = run_with(
         &["--service-token", TOKEN],
         &[("KODER_RELAY_JWT_SECRET_FILE", secret_path)],
     );
-    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(
+        config.auth.jwt_secret.as_ref().map(Secret::expose),
+        Some(SECRET)
+    );
     // A file on the command line wins over a secret in the environment.
     let env_secret = format!("env-{SECRET}");
     let config = run_with(
         &["--service-token", TOKEN, "--jwt-secret-file", secret_path],
         &[("KODER_RELAY_JWT_SECRET", &env_secret)],
     );
-    assert_eq!(config.auth.jwt_secret.as_deref(), Some(SECRET));
+    assert_eq!(
+        config.auth.jwt_secret.as_ref().map(Secret::expose),
+        Some(SECRET)
+    );
     // Both forms in the environment are one too many.
     assert!(parse_with(
         &["--service-token", TOKEN],
@@ -309,7 +328,10 @@ fn secrets_come_from_files_and_key_sets_stand_alone() {
     let Ok(Command::Run(config)) = config else {
         panic!("should run: {config:?}");
     };
-    assert_eq!(config.auth.jwt_previous_secret, Some(previous));
+    assert_eq!(
+        config.auth.jwt_previous_secret,
+        Some(Secret::from(previous))
+    );
     for url in [
         "http://idp.example/jwks",
         "file://relative.json",

@@ -8,10 +8,11 @@ use clap::ArgMatches;
 
 use super::{RunFlags, SMTP_PASSWORD_ENV, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
 use crate::answer_page::AnswerPageSettings;
-use crate::config::{check_secret_length, AuthSettings, Config};
+use crate::config::{AuthSettings, Config};
 use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
 use crate::push::PushSettings;
+use crate::secret::{check_secret_length, Secret};
 use crate::store::DatabaseKind;
 use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
 
@@ -51,9 +52,9 @@ impl RunFlags {
             listen: self.listen,
             database: self.database,
             auth: AuthSettings {
-                service_token,
-                jwt_secret,
-                jwt_previous_secret: self.jwt_previous_secret,
+                service_token: Secret::from(service_token),
+                jwt_secret: jwt_secret.map(Secret::from),
+                jwt_previous_secret: self.jwt_previous_secret.map(Secret::from),
                 jwt_audience: self.jwt_audience,
                 jwt_issuer: self.jwt_issuer,
                 jwks_url: self.jwks_url,

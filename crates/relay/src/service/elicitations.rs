@@ -116,8 +116,8 @@ impl Elicitations {
         let Some(record) = self.store.elicitations.get(id).await? else {
             return Ok(None);
         };
-        let now = self.now_ms();
-        if record.status != Status::Pending || record.expires_at > now {
+        // Over already, or still open: as it is; pending with its time up: expired now.
+        if record.status != Status::Pending || record.is_open(self.now_ms()) {
             return Ok(Some(record));
         }
         let expired = self
@@ -133,7 +133,7 @@ impl Elicitations {
     /// meanwhile only costs the read made then.
     pub async fn to_change(&self, id: &str) -> Result<Option<Record>, StoreError> {
         match self.pending.get(id) {
-            Some(record) if record.expires_at > self.now_ms() => Ok(Some((*record).clone())),
+            Some(record) if record.is_open(self.now_ms()) => Ok(Some((*record).clone())),
             _ => self.get(id).await,
         }
     }
@@ -186,7 +186,7 @@ impl Elicitations {
     pub async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
         let now = self.now_ms();
         let mut pending = self.store.elicitations.pending(filter).await?;
-        pending.retain(|record| record.expires_at > now);
+        pending.retain(|record| record.is_open(now));
         Ok(pending)
     }
 

@@ -6,6 +6,8 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
+use crate::time::process_now_ms;
+
 /// The deployment's clock: the process clock plus an offset (0 unless measured). Clones share
 /// the offset, so a re-measurement reaches every holder.
 #[derive(Debug, Clone, Default)]
@@ -29,9 +31,6 @@ impl Clock {
         self.offset_ms.store(offset_ms, Ordering::Relaxed);
     }
 }
-
-/// Milliseconds since the Unix epoch by this process's clock.
-pub use koder_elicitation_relay_protocol::now_ms as process_now_ms;
 
 /// One reading of the database's clock: the process clock when the query was sent, the
 /// database's answer, and the process clock when the answer arrived (all ms since the epoch).

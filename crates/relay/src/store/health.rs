@@ -1,8 +1,9 @@
 //! Whether the database answers (readiness), and the deployment's clock measured against it.
 
-use super::clock::{measured_offset_ms, process_now_ms, Clock, ClockReading};
+use super::clock::{measured_offset_ms, Clock, ClockReading};
 use super::db::{either, Database, Either};
 use super::StoreError;
+use crate::time::process_now_ms;
 
 /// How many readings of the database's clock a measurement takes (the quickest one counts).
 const CLOCK_READINGS: usize = 3;

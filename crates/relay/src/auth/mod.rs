@@ -7,10 +7,15 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use crate::config::AuthSettings;
 use crate::error::ApiError;
 use crate::jwks::KeySet;
 use crate::store::{RedeemedTicket, TenantFilter};
+
+mod settings;
+
+pub use settings::{
+    AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
+};
 
 // The longest `sub`, workspace or conversation a token may carry, as the host API allows.
 use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
@@ -56,7 +61,7 @@ impl Auth {
             .jwt_secret
             .iter()
             .chain(&config.jwt_previous_secret)
-            .map(|secret| DecodingKey::from_secret(secret.as_bytes()))
+            .map(|secret| DecodingKey::from_secret(secret.expose().as_bytes()))
             .collect();
         let key_set = match &config.jwks_url {
             Some(url) => Some(KeySet::load(url).await.map_err(|error| {
@@ -65,7 +70,7 @@ impl Auth {
             None => None,
         };
         Ok(Auth {
-            service_token: config.service_token.as_bytes().to_vec(),
+            service_token: config.service_token.expose().as_bytes().to_vec(),
             secrets,
             key_set,
             audience: config.jwt_audience.clone(),
@@ -228,7 +233,7 @@ pub fn ticket_digest(ticket: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{DEFAULT_AUDIENCE, MIN_SECRET_BYTES};
+    use crate::secret::MIN_SECRET_BYTES;
     use jsonwebtoken::{EncodingKey, Header};
     use koder_elicitation_relay_protocol::now_ms;
     use serde_json::json;
@@ -387,7 +392,7 @@ mod tests {
     #[tokio::test]
     async fn short_or_missing_secrets_stop_the_start() {
         let mut short = AuthSettings::new(SERVICE, SECRET);
-        short.jwt_secret = Some("x".repeat(MIN_SECRET_BYTES - 1));
+        short.jwt_secret = Some("x".repeat(MIN_SECRET_BYTES - 1).into());
         assert!(Auth::new(&short)
             .await
             .unwrap_err()
