@@ -25,7 +25,7 @@ use crate::listen::Listening;
 use crate::metrics::Metrics;
 use crate::push::{worker::Pushes, PushSettings};
 use crate::service::{
-    sweeper, Announcer, Audit, Elicitations, Health, Links, PushSubscriptions, Tickets,
+    sweeper, Announcer, Audit, Elicitations, Health, Links, OutboxWakes, PushSubscriptions, Tickets,
 };
 use crate::store::{redact_database, Store};
 use crate::webhooks::worker::Webhooks;
@@ -69,11 +69,19 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let push = config.push.clone().map(Arc::new);
+    let wakes = OutboxWakes::default();
+    let announcer = Announcer::new(hub.clone(), store.clock().clone(), wakes.clone());
+    let elicitations = Elicitations::new(
+        Arc::clone(&store),
+        Arc::new(announcer),
+        metrics.clone(),
+        hub.clone(),
+    );
     let links = config.answer_page.clone().map(|page| {
         let counts = metrics.links().clone();
         Links::new(
+            elicitations.clone(),
             store.links.clone(),
-            store.clock().clone(),
             Arc::new(page),
             counts,
         )
@@ -86,9 +94,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         &metrics,
         &stopping_rx,
     )?;
-    let wakes = delivery.iter().map(|(wake, _)| Arc::clone(wake)).collect();
-    let announcer = Announcer::new(hub.clone(), store.clock().clone(), wakes);
-    let elicitations = Elicitations::new(Arc::clone(&store), Arc::new(announcer), metrics.clone());
+    wakes.set(delivery.iter().map(|(wake, _)| Arc::clone(wake)).collect());
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match store.origin() {
         Some(origin) => {

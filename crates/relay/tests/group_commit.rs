@@ -17,6 +17,7 @@ use std::sync::Arc;
 use futures_util::future::join_all;
 use http_support::TempDir;
 use koder_elicitation_relay::events::{Event, EventKind, EventSink};
+use koder_elicitation_relay::hub::{Hub, StreamLimits};
 use koder_elicitation_relay::metrics::Metrics;
 use koder_elicitation_relay::service::Elicitations;
 use koder_elicitation_relay::store::{
@@ -197,6 +198,7 @@ async fn a_change_whose_caller_stops_waiting_is_still_made_and_announced() {
         Arc::clone(&store),
         Arc::new(Recorder(sender)),
         Metrics::new(),
+        Hub::new(StreamLimits::default()),
     );
 
     // The caller (a request, say) is dropped after its first poll, while its change waits for

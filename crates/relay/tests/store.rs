@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::future::join_all;
 use koder_elicitation_relay::events::{Event, EventKind, EventSink};
+use koder_elicitation_relay::hub::{Hub, StreamLimits};
 use koder_elicitation_relay::listen::Listening;
 use koder_elicitation_relay::metrics::Metrics;
 use koder_elicitation_relay::service::Elicitations;
@@ -138,6 +139,7 @@ async fn replica(url: &str) -> Replica {
         Arc::clone(&store),
         Arc::new(Recorder(sender)),
         Metrics::new(),
+        Hub::new(StreamLimits::default()),
     );
     let listening = Listening::start(url, store.origin().expect("shared"), elicitations, None)
         .await

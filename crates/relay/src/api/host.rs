@@ -23,7 +23,6 @@ use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::record::{NewElicitation, Record, Tenant};
 use crate::service::elicitations::MAX_WAIT;
-use crate::service::links::MAX_LINKS_PER_ELICITATION;
 use crate::views::{host_view, status_view};
 
 /// The hosts' routes.
@@ -140,7 +139,7 @@ pub async fn result(
         }
     };
     let (wait, stopping) = (Duration::from_secs_f64(wait), state.shutdown.clone());
-    let record = state.elicitations.result(&id, wait, &state.hub, stopping);
+    let record = state.elicitations.result(&id, wait, stopping);
     let record = record.await?;
     Ok(Json(host_view(&known(record)?)))
 }
@@ -181,15 +180,7 @@ pub async fn link(
 ) -> Result<Response, ApiError> {
     let links = links_of(&state)?;
     let id = path_id(id, ApiError::no_such_elicitation)?;
-    let record = known(state.elicitations.get(&id).await?)?;
-    let link = links
-        .mint_for_host(&record.id, record.expires_at)
-        .await?
-        .ok_or_else(|| {
-            ApiError::conflict(format!(
-                "this elicitation has {MAX_LINKS_PER_ELICITATION} links, the most it may have"
-            ))
-        })?;
+    let link = links.mint_for_host(&id).await?;
     let created = LinkCreated {
         url: link.url,
         expires_at: link.expires_at,

@@ -39,7 +39,7 @@ pub async fn view(
 ) -> Result<Json<LinkView>, ApiError> {
     let links = links_of(&state)?;
     let body = json_body(body)?;
-    let redeemed = redeem(&state, links, &body).await?;
+    let redeemed = redeem(links, &body).await?;
     let now = state.elicitations.now_ms();
     Ok(Json(link_view(&redeemed.record, now)))
 }
@@ -56,7 +56,7 @@ pub async fn answer(
     let result = body
         .get("result")
         .ok_or_else(|| ApiError::bad_request("result is required: the ElicitResult"))?;
-    let redeemed = redeem(&state, links, &body).await?;
+    let redeemed = redeem(links, &body).await?;
     if redeemed.record.status != Status::Pending {
         return Err(already_over(&redeemed.record));
     }
@@ -67,7 +67,7 @@ pub async fn answer(
         Err(AnswerError::Invalid(error)) => return Err(ApiError::invalid_params(error)),
         Err(AnswerError::Content(errors)) => return Err(ApiError::invalid_content(errors)),
     };
-    match links.answer(&state.elicitations, redeemed, &result).await? {
+    match links.answer(redeemed, &result).await? {
         Changed::ByThisCall(record) => Ok(Json(link_view(&record, state.elicitations.now_ms()))),
         Changed::Already(record) => Err(already_over(&record)),
     }
@@ -87,15 +87,12 @@ pub(super) fn answer_page_off() -> ApiError {
 }
 
 /// The link the body's `token` names, with its elicitation; 404 [`NO_SUCH_LINK`] otherwise.
-async fn redeem(state: &AppState, links: &Links, body: &Value) -> Result<Redeemed, ApiError> {
+async fn redeem(links: &Links, body: &Value) -> Result<Redeemed, ApiError> {
     let token = body
         .get("token")
         .and_then(Value::as_str)
         .ok_or_else(|| ApiError::bad_request("token is required: the t= of the link's #"))?;
-    links
-        .redeem(&state.elicitations, token)
-        .await?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, NO_SUCH_LINK))
+    Ok(links.redeem(token).await?)
 }
 
 /// 409 for an answer to one already over, saying how it ended (never with what).

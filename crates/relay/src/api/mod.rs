@@ -16,6 +16,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::error::ApiError;
 use crate::record::Record;
+use crate::service::{Missing, ServiceError};
 
 pub mod answer_page;
 pub mod checks;
@@ -183,4 +184,29 @@ pub fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError>
     })?;
     serde_json::from_slice(&bytes)
         .map_err(|error| ApiError::bad_request(format!("body is not valid JSON: {error}")))
+}
+
+/// A service's refusal as the API answers it: the one place a [`ServiceError`] gets its status.
+impl From<ServiceError> for ApiError {
+    fn from(error: ServiceError) -> Self {
+        match error {
+            ServiceError::NotFound(Missing::Elicitation) => ApiError::no_such_elicitation(),
+            ServiceError::NotFound(Missing::Link) => {
+                ApiError::new(StatusCode::NOT_FOUND, links::NO_SUCH_LINK)
+            }
+            ServiceError::NotFound(Missing::Subscription) => {
+                ApiError::new(StatusCode::NOT_FOUND, push::NO_SUCH_SUBSCRIPTION)
+            }
+            ServiceError::Conflict(message) => ApiError::conflict(message),
+            ServiceError::Forbidden(message) => ApiError::new(StatusCode::FORBIDDEN, message),
+            ServiceError::Invalid(message) => ApiError::bad_request(message),
+            ServiceError::Unauthorized(message) => ApiError::unauthorized(message),
+            ServiceError::TooMany {
+                message,
+                retry_after_s,
+            } => ApiError::too_many_requests(message, retry_after_s),
+            ServiceError::NoRandomness(detail) => ApiError::no_randomness(detail),
+            ServiceError::Store(error) => ApiError::from(error),
+        }
+    }
 }

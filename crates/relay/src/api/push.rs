@@ -15,6 +15,7 @@ use super::{json_body, new_id, path_id, AppState};
 use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::service::subscriptions::{whole_person, PushSubscriptions, Subscribed};
+use crate::service::{Missing, ServiceError};
 
 /// What every push route answers while the relay has no VAPID key.
 pub const PUSH_OFF: &str = "Web Push is off: this relay has no VAPID key";
@@ -31,7 +32,7 @@ fn push_on(state: &AppState) -> Result<&PushSubscriptions, ApiError> {
 }
 
 fn no_such_subscription() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, NO_SUCH_SUBSCRIPTION)
+    ServiceError::NotFound(Missing::Subscription).into()
 }
 
 /// `GET /v1/push/key`: the browsers' `applicationServerKey`. Public, like any public key.
@@ -84,9 +85,6 @@ pub async fn unsubscribe(
     let push = push_on(&state)?;
     let person = whole_person(filter)?;
     let id = path_id(id, no_such_subscription)?;
-    if push.unsubscribe(&person, &id).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(no_such_subscription())
-    }
+    push.unsubscribe(&person, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -219,8 +219,8 @@ pub fn ticket_grant(redeemed: RedeemedTicket) -> PersonToken {
 }
 
 /// A fresh stream ticket (128 random bits, hex) and the digest the store keeps instead of it.
-pub fn new_ticket() -> Result<(String, String), ApiError> {
-    let ticket = koder_elicitation_relay_protocol::random_id().map_err(ApiError::no_randomness)?;
+pub fn new_ticket() -> Result<(String, String), getrandom::Error> {
+    let ticket = koder_elicitation_relay_protocol::random_id()?;
     let digest = ticket_digest(&ticket);
     Ok((ticket, digest))
 }

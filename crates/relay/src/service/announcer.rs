@@ -2,7 +2,7 @@
 //! replica's own changes and for those the LISTEN link hears from the others. The service calls
 //! it; it sits between the events and the hub.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::Notify;
 
@@ -17,15 +17,33 @@ pub struct Announcer {
     hub: Hub,
     /// The store's clock, which a new one's time left is told by.
     clock: Clock,
-    /// Wakes the outbox workers (webhooks, pushes: those that are on): a change's rows are in
-    /// their outboxes.
-    outboxes: Vec<Arc<Notify>>,
+    /// Wakes the outbox workers: a change's rows are in their outboxes.
+    outboxes: OutboxWakes,
+}
+
+/// What wakes the outbox workers (those that are on), given once they are made: they are made
+/// after the services the announcer serves, which they use (answer links).
+#[derive(Debug, Clone, Default)]
+pub struct OutboxWakes(Arc<OnceLock<Vec<Arc<Notify>>>>);
+
+impl OutboxWakes {
+    /// Hands over the workers' wakes; only the first call counts (there is one set of workers).
+    pub fn set(&self, wakes: Vec<Arc<Notify>>) {
+        let _ = self.0.set(wakes);
+    }
+
+    /// Wakes every worker (none before [`set`](Self::set)).
+    fn wake(&self) {
+        for worker in self.0.get().into_iter().flatten() {
+            worker.notify_one();
+        }
+    }
 }
 
 impl Announcer {
     /// An announcer for `hub`, rendering by `clock`, waking the `outboxes` workers on every
     /// change.
-    pub fn new(hub: Hub, clock: Clock, outboxes: Vec<Arc<Notify>>) -> Announcer {
+    pub fn new(hub: Hub, clock: Clock, outboxes: OutboxWakes) -> Announcer {
         Announcer {
             hub,
             clock,
@@ -38,9 +56,7 @@ impl EventSink for Announcer {
     fn deliver(&self, event: &Event) {
         self.hub
             .publish(&event.record, rendered(event, self.clock.now_ms()));
-        for worker in &self.outboxes {
-            worker.notify_one();
-        }
+        self.outboxes.wake();
     }
 
     fn resync(&self) {

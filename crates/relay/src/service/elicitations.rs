@@ -54,12 +54,14 @@ impl Changed {
     }
 }
 
-/// The lifecycle over a store, announcing to this replica's sink and counting in its metrics.
+/// The lifecycle over a store, announcing to this replica's sink, counting in its metrics and
+/// waiting for ends on its hub.
 #[derive(Debug, Clone)]
 pub struct Elicitations {
     store: Arc<Store>,
     sink: Arc<dyn EventSink>,
     metrics: Metrics,
+    hub: Hub,
     pending: Arc<PendingCache>,
 }
 
@@ -78,12 +80,19 @@ pub fn is_well_formed_id(id: &str) -> bool {
 }
 
 impl Elicitations {
-    /// The lifecycle over `store`, telling `sink` of every change and counting into `metrics`.
-    pub fn new(store: Arc<Store>, sink: Arc<dyn EventSink>, metrics: Metrics) -> Elicitations {
+    /// The lifecycle over `store`, telling `sink` of every change, counting into `metrics`, and
+    /// woken by `hub` (which the sink publishes to) while a long-poll waits.
+    pub fn new(
+        store: Arc<Store>,
+        sink: Arc<dyn EventSink>,
+        metrics: Metrics,
+        hub: Hub,
+    ) -> Elicitations {
         Elicitations {
             store,
             sink,
             metrics,
+            hub,
             pending: Arc::default(),
         }
     }
@@ -140,18 +149,17 @@ impl Elicitations {
 
     /// The elicitation with this id once it is over, or as it is when `wait` (at most
     /// [`MAX_WAIT`]) has passed or `stopping` turns true; `None` when unknown. Woken by this
-    /// replica's `hub`, which hands over the record an end left. While it waits, a look may be
+    /// replica's hub, which hands over the record an end left. While it waits, a look may be
     /// from memory (a pending one waits on, and its end wakes it); the store is read at once
     /// when it does not wait, on the timer (a lost wake-up only delays) and at the deadline.
     pub async fn result(
         &self,
         id: &str,
         wait: Duration,
-        hub: &Hub,
         mut stopping: watch::Receiver<bool>,
     ) -> Result<Option<Record>, StoreError> {
         let deadline = Instant::now() + wait.min(MAX_WAIT);
-        let waiter = hub.waiter(id);
+        let waiter = self.hub.waiter(id);
         let mut from_store = wait.is_zero();
         loop {
             // Armed before the read: an event between the read and the select still wakes us.

@@ -2,7 +2,7 @@
 //! A token is 256 random bits (base64url, 43 characters); only its SHA-256 is stored, so the
 //! database cannot hand a link out. Minted for a host (`POST …/link`), for the created webhook
 //! and for a push when each is sent (so no token waits in an outbox), and redeemed by the page:
-//! token to the one record, through [`Elicitations`] so expiry applies.
+//! token to the one record, through the [`Elicitations`] the links hold, so expiry applies.
 
 use std::sync::Arc;
 
@@ -14,8 +14,8 @@ use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;
 use crate::metrics::LinkMetrics;
 use crate::record::{Actor, Record};
-use crate::service::{Changed, Elicitations};
-use crate::store::{Clock, LinkStore, NewLink, StoreError};
+use crate::service::{Changed, Elicitations, Missing, ServiceError};
+use crate::store::{LinkStore, NewLink, StoreError};
 
 /// Random bytes in a token.
 const TOKEN_BYTES: usize = 32;
@@ -56,27 +56,27 @@ pub struct Redeemed {
     pub record: Record,
 }
 
-/// The links of one relay with the answer page on.
+/// The links of one relay with the answer page on, to the elicitations of its service.
 #[derive(Debug, Clone)]
 pub struct Links {
+    elicitations: Elicitations,
     store: LinkStore,
-    clock: Clock,
     page: Arc<AnswerPageSettings>,
     counts: LinkMetrics,
 }
 
 impl Links {
-    /// Links kept in `store`, timed by `clock`, pointing at `page`'s public URL, counted in
-    /// `counts`.
+    /// Links to `elicitations`, kept in `store` (timed by the elicitations' clock), pointing at
+    /// `page`'s public URL, counted in `counts`.
     pub fn new(
+        elicitations: Elicitations,
         store: LinkStore,
-        clock: Clock,
         page: Arc<AnswerPageSettings>,
         counts: LinkMetrics,
     ) -> Links {
         Links {
+            elicitations,
             store,
-            clock,
             page,
             counts,
         }
@@ -101,7 +101,7 @@ impl Links {
                 id: id.clone(),
                 elicitation_id: elicitation_id.to_string(),
                 token_hash: token_hash(&token),
-                created_at: self.clock.now_ms(),
+                created_at: self.elicitations.now_ms(),
             })
             .await?;
         self.counts.count("minted");
@@ -112,34 +112,30 @@ impl Links {
         })
     }
 
-    /// A new link for a host, as [`mint`](Self::mint); `None` once the elicitation has
-    /// [`MAX_LINKS_PER_ELICITATION`].
-    pub async fn mint_for_host(
-        &self,
-        elicitation_id: &str,
-        expires_at: i64,
-    ) -> Result<Option<Link>, StoreError> {
-        if self.store.count_for(elicitation_id).await? >= MAX_LINKS_PER_ELICITATION {
-            return Ok(None);
+    /// A new link for a host to the elicitation `elicitation_id`, as [`mint`](Self::mint);
+    /// a conflict once it has [`MAX_LINKS_PER_ELICITATION`].
+    pub async fn mint_for_host(&self, elicitation_id: &str) -> Result<Link, ServiceError> {
+        let record = self.elicitations.get(elicitation_id).await?;
+        let record = record.ok_or(ServiceError::NotFound(Missing::Elicitation))?;
+        if self.store.count_for(&record.id).await? >= MAX_LINKS_PER_ELICITATION {
+            return Err(ServiceError::Conflict(format!(
+                "this elicitation has {MAX_LINKS_PER_ELICITATION} links, the most it may have"
+            )));
         }
-        self.mint(elicitation_id, expires_at).await.map(Some)
+        Ok(self.mint(&record.id, record.expires_at).await?)
     }
 
     /// The link `token` names and its one elicitation as it is now (expired first if its time
-    /// is up); `None` for a malformed, unknown or forged token, and for a link whose
+    /// is up); [`Missing::Link`] for a malformed, unknown or forged token, and for a link whose
     /// elicitation retention deleted. A malformed token is refused without a database read.
-    pub async fn redeem(
-        &self,
-        elicitations: &Elicitations,
-        token: &str,
-    ) -> Result<Option<Redeemed>, StoreError> {
+    pub async fn redeem(&self, token: &str) -> Result<Redeemed, ServiceError> {
         let link = if is_well_formed_token(token) {
             self.store.find(&token_hash(token)).await?
         } else {
             None
         };
         let record = match &link {
-            Some(link) => elicitations.get(&link.elicitation_id).await?,
+            Some(link) => self.elicitations.get(&link.elicitation_id).await?,
             None => None,
         };
         let redeemed = link.zip(record).map(|(link, record)| Redeemed {
@@ -150,21 +146,23 @@ impl Links {
             Some(_) => "redeemed",
             None => "unknown",
         });
-        Ok(redeemed)
+        redeemed.ok_or(ServiceError::NotFound(Missing::Link))
     }
 
     /// Settles `redeemed`'s elicitation with `result` (checked already), journalled as made by
     /// the link.
     pub async fn answer(
         &self,
-        elicitations: &Elicitations,
         redeemed: Redeemed,
         result: &Value,
-    ) -> Result<Changed, StoreError> {
+    ) -> Result<Changed, ServiceError> {
         let link = Actor::Link {
             id: redeemed.link_id,
         };
-        let changed = elicitations.answer(redeemed.record, result, &link).await?;
+        let changed = self
+            .elicitations
+            .answer(redeemed.record, result, &link)
+            .await?;
         if let Changed::ByThisCall(_) = changed {
             self.counts.count("answered");
         }

@@ -5,6 +5,7 @@
 
 pub mod announcer;
 pub mod elicitations;
+pub mod error;
 pub mod links;
 pub mod operators;
 pub mod pending;
@@ -12,8 +13,9 @@ pub mod subscriptions;
 pub mod sweeper;
 pub mod tickets;
 
-pub use announcer::Announcer;
+pub use announcer::{Announcer, OutboxWakes};
 pub use elicitations::{Changed, Elicitations};
+pub use error::{Missing, ServiceError};
 pub use links::Links;
 pub use operators::{Audit, Health};
 pub use subscriptions::PushSubscriptions;

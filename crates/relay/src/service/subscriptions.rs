@@ -4,11 +4,10 @@
 
 use std::sync::Arc;
 
-use axum::http::StatusCode;
 use koder_elicitation_relay_protocol::{PushSubscriptionBody, PushSubscriptionView};
 use koder_web_push::SubscriptionKeys;
 
-use crate::error::ApiError;
+use super::{Missing, ServiceError};
 use crate::push::PushSettings;
 use crate::store::{Clock, PushSubscriptionRow, SubscriptionStore, TenantFilter};
 
@@ -28,13 +27,13 @@ pub type Person = (String, String);
 
 /// The person a token names. A token limited to one conversation may not manage subscriptions:
 /// the pushes would tell of the person's other conversations.
-pub fn whole_person(filter: TenantFilter) -> Result<Person, ApiError> {
+pub fn whole_person(filter: TenantFilter) -> Result<Person, ServiceError> {
     if filter.conversation_id.is_some() {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
+        return Err(ServiceError::Forbidden(
             "a token limited to one conversation cannot manage the person's push subscriptions \
              (they receive pushes from every conversation): use a token without a conversation \
-             claim",
+             claim"
+                .into(),
         ));
     }
     Ok((filter.user_id, filter.workspace_id))
@@ -48,13 +47,13 @@ impl PushSubscriptions {
         (user_id, workspace_id): Person,
         body: PushSubscriptionBody,
         id: String,
-    ) -> Result<Subscribed, ApiError> {
+    ) -> Result<Subscribed, ServiceError> {
         self.settings
             .allow
             .check(&body.endpoint)
-            .map_err(|refused| ApiError::bad_request(refused.to_string()))?;
+            .map_err(|refused| ServiceError::Invalid(refused.to_string()))?;
         SubscriptionKeys::from_base64url(&body.keys.p256dh, &body.keys.auth)
-            .map_err(|error| ApiError::bad_request(format!("keys: {error}")))?;
+            .map_err(|error| ServiceError::Invalid(format!("keys: {error}")))?;
         let row = PushSubscriptionRow {
             id,
             user_id,
@@ -70,7 +69,7 @@ impl PushSubscriptions {
     }
 
     /// The person's subscriptions, oldest first, without their keys.
-    pub async fn list(&self, person: &Person) -> Result<Vec<PushSubscriptionView>, ApiError> {
+    pub async fn list(&self, person: &Person) -> Result<Vec<PushSubscriptionView>, ServiceError> {
         let rows = self.store.list_for_person(&person.0, &person.1).await?;
         Ok(rows
             .into_iter()
@@ -82,12 +81,15 @@ impl PushSubscriptions {
             .collect())
     }
 
-    /// Deletes `person`'s subscription `id`; false for an unknown id and another person's
-    /// alike.
-    pub async fn unsubscribe(&self, person: &Person, id: &str) -> Result<bool, ApiError> {
-        Ok(self
+    /// Deletes `person`'s subscription `id`; [`Missing::Subscription`] for an unknown id and
+    /// another person's alike.
+    pub async fn unsubscribe(&self, person: &Person, id: &str) -> Result<(), ServiceError> {
+        let deleted = self
             .store
             .delete_for_person(id, &person.0, &person.1)
-            .await?)
+            .await?;
+        deleted
+            .then_some(())
+            .ok_or(ServiceError::NotFound(Missing::Subscription))
     }
 }

@@ -4,8 +4,8 @@
 
 use koder_elicitation_relay_protocol::StreamTicket;
 
+use super::ServiceError;
 use crate::auth::{new_ticket, ticket_digest, ticket_grant, PersonToken};
-use crate::error::ApiError;
 use crate::store::{Clock, NewTicket, TicketStore, MAX_LIVE_TICKETS};
 
 /// How long a ticket stays valid: long enough to open the stream, short enough that a logged URL
@@ -21,14 +21,15 @@ pub struct Tickets {
 
 impl Tickets {
     /// A ticket for `token`'s scope and end, kept under its digest; it never outlives the token.
-    pub async fn issue(&self, token: PersonToken) -> Result<StreamTicket, ApiError> {
+    pub async fn issue(&self, token: PersonToken) -> Result<StreamTicket, ServiceError> {
         let now = self.clock.now_ms();
         // `exp` is checked in whole seconds: a token in its last second may already be over here.
         if token.expires_at_ms <= now {
-            return Err(ApiError::unauthorized("token expired"));
+            return Err(ServiceError::Unauthorized("token expired".into()));
         }
         let expires_at = (now + TICKET_LIFETIME_MS).min(token.expires_at_ms);
-        let (ticket, digest) = new_ticket()?;
+        let (ticket, digest) =
+            new_ticket().map_err(|error| ServiceError::NoRandomness(error.to_string()))?;
         let kept = NewTicket {
             digest,
             filter: token.filter,
@@ -36,13 +37,13 @@ impl Tickets {
             expires_at,
         };
         if !self.store.issue(&kept, MAX_LIVE_TICKETS, now).await? {
-            return Err(ApiError::too_many_requests(
-                format!(
+            return Err(ServiceError::TooMany {
+                message: format!(
                     "too many live stream tickets (at most {MAX_LIVE_TICKETS}); try again later"
                 ),
                 // The oldest of them is gone by then at the latest.
-                TICKET_LIFETIME_MS.unsigned_abs() / 1000,
-            ));
+                retry_after_s: TICKET_LIFETIME_MS.unsigned_abs() / 1000,
+            });
         }
         Ok(StreamTicket {
             ticket,
@@ -51,13 +52,13 @@ impl Tickets {
     }
 
     /// What `ticket` grants, once: the token it was issued for, while that token lasts.
-    pub async fn redeem(&self, ticket: &str) -> Result<PersonToken, ApiError> {
+    pub async fn redeem(&self, ticket: &str) -> Result<PersonToken, ServiceError> {
         let now = self.clock.now_ms();
         match self.store.redeem(&ticket_digest(ticket), now).await? {
             Some(redeemed) if redeemed.token_expires_at > now => Ok(ticket_grant(redeemed)),
-            Some(_) => Err(ApiError::unauthorized("token expired")),
-            None => Err(ApiError::unauthorized(
-                "invalid ticket: unknown, expired or already used",
+            Some(_) => Err(ServiceError::Unauthorized("token expired".into())),
+            None => Err(ServiceError::Unauthorized(
+                "invalid ticket: unknown, expired or already used".into(),
             )),
         }
     }
