@@ -28,6 +28,7 @@ use koder_elicitation_relay_protocol::AuditLine;
 use serde_json::{json, Value};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
+use crate::audience::Audience;
 use crate::canonical::{canonical_json, sha256_hex};
 use crate::events::{Event, EventKind};
 use crate::record::{Actor, Tenant};
@@ -52,19 +53,13 @@ macro_rules! audit_columns {
 }
 pub(crate) use audit_columns;
 
-/// The key of a tenant's chain: the JSON array `[user_id, workspace_id]` (unambiguous whatever
-/// the ids hold).
-pub fn chain_key(tenant: &Tenant) -> String {
-    json!([tenant.user_id, tenant.workspace_id]).to_string()
-}
-
 /// One entry of a chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditEntry {
     /// Its place in the whole trail (1, 2, 3… with no gaps), for paging; `None` until given
     /// (PostgreSQL gives it after commit).
     pub seq: Option<i64>,
-    /// Its chain: [`chain_key`] of its tenant, or [`SINGLE_CHAIN`].
+    /// Its chain: [`Audience::chain_key`] of its tenant, or [`SINGLE_CHAIN`].
     pub chain: String,
     /// Its place in its chain: 1, 2, 3… with no gaps.
     pub chain_seq: i64,
@@ -124,7 +119,7 @@ impl Recorded {
     pub fn sealed(self, chain_seq: i64, prev_hash: String) -> AuditEntry {
         let mut entry = AuditEntry {
             seq: None,
-            chain: chain_key(&self.tenant),
+            chain: Audience::of(&self.tenant).chain_key(),
             chain_seq,
             at: self.at,
             elicitation_id: self.elicitation_id,
@@ -318,7 +313,7 @@ impl ChainCheck {
                     "its seq is not its place in the single chain (entries were reordered)",
                 ));
             }
-        } else if entry.chain != chain_key(&entry.tenant) {
+        } else if entry.chain != Audience::of(&entry.tenant).chain_key() {
             return Err(broken(
                 "its scope is not its chain's tenant (the entry was edited or moved)",
             ));
@@ -499,11 +494,12 @@ mod tests {
 
         // Moved to another tenant's chain, hash recomputed: the scope gives it away.
         let mut moved = entries.clone();
-        moved[0].chain = chain_key(&Tenant {
+        moved[0].chain = Audience::of(&Tenant {
             user_id: "bob".into(),
             workspace_id: "acme".into(),
             conversation_id: String::new(),
-        });
+        })
+        .chain_key();
         moved[0].hash = moved[0].computed_hash();
         assert!(check_all(&moved[..1])
             .unwrap_err()

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{broadcast, Notify};
 
-use crate::record::{Record, Status};
+use crate::audience::HubKey;
+use crate::record::{Record, Status, TenantFilter};
 use crate::views::Outgoing;
 
 /// How many messages a stream may fall behind before it is ended (its client reconnects and
@@ -23,8 +24,6 @@ pub const DEFAULT_MAX_STREAMS: usize = 10_000;
 /// People's channels are spread over this many locks, so that connecting, publishing and
 /// disconnecting for one person never waits on everybody else.
 const SHARDS: usize = 16;
-
-type PersonKey = (String, String);
 
 /// How many streams may be open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +62,7 @@ pub struct Hub {
 struct Inner {
     limits: StreamLimits,
     hasher: RandomState,
-    shards: [Mutex<HashMap<PersonKey, Channel>>; SHARDS],
+    shards: [Mutex<HashMap<HubKey, Channel>>; SHARDS],
     waiters: Mutex<HashMap<String, Arc<Slot>>>,
     open_streams: AtomicUsize,
 }
@@ -96,10 +95,10 @@ impl Hub {
         }
     }
 
-    /// Opens a stream for one person in one workspace (every conversation; streams filter
-    /// further), or says why not. The count drops when the subscription does.
-    pub fn subscribe(&self, user_id: &str, workspace_id: &str) -> Result<Subscription, Refusal> {
-        let key = (user_id.to_string(), workspace_id.to_string());
+    /// Opens a stream for an authenticated person (their channel: every conversation of theirs;
+    /// streams filter further), or says why not. The count drops when the subscription does.
+    pub fn subscribe(&self, person: &TenantFilter) -> Result<Subscription, Refusal> {
+        let key = HubKey::of(person);
         let mut shard = self.shard(&key);
         let streams = shard.get(&key).map_or(0, |channel| channel.streams);
         if streams >= self.inner.limits.per_person {
@@ -125,19 +124,18 @@ impl Hub {
         })
     }
 
-    /// Delivers a rendered message to the streams of the person it is for, and wakes the
+    /// Delivers a rendered message to the streams of those who may answer it, and wakes the
     /// long-polls on `record`'s id (with or without a message: some changes are for long-polls
     /// only), handing them the record when it ended, so they need not read it again.
     pub fn publish(&self, record: &Arc<Record>, message: Option<Outgoing>) {
         if let Some(message) = message {
-            let key = (
-                message.tenant.user_id.clone(),
-                message.tenant.workspace_id.clone(),
-            );
-            let shard = self.shard(&key);
-            if let Some(channel) = shard.get(&key) {
-                // No receiver is fine: nobody of theirs listens on this replica now.
-                let _ = channel.sender.send(Arc::new(message));
+            let message = Arc::new(message);
+            for key in message.audience.hub_keys() {
+                let shard = self.shard(&key);
+                if let Some(channel) = shard.get(&key) {
+                    // No receiver is fine: nobody of theirs listens on this replica now.
+                    let _ = channel.sender.send(Arc::clone(&message));
+                }
             }
         }
         if let Some(slot) = self.waiters().get(&record.id) {
@@ -187,7 +185,7 @@ impl Hub {
         (people, self.waiters().len())
     }
 
-    fn shard(&self, key: &PersonKey) -> MutexGuard<'_, HashMap<PersonKey, Channel>> {
+    fn shard(&self, key: &HubKey) -> MutexGuard<'_, HashMap<HubKey, Channel>> {
         let index = usize::try_from(self.inner.hasher.hash_one(key) % SHARDS as u64).unwrap_or(0);
         // `index < SHARDS` always; the first shard only keeps the no-panic floor.
         let [first, ..] = &self.inner.shards;
@@ -198,7 +196,7 @@ impl Hub {
         lock(&self.inner.waiters)
     }
 
-    fn unsubscribe(&self, key: &PersonKey) {
+    fn unsubscribe(&self, key: &HubKey) {
         let mut shard = self.shard(key);
         if let Some(channel) = shard.get_mut(key) {
             channel.streams = channel.streams.saturating_sub(1);
@@ -219,7 +217,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug)]
 pub struct Subscription {
     hub: Hub,
-    key: PersonKey,
+    key: HubKey,
     receiver: broadcast::Receiver<Arc<Outgoing>>,
 }
 
@@ -270,6 +268,7 @@ impl Drop for Waiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audience::Audience;
     use crate::record::Tenant;
 
     fn tenant(user: &str) -> Tenant {
@@ -280,13 +279,17 @@ mod tests {
         }
     }
 
+    fn person(user: &str) -> TenantFilter {
+        TenantFilter::new(user, "w")
+    }
+
     fn record(id: &str, status: Status) -> Arc<Record> {
         Arc::new(Record::example(id, status, serde_json::json!({})))
     }
 
     fn message(user: &str) -> Outgoing {
         Outgoing {
-            tenant: tenant(user),
+            audience: Audience::of(&tenant(user)),
             name: "complete",
             data: "{}".into(),
         }
@@ -295,10 +298,10 @@ mod tests {
     #[tokio::test]
     async fn a_person_hears_their_own_messages_only() {
         let hub = Hub::new(StreamLimits::default());
-        let mut ana = hub.subscribe("ana", "w").unwrap();
-        let mut bob = hub.subscribe("bob", "w").unwrap();
+        let mut ana = hub.subscribe(&person("ana")).unwrap();
+        let mut bob = hub.subscribe(&person("bob")).unwrap();
         hub.publish(&record("x", Status::Pending), Some(message("ana")));
-        assert_eq!(ana.recv().await.unwrap().tenant.user_id, "ana");
+        assert!(ana.recv().await.unwrap().audience.admits(&person("ana")));
         assert!(bob.receiver.try_recv().is_err());
     }
 
@@ -331,21 +334,27 @@ mod tests {
             per_person: 2,
             per_replica: 3,
         });
-        let first = hub.subscribe("ana", "w").unwrap();
-        let _second = hub.subscribe("ana", "w").unwrap();
-        assert_eq!(hub.subscribe("ana", "w").unwrap_err(), Refusal::PersonFull);
-        let _bob = hub.subscribe("bob", "w").unwrap();
-        assert_eq!(hub.subscribe("cy", "w").unwrap_err(), Refusal::ReplicaFull);
+        let first = hub.subscribe(&person("ana")).unwrap();
+        let _second = hub.subscribe(&person("ana")).unwrap();
+        assert_eq!(
+            hub.subscribe(&person("ana")).unwrap_err(),
+            Refusal::PersonFull
+        );
+        let _bob = hub.subscribe(&person("bob")).unwrap();
+        assert_eq!(
+            hub.subscribe(&person("cy")).unwrap_err(),
+            Refusal::ReplicaFull
+        );
         assert_eq!(hub.open_streams(), 3);
         drop(first);
         assert_eq!(hub.open_streams(), 2);
-        assert!(hub.subscribe("ana", "w").is_ok());
+        assert!(hub.subscribe(&person("ana")).is_ok());
     }
 
     #[tokio::test]
     async fn ending_streams_closes_them_and_keeps_the_counts() {
         let hub = Hub::new(StreamLimits::default());
-        let mut ana = hub.subscribe("ana", "w").unwrap();
+        let mut ana = hub.subscribe(&person("ana")).unwrap();
         hub.end_streams();
         assert!(matches!(
             ana.recv().await,

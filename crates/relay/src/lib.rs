@@ -7,6 +7,7 @@
 
 pub mod answer_page;
 pub mod api;
+mod audience;
 pub mod audit;
 mod audit_checkpoint;
 pub mod audit_verify;

@@ -3,6 +3,8 @@
 
 use serde_json::{json, Value};
 
+use crate::audience::Audience;
+
 /// Where an elicitation is in its life, stored under the names the host API shows. `complete`
 /// is not a status but a flag ([`Record::completed`]): URL-mode completion may come before or
 /// after the person's consent.
@@ -80,6 +82,11 @@ impl Record {
     /// time not up.
     pub fn is_open(&self, now_ms: i64) -> bool {
         self.status == Status::Pending && self.expires_at > now_ms
+    }
+
+    /// Who may answer it.
+    pub fn audience(&self) -> Audience {
+        Audience::of(&self.tenant)
     }
 
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).

@@ -8,14 +8,16 @@ use koder_elicitation_relay_protocol::{
 };
 use serde_json::Value;
 
+use crate::audience::Audience;
 use crate::events::{Event, EventKind};
-use crate::record::{Record, Status, Tenant};
+use crate::record::{Record, Status};
 
 /// One event as streams send it: rendered once, shared by every stream that should see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outgoing {
-    /// Whose elicitation it is (streams of a conversation-limited token filter on it).
-    pub tenant: Tenant,
+    /// Who may answer it: the hub's channels it goes to, and what each stream's token must be
+    /// admitted by.
+    pub audience: Audience,
     /// The SSE event name.
     pub name: &'static str,
     /// The SSE data: one line of JSON.
@@ -104,7 +106,7 @@ pub fn rendered(event: &Event, now_ms: i64) -> Option<Outgoing> {
         EventKind::Complete => StreamEvent::Complete(id()),
     };
     Some(Outgoing {
-        tenant: record.tenant.clone(),
+        audience: record.audience(),
         name: data.name(),
         data: data.data(),
     })

@@ -123,7 +123,7 @@ pub async fn list_pending(
 
 /// The record if it exists and the token may see it (out of scope reads as unknown).
 fn scoped(filter: &TenantFilter, record: Option<Record>) -> Result<Record, ApiError> {
-    known(record.filter(|record| filter.admits(&record.tenant)))
+    known(record.filter(|record| record.audience().admits(filter)))
 }
 
 /// `POST /v1/elicitations/{id}/result`: the person's `ElicitResult`, stored exactly once.

@@ -48,10 +48,7 @@ pub async fn stream(
     }): StreamPerson,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     // Subscribed before reading the pending ones, so nothing created in between is lost.
-    let subscription = state
-        .hub
-        .subscribe(&filter.user_id, &filter.workspace_id)
-        .map_err(refused)?;
+    let subscription = state.hub.subscribe(&filter).map_err(refused)?;
     // Checked after subscribing: a drain or a lost link that starts now still ends this stream.
     if state.is_draining() {
         return Err(ApiError::unavailable(
@@ -136,7 +133,7 @@ impl PersonStream {
                 return Some(self.farewell());
             };
             match received {
-                Ok(message) if self.filter.admits(&message.tenant) => {
+                Ok(message) if message.audience.admits(&self.filter) => {
                     return Some(SseEvent::default().event(message.name).data(&message.data));
                 }
                 Ok(_) => {}

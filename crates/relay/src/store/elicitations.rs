@@ -3,13 +3,14 @@
 //! wins, even across replicas, and the winner gets the change back as an [`Event`] to announce.
 
 use serde_json::Value;
-use sqlx::{PgPool, QueryBuilder};
+use sqlx::{AssertSqlSafe, PgPool, QueryBuilder};
 
 use super::changes::{apply_on_postgres, record_columns, Applied, Change, ChangeContext};
 use super::db::{either, push_list, Database};
 use super::rows::record_from_row;
 use super::sqlite::GroupCommit;
 use super::{Created, NewElicitation, Record, Status, StoreError, TenantFilter};
+use crate::audience::Audience;
 use crate::events::Event;
 use crate::record::Actor;
 
@@ -66,21 +67,23 @@ impl ElicitationStore {
         })
     }
 
-    /// The pending elicitations this filter admits, oldest first.
-    pub async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
-        either!(self.database.reader(), |pool| {
-            let rows = sqlx::query(concat!(
+    /// The pending elicitations whose audience admits `person`, oldest first.
+    pub async fn pending(&self, person: &TenantFilter) -> Result<Vec<Record>, StoreError> {
+        let theirs = Audience::pending_for(person, 1);
+        let text = format!(
+            concat!(
                 "SELECT ",
                 record_columns!(),
-                " FROM koder_elicitations WHERE user_id = $1 AND workspace_id = $2 AND status = 'pending' \
-                 AND (CAST($3 AS TEXT) IS NULL OR conversation_id = CAST($3 AS TEXT)) \
-                 ORDER BY created_at, id"
-            ))
-            .bind(&filter.user_id)
-            .bind(&filter.workspace_id)
-            .bind(&filter.conversation_id)
-            .fetch_all(pool)
-            .await?;
+                " FROM koder_elicitations WHERE {} AND status = 'pending' ORDER BY created_at, id"
+            ),
+            theirs.sql
+        );
+        either!(self.database.reader(), |pool| {
+            let mut query = sqlx::query(AssertSqlSafe(text.as_str()));
+            for bind in &theirs.binds {
+                query = query.bind(bind);
+            }
+            let rows = query.fetch_all(pool).await?;
             rows.iter().map(record_from_row).collect()
         })
     }

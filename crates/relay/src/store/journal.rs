@@ -22,7 +22,8 @@ use sqlx::{PgPool, QueryBuilder};
 use super::beside::{beside, Arg, Beside, BesideText};
 use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
-use crate::audit::{audit_columns, chain_key, place_in_chain, AuditEntry, Recorded, GENESIS_HASH};
+use crate::audience::Audience;
+use crate::audit::{audit_columns, place_in_chain, AuditEntry, Recorded, GENESIS_HASH};
 use crate::audit_checkpoint::{checkpoint_over, ChainHead, Checkpoint};
 use crate::record::Tenant;
 
@@ -145,7 +146,10 @@ pub(super) async fn seal(database: &Database, turn: Turn) -> Result<Option<usize
         }
         let ids: Vec<i64> = pending.iter().map(|row| row.id).collect();
         let records: Vec<Recorded> = pending.into_iter().map(PendingRow::recorded).collect();
-        let mut chains: Vec<String> = records.iter().map(|r| chain_key(&r.tenant)).collect();
+        let mut chains: Vec<String> = records
+            .iter()
+            .map(|recorded| Audience::of(&recorded.tenant).chain_key())
+            .collect();
         chains.sort();
         chains.dedup();
         let mut read_heads = QueryBuilder::new(
@@ -213,7 +217,7 @@ fn sealed(
         .collect();
     let mut entries = Vec::with_capacity(records.len());
     for (index, recorded) in records.into_iter().enumerate() {
-        let chain = chain_key(&recorded.tenant);
+        let chain = Audience::of(&recorded.tenant).chain_key();
         let (length, last_hash) = heads.remove(&chain).unwrap_or((0, None));
         let prev_hash = match (length, last_hash) {
             (0, _) => GENESIS_HASH.to_string(),
