@@ -8,8 +8,6 @@ use koder_elicitation_relay_protocol::{ContentError as WireContentError, ErrorBo
 use koder_mcp_elicitation_core::content::ContentError;
 use koder_mcp_elicitation_core::error::ElicitationError;
 
-use crate::store::StoreError;
-
 /// The one message for an unknown id and for one outside the caller's scope, so the two cannot
 /// be told apart.
 pub const NO_SUCH_ELICITATION: &str = "no such elicitation";
@@ -127,6 +125,12 @@ impl ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no randomness available")
     }
 
+    /// 500: the database failed. The detail goes to the log, never to the caller.
+    pub fn storage_failed(error: impl std::fmt::Display) -> Self {
+        tracing::error!(%error, "storage failed");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
+    }
+
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         self.status
@@ -135,14 +139,6 @@ impl ApiError {
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
-    }
-}
-
-/// 500: the database failed. The detail goes to the log, never to the caller.
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> Self {
-        tracing::error!(%error, "storage failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage unavailable")
     }
 }
 

@@ -11,12 +11,12 @@ use crate::audience::Audience;
 pub use koder_elicitation_relay_protocol::HostStatus as Status;
 
 /// Who an elicitation is for: the core's tenant (user, workspace, conversation; the
-/// conversation empty when the host gave none). Made by the host API from a checked body, and
-/// compared with a [`TenantFilter`] that only authentication makes.
+/// conversation empty when the host gave none). Made by the host API from a checked body; its
+/// [`Audience`] says who may answer it.
 pub use koder_mcp_elicitation_core::scope::Tenant;
 
 /// What a person's token lets them see: one user in one workspace, and optionally one
-/// conversation only ([`TenantFilter::admits`]); the wire's scope.
+/// conversation only ([`Audience::admits`]); the wire's scope. Only authentication makes one.
 pub use koder_elicitation_relay_protocol::Scope as TenantFilter;
 
 /// A new elicitation, already checked by the core.

@@ -17,6 +17,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use crate::error::ApiError;
 use crate::record::Record;
 use crate::service::{Missing, ServiceError};
+use crate::store::StoreError;
 
 pub mod answer_page;
 pub mod checks;
@@ -186,6 +187,13 @@ pub fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError>
         .map_err(|error| ApiError::bad_request(format!("body is not valid JSON: {error}")))
 }
 
+/// A service call that could only fail by its store, answered as [`ServiceError::Store`] is.
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        ServiceError::Store(error).into()
+    }
+}
+
 /// A service's refusal as the API answers it: the one place a [`ServiceError`] gets its status.
 impl From<ServiceError> for ApiError {
     fn from(error: ServiceError) -> Self {
@@ -206,7 +214,7 @@ impl From<ServiceError> for ApiError {
                 retry_after_s,
             } => ApiError::too_many_requests(message, retry_after_s),
             ServiceError::NoRandomness(detail) => ApiError::no_randomness(detail),
-            ServiceError::Store(error) => ApiError::from(error),
+            ServiceError::Store(error) => ApiError::storage_failed(error),
         }
     }
 }

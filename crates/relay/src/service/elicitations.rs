@@ -189,11 +189,11 @@ impl Elicitations {
         }
     }
 
-    /// The pending elicitations `filter` admits, oldest first, without those whose time is up
-    /// (the sweeper expires them).
-    pub async fn pending(&self, filter: &TenantFilter) -> Result<Vec<Record>, StoreError> {
+    /// The pending elicitations whose audience admits `person`, oldest first, without those
+    /// whose time is up (the sweeper expires them).
+    pub async fn pending(&self, person: &TenantFilter) -> Result<Vec<Record>, StoreError> {
         let now = self.now_ms();
-        let mut pending = self.store.elicitations.pending(filter).await?;
+        let mut pending = self.store.elicitations.pending(person).await?;
         pending.retain(|record| record.is_open(now));
         Ok(pending)
     }
