@@ -1,5 +1,5 @@
 //! Why a service call did not do what was asked, in the service's own terms: the HTTP API maps
-//! each to its status and message once (`api::service_error`), so nothing here knows HTTP.
+//! each to its status and message once (in `api`), so nothing here knows HTTP.
 
 use crate::store::StoreError;
 
