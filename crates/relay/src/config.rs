@@ -5,12 +5,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::answer_page::AnswerPageSettings;
-use crate::email::EmailSettings;
+use crate::channels::email::EmailSettings;
+use crate::channels::push::PushSettings;
+use crate::channels::webhooks::WebhookConfig;
+use crate::channels::{self, Registry};
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
-use crate::push::PushSettings;
-use crate::store::{redact_database, DatabaseKind, EmailQueue, Outboxes, PushQueue, WebhookRows};
-use crate::webhooks::{self, WebhookConfig};
+use crate::store::{redact_database, DatabaseKind, Outboxes};
 
 /// The shortest service token or HS256 secret the relay starts with: shorter ones can be guessed.
 pub const MIN_SECRET_BYTES: usize = 32;
@@ -137,22 +138,19 @@ impl Config {
         Ok(())
     }
 
-    /// The outboxes the store must queue to: webhooks with `--webhook-url`, pushes with a VAPID
-    /// key, e-mails with `--smtp-url`.
+    /// The relay's channels, each on when its flags are given: webhooks with `--webhook-url`,
+    /// pushes with a VAPID key, e-mails with `--smtp-url`.
+    pub fn channels(&self) -> Registry {
+        channels::registry(
+            self.webhook.as_ref(),
+            self.push.as_ref(),
+            self.email.as_ref(),
+        )
+    }
+
+    /// The outboxes the store must queue to: those of the channels that are on.
     pub fn outboxes(&self) -> Outboxes {
-        Outboxes {
-            webhooks: self
-                .webhook
-                .is_some()
-                .then_some(webhooks::outbox_row as WebhookRows),
-            push: self.push.as_ref().map(|push| PushQueue {
-                remind_before: push.remind_before,
-            }),
-            email: self
-                .email
-                .as_ref()
-                .map(|email| EmailQueue { after: email.after }),
-        }
+        self.channels().outboxes()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The service between the routes and the stores, the only door the routes have: the
 //! elicitation lifecycle (each change one transaction, then one announce and one metrics
-//! update), stream tickets, push subscriptions, answer links, what operators read, and the jobs that run
+//! update), stream tickets, answer links, what operators read, and the jobs that run
 //! beside the requests (expiry, retention, ticket purge, clock sync, audit checkpoints).
 
 pub mod announcer;
@@ -8,7 +8,6 @@ pub mod elicitations;
 pub mod links;
 pub mod operators;
 pub mod pending;
-pub mod subscriptions;
 pub mod sweeper;
 pub mod tickets;
 
@@ -16,5 +15,4 @@ pub use announcer::Announcer;
 pub use elicitations::{Changed, Elicitations};
 pub use links::Links;
 pub use operators::{Audit, Health};
-pub use subscriptions::PushSubscriptions;
 pub use tickets::Tickets;

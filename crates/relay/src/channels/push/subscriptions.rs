@@ -8,8 +8,8 @@ use axum::http::StatusCode;
 use koder_elicitation_relay_protocol::{PushSubscriptionBody, PushSubscriptionView};
 use koder_web_push::SubscriptionKeys;
 
+use super::PushSettings;
 use crate::error::ApiError;
-use crate::push::PushSettings;
 use crate::store::{Clock, PushSubscriptionRow, SubscriptionStore, TenantFilter};
 
 pub use crate::store::Subscribed;
