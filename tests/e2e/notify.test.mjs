@@ -400,7 +400,7 @@ test('push-worker in a real service worker: shows, replaces, closes on settled, 
   }
 });
 
-// The relay's words for CITY from "Weather", as crates/relay/src/push/payload.rs renders them (its
+// The relay's words for CITY from "Weather", as crates/relay/src/channels/push/payload.rs renders them (its
 // test a_questions_notification_is_worded_as_the_elements_own_in_each_language pins the same text).
 const RELAY_WORDS = {
   'en-US': { title: '\u2068Weather\u2069 needs your input', lang: 'en-US', dir: 'ltr' },

@@ -147,13 +147,18 @@ async function answer(relay, id) {
   assert.equal(response.ok, true, await response.text());
 }
 
-/** `koder_relay_email_deliveries_total{outcome}` as the relay's /metrics says. */
-async function emailCount(relay, outcome) {
+/** The counter `metric{outcome}` as the relay's /metrics says. */
+async function counted(relay, metric, outcome) {
   const response = await fetch(`${relay.url}/metrics`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
   const text = await response.text();
-  const line = text.split('\n').find((l) => l.startsWith(`koder_relay_email_deliveries_total{outcome="${outcome}"}`));
+  const line = text.split('\n').find((l) => l.startsWith(`${metric}{outcome="${outcome}"}`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
+
+/** `koder_relay_email_deliveries_total{outcome}`. */
+const emailCount = (relay, outcome) => counted(relay, 'koder_relay_email_deliveries_total', outcome);
+/** `koder_relay_answer_links_total{outcome}`. */
+const linkCount = (relay, outcome) => counted(relay, 'koder_relay_answer_links_total', outcome);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -262,6 +267,41 @@ test('the SMTP server down, then up: one message', { timeout: 60_000 }, async ()
   await sleep(1500);
   assert.equal(smtp.messages.length, 1);
   assert.equal(await emailCount(relay, 'sent'), 1);
+});
+
+/** A host's `POST /v1/elicitations/{id}/link`: its status. */
+async function hostLink(relay, id) {
+  const response = await fetch(`${relay.url}/v1/elicitations/${id}/link`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${SERVICE_TOKEN}` },
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+test('an e-mail retried 5 times (SMTP 451) carries the one link made for it, and the host can still make 256 links', { timeout: 120_000 }, async () => {
+  let refused = 0;
+  const smtp = await startSmtp({ rcptCode: () => (refused < 5 ? ((refused += 1), 451) : null) });
+  const relay = await launch(smtp.port);
+  const id = await created(relay);
+  await until(() => smtp.messages.length === 1, 'the message after five refusals', 90_000);
+  assert.equal(refused, 5, 'the server refused five attempts');
+  assert.equal(await emailCount(relay, 'retried'), 5);
+  assert.equal(await emailCount(relay, 'sent'), 1);
+  assert.equal(await linkCount(relay, 'minted'), 1, 'one link for the message, not one per attempt');
+  const link = smtp.messages[0].parsed.text.match(/https:\/\/\S+#t=(\S+)/);
+  const view = await fetch(`${relay.url}/v1/links/view`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: link[1] }),
+  });
+  assert.equal(view.status, 200, 'the link the message carries works');
+  assert.equal((await view.json()).elicitation.id, id);
+
+  // The relay's link is not the host's to count: the host still makes 256, then 409.
+  for (let made = 0; made < 256; made += 1) assert.equal(await hostLink(relay, id), 201, `host link ${made + 1}`);
+  assert.equal(await hostLink(relay, id), 409);
+  assert.equal(await linkCount(relay, 'minted'), 257);
 });
 
 test('a relay killed between the create and the delivery sends the message once after a restart', { timeout: 60_000 }, async () => {

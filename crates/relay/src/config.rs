@@ -8,13 +8,14 @@ use crate::answer_page::AnswerPageSettings;
 pub use crate::auth::{
     AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
 };
-use crate::email::EmailSettings;
+use crate::channels::email::EmailSettings;
+use crate::channels::push::PushSettings;
+use crate::channels::webhooks::WebhookConfig;
+use crate::channels::{self, Registry};
 use crate::hub::StreamLimits;
 use crate::logging::LogFormat;
-use crate::push::PushSettings;
 pub use crate::secret::{check_secret_length, MIN_SECRET_BYTES};
-use crate::store::{redact_database, DatabaseKind, EmailQueue, Outboxes, PushQueue, WebhookRows};
-use crate::webhooks::{self, WebhookConfig};
+use crate::store::{redact_database, DatabaseKind, Outboxes};
 
 /// The address used without `--listen`.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8790";
@@ -111,22 +112,19 @@ impl Config {
         Ok(())
     }
 
-    /// The outboxes the store must queue to: webhooks with `--webhook-url`, pushes with a VAPID
-    /// key, e-mails with `--smtp-url`.
+    /// The relay's channels, each on when its flags are given: webhooks with `--webhook-url`,
+    /// pushes with a VAPID key, e-mails with `--smtp-url`.
+    pub fn channels(&self) -> Registry {
+        channels::registry(
+            self.webhook.as_ref(),
+            self.push.as_ref(),
+            self.email.as_ref(),
+        )
+    }
+
+    /// The outboxes the store must queue to: those of the channels that are on.
     pub fn outboxes(&self) -> Outboxes {
-        Outboxes {
-            webhooks: self
-                .webhook
-                .is_some()
-                .then_some(webhooks::outbox_row as WebhookRows),
-            push: self.push.as_ref().map(|push| PushQueue {
-                remind_before: push.remind_before,
-            }),
-            email: self
-                .email
-                .as_ref()
-                .map(|email| EmailQueue { after: email.after }),
-        }
+        self.channels().outboxes()
     }
 }
 

@@ -1,6 +1,7 @@
 //! The relay's Prometheus metrics: one registry per server, its handles cheap to clone. Counters
 //! count what this replica did (sum them over replicas); gauges are set when scraped.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,9 +37,8 @@ pub struct Metrics {
     settled: Family<OutcomeLabels, Counter>,
     request_duration: HistogramFamily<RouteLabels>,
     notify_lag: Histogram,
-    webhooks: WebhookMetrics,
-    pushes: DeliveryMetrics,
-    emails: DeliveryMetrics,
+    /// Each channel's deliveries, by the channel's name.
+    deliveries: Arc<BTreeMap<&'static str, DeliveryMetrics>>,
     links: LinkMetrics,
 }
 
@@ -50,9 +50,6 @@ pub struct DeliveryMetrics {
     /// `koder_relay_email_deliveries_total{outcome}`: each attempt by how it ended.
     pub deliveries: Family<OutcomeLabels, Counter>,
 }
-
-/// The webhook deliveries' metric.
-pub type WebhookMetrics = DeliveryMetrics;
 
 /// `koder_relay_answer_links_total{outcome}`: links minted, tokens that named a link
 /// (`redeemed`) or none (`unknown`: forged, malformed, or its question no longer kept), and
@@ -66,19 +63,10 @@ impl DeliveryMetrics {
     }
 }
 
-/// Registers the webhook deliveries' metric in `registry` and returns its handles.
-pub fn register_webhook_metrics(registry: &mut Registry) -> WebhookMetrics {
-    register_deliveries(
-        registry,
-        "koder_relay_webhook_deliveries",
-        "Webhook delivery attempts by outcome",
-    )
-}
-
 /// Registers an outbox's deliveries by outcome as `name` (a counter: `name_total`).
 fn register_deliveries(
     registry: &mut Registry,
-    name: &'static str,
+    name: String,
     help: &'static str,
 ) -> DeliveryMetrics {
     let metrics = DeliveryMetrics::default();
@@ -95,13 +83,19 @@ fn request_histogram() -> Histogram {
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics::new()
+        Metrics::with_channels(&[])
     }
 }
 
 impl Metrics {
-    /// A fresh registry with every metric at zero.
+    /// A fresh registry with every metric at zero, no channel's among them.
     pub fn new() -> Metrics {
+        Metrics::default()
+    }
+
+    /// A fresh registry with every metric at zero, a `koder_relay_<name>_deliveries` counter
+    /// for each of `channels` (its name, its help) among them.
+    pub fn with_channels(channels: &[(&'static str, &'static str)]) -> Metrics {
         let mut registry = Registry::default();
         let streams_open = Gauge::<i64, AtomicI64>::default();
         registry.register(
@@ -144,23 +138,16 @@ impl Metrics {
              announcing it",
             notify_lag.clone(),
         );
-        let webhooks = register_webhook_metrics(&mut registry);
-        let pushes = register_deliveries(
-            &mut registry,
-            "koder_relay_push_deliveries",
-            "Web Push attempts by outcome: delivered, retried, gone (the subscription was removed), \
-             expired (its deadline passed or the question was over first), refused (its endpoint \
-             is off the allow list), failed",
-        );
-        let emails = register_deliveries(
-            &mut registry,
-            "koder_relay_email_deliveries",
-            "E-mail attempts by outcome: sent, retried (a connection error or SMTP 4yz), failed \
-             (SMTP 5yz, or its deadline passed), skipped (the question was over first)",
-        );
+        let deliveries = channels
+            .iter()
+            .map(|&(channel, help)| {
+                let name = format!("koder_relay_{channel}_deliveries");
+                (channel, register_deliveries(&mut registry, name, help))
+            })
+            .collect();
         let links = register_deliveries(
             &mut registry,
-            "koder_relay_answer_links",
+            "koder_relay_answer_links".into(),
             "Answer links: minted, redeemed (a token named one), unknown (a token named none), \
              answered (an answer came through one)",
         );
@@ -172,9 +159,7 @@ impl Metrics {
             settled,
             request_duration,
             notify_lag,
-            webhooks,
-            pushes,
-            emails,
+            deliveries: Arc::new(deliveries),
             links,
         }
     }
@@ -227,19 +212,9 @@ impl Metrics {
         self.notify_lag.observe(lag_ms.max(0) as f64 / 1000.0);
     }
 
-    /// The webhook deliveries' handles.
-    pub fn webhooks(&self) -> &WebhookMetrics {
-        &self.webhooks
-    }
-
-    /// The push deliveries' handles.
-    pub fn pushes(&self) -> &DeliveryMetrics {
-        &self.pushes
-    }
-
-    /// The e-mail deliveries' metric, for the e-mail worker.
-    pub fn emails(&self) -> &DeliveryMetrics {
-        &self.emails
+    /// The deliveries of the channel `name` (counted nowhere if it has no metric here).
+    pub fn deliveries(&self, name: &str) -> DeliveryMetrics {
+        self.deliveries.get(name).cloned().unwrap_or_default()
     }
 
     /// The answer links' handles.

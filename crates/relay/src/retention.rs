@@ -1,7 +1,7 @@
 //! Retention: finished elicitations (settled, expired, withdrawn) are deleted once they have been
 //! finished for longer than `--retention`, a batch at a time, by the sweeper. Pending ones are
-//! never deleted; audit entries are never deleted (they hold digests, not content). Delivered
-//! webhooks, and pushes and e-mails sent or given up, are deleted past the same retention.
+//! never deleted; audit entries are never deleted (they hold digests, not content). Each
+//! channel's outbox rows done with are deleted past the same retention.
 
 use std::time::Duration;
 
@@ -22,13 +22,13 @@ pub async fn purge(store: &Store, retention: Duration) -> Result<u64, StoreError
     let retention_ms = millis(retention);
     let finished_by = store.now_ms().saturating_sub(retention_ms);
     let purged = in_batches(|| store.elicitations.purge_finished(finished_by, PURGE_BATCH)).await?;
-    // Delivered webhooks go by the same retention (their bodies carry answers); rows given up
-    // on stay for an operator to see. They are not counted in what this returns.
-    in_batches(|| store.outbox.purge_delivered(finished_by, PURGE_BATCH)).await?;
-    // Pushes done with (delivered or given up) go too: they hold ids, not messages.
-    in_batches(|| store.push_outbox.purge_done(finished_by, PURGE_BATCH)).await?;
-    // E-mails done with (sent or given up) go too: they hold a person's address.
-    in_batches(|| store.email_outbox.purge_done(finished_by, PURGE_BATCH)).await?;
+    // Each channel's outbox rows done with go by the same retention (a webhook's body carries
+    // the answer; an e-mail row a person's address); a channel may keep the rows it gave up on
+    // for an operator to see. They are not counted in what this returns.
+    for table in store.outboxes().tables() {
+        let outbox = store.outbox(table);
+        in_batches(|| outbox.purge(finished_by, PURGE_BATCH)).await?;
+    }
     Ok(purged)
 }
 

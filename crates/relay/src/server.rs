@@ -4,31 +4,29 @@
 //! drop). Stopping drains first: streams end with a `retry:` hint and long-polls answer at once,
 //! so clients move to another replica; nothing pending is lost, since it is in the database.
 
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use koder_mcp_elicitation_core::i18n::Catalog;
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::api::{self, AppState};
 use crate::auth::Auth;
+use crate::channels::delivery::SHUTDOWN_WAIT;
+use crate::channels::email::EmailSettings;
+use crate::channels::push::PushSubscriptions;
+use crate::channels::Relay;
 use crate::config::Config;
-use crate::delivery::http as outbound;
-use crate::delivery::worker::{self as outbox_loop, Outbox, SHUTDOWN_WAIT};
-use crate::email::{self, worker::Emails, EmailSettings};
 use crate::hub::Hub;
 use crate::listen::Listening;
 use crate::metrics::Metrics;
-use crate::push::{worker::Pushes, PushSettings};
+use crate::service::links::LinkKey;
 use crate::service::{
-    sweeper, Announcer, Audit, Elicitations, Health, Links, OutboxWakes, PushSubscriptions, Tickets,
+    sweeper, Announcer, Audit, Elicitations, Health, Links, OutboxWakes, Tickets,
 };
 use crate::store::{redact_database, Store};
-use crate::webhooks::worker::Webhooks;
 
 /// Why the relay could not start.
 #[derive(Debug, thiserror::Error)]
@@ -65,7 +63,8 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         ));
     }
     let hub = Hub::new(config.streams);
-    let metrics = Metrics::new();
+    let channels = config.channels();
+    let metrics = Metrics::with_channels(channels.metrics());
     let (draining, draining_rx) = watch::channel(false);
     let (stopping, stopping_rx) = watch::channel(false);
     let push = config.push.clone().map(Arc::new);
@@ -84,16 +83,17 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             store.links.clone(),
             Arc::new(page),
             counts,
+            LinkKey::from_service_token(config.auth.service_token.expose()),
         )
     });
-    let delivery = delivery(
-        &config,
-        push.clone(),
-        &links,
-        &store,
-        &metrics,
-        &stopping_rx,
-    )?;
+    // Their outbound clients are built now, before anything listens: a failure stops the start.
+    let relay = Relay {
+        store: Arc::clone(&store),
+        links: links.clone(),
+    };
+    let delivery = channels
+        .workers(&relay, &metrics, &stopping_rx)
+        .map_err(ServeError::Config)?;
     wakes.set(delivery.iter().map(|(wake, _)| Arc::clone(wake)).collect());
     // Listening before serving: no other replica's change after the first request is missed.
     let listening = match store.origin() {
@@ -179,63 +179,6 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         sweeper: Some(sweeper),
         workers,
     })
-}
-
-/// An outbox worker, not started yet, and what wakes it.
-type Worker = (Arc<Notify>, Pin<Box<dyn Future<Output = ()> + Send>>);
-
-/// `outbox`'s worker, until `stopping`.
-fn worker(outbox: impl Outbox + 'static, stopping: &watch::Receiver<bool>) -> Worker {
-    let wake = Arc::new(Notify::new());
-    let run = outbox_loop::run(outbox, Arc::clone(&wake), stopping.clone());
-    (wake, Box::pin(run))
-}
-
-/// The outbox workers `config` turns on (webhooks with `--webhook-url`, pushes with a VAPID
-/// key, e-mails with `--smtp-url`), working on `store` until `stopping`, minting `links` into
-/// what they send when the answer page is on. Their outbound clients are built now, before
-/// anything listens: a failure stops the start.
-fn delivery(
-    config: &Config,
-    push: Option<Arc<PushSettings>>,
-    links: &Option<Links>,
-    store: &Arc<Store>,
-    metrics: &Metrics,
-    stopping: &watch::Receiver<bool>,
-) -> Result<Vec<Worker>, ServeError> {
-    let mut workers = Vec::new();
-    if let Some(webhook) = &config.webhook {
-        let webhooks = Webhooks {
-            store: Arc::clone(store),
-            config: webhook.clone(),
-            links: links.clone(),
-            client: outbound::client("--webhook-url").map_err(ServeError::Config)?,
-            counts: metrics.webhooks().clone(),
-        };
-        workers.push(worker(webhooks, stopping));
-    }
-    if let Some(settings) = push {
-        let pushes = Pushes {
-            store: Arc::clone(store),
-            settings,
-            links: links.clone(),
-            client: outbound::client("Web Push").map_err(ServeError::Config)?,
-            counts: metrics.pushes().clone(),
-        };
-        workers.push(worker(pushes, stopping));
-    }
-    // E-mail needs the answer page (Config::check): a message is its question's link.
-    if let (Some(settings), Some(links)) = (&config.email, links) {
-        let emails = Emails {
-            store: Arc::clone(store),
-            from: settings.from_mailbox().map_err(ServeError::Config)?,
-            transport: email::worker::transport(settings).map_err(ServeError::Config)?,
-            links: links.clone(),
-            counts: metrics.emails().clone(),
-        };
-        workers.push(worker(emails, stopping));
-    }
-    Ok(workers)
 }
 
 /// The HTTP servers: the API on `--listen`, and the operators' routes on `--metrics-listen`

@@ -12,6 +12,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use koder_elicitation_relay::channels::webhooks::RetrySchedule;
 use koder_elicitation_relay::cli::{
     parse_command, parse_duration, Command, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV,
 };
@@ -22,7 +23,6 @@ use koder_elicitation_relay::config::{
 use koder_elicitation_relay::logging::LogFormat;
 use koder_elicitation_relay::secret::Secret;
 use koder_elicitation_relay::store::{redact_database, DatabaseKind};
-use koder_elicitation_relay::webhooks::RetrySchedule;
 
 const TOKEN: &str = "service-token-0123456789abcdef0123";
 const SECRET: &str = "jwt-secret-0123456789abcdef0123456789";
@@ -657,7 +657,7 @@ fn web_push_needs_a_vapid_key_and_a_subject_and_its_flags_refuse_nonsense() {
     assert_eq!(push.subject, "mailto:ops@example.com");
     assert_eq!(
         push.allow,
-        koder_elicitation_relay::push::AllowList::browsers()
+        koder_elicitation_relay::channels::push::AllowList::browsers()
     );
     assert_eq!(
         (push.open_url, push.remind_before, push.per_person),
@@ -924,10 +924,8 @@ fn e_mail_needs_an_smtp_url_a_sender_and_the_answer_page_and_its_password_never_
     );
     assert!(email.allow_domains.is_empty());
     assert_eq!(email.after, Duration::ZERO);
-    assert_eq!(
-        config.outboxes().email.map(|queue| queue.after),
-        Some(Duration::ZERO)
-    );
+    assert!(config.outboxes().queues_to("email"));
+    assert!(!config.outboxes().queues_to("webhook"));
 
     // The rest from flags and the environment; the password from the environment or a file.
     let Ok(Command::Run(config)) = mailing(

@@ -16,21 +16,18 @@ use std::time::Duration;
 
 use http_support::postgres::Postgres;
 use http_support::TempDir;
-use koder_elicitation_relay::store::email_outbox::EmailDelivery;
+use koder_elicitation_relay::channels::email::store::{EmailDelivery, TABLE};
+use koder_elicitation_relay::channels::email::{EmailQueue, Emails};
+use koder_elicitation_relay::channels::outbox_of;
 use koder_elicitation_relay::store::outbox::Outcome;
-use koder_elicitation_relay::store::{
-    Actor, EmailNotice, EmailQueue, NewElicitation, Outboxes, Store, Tenant,
-};
+use koder_elicitation_relay::store::{Actor, EmailNotice, NewElicitation, Outboxes, Store, Tenant};
 use serde_json::json;
 
 const LEASE_MS: i64 = 60_000;
 const AFTER: Duration = Duration::from_secs(30);
 
 fn outboxes() -> Outboxes {
-    Outboxes {
-        email: Some(EmailQueue { after: AFTER }),
-        ..Outboxes::default()
-    }
+    Outboxes::new(vec![outbox_of::<Emails>(EmailQueue { after: AFTER })])
 }
 
 fn new_elicitation(id: &str, now: i64, email: Option<&str>, key: Option<&str>) -> NewElicitation {
@@ -71,17 +68,20 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
     ] {
         store.elicitations.create(new, &Actor::Host).await.unwrap();
     }
-    let outbox = &store.email_outbox;
+    let outbox = store.outbox(&TABLE);
     let after_ms = i64::try_from(AFTER.as_millis()).unwrap();
     assert!(
         outbox
-            .claim(now + after_ms - 1, LEASE_MS, 10)
+            .claim::<EmailDelivery>(now + after_ms - 1, LEASE_MS, 10, true)
             .await
             .unwrap()
             .is_empty(),
         "not due before --email-after"
     );
-    let claimed = outbox.claim(now + after_ms, LEASE_MS, 10).await.unwrap();
+    let claimed = outbox
+        .claim::<EmailDelivery>(now + after_ms, LEASE_MS, 10, true)
+        .await
+        .unwrap();
     assert_eq!(
         claimed,
         [EmailDelivery {
@@ -94,7 +94,7 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
     );
     // Leased: nobody claims it again meanwhile; a retry is claimed at its time.
     assert!(outbox
-        .claim(now + after_ms + 1, LEASE_MS, 10)
+        .claim::<EmailDelivery>(now + after_ms + 1, LEASE_MS, 10, true)
         .await
         .unwrap()
         .is_empty());
@@ -107,7 +107,10 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
         .record(&[(mailed.into(), retry)], now + after_ms)
         .await
         .unwrap();
-    let again = outbox.claim(retry_at, LEASE_MS, 10).await.unwrap();
+    let again = outbox
+        .claim::<EmailDelivery>(retry_at, LEASE_MS, 10, true)
+        .await
+        .unwrap();
     assert_eq!(
         again.iter().map(|row| row.attempts).collect::<Vec<_>>(),
         [2]
@@ -117,14 +120,14 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
         .await
         .unwrap();
     assert!(outbox
-        .claim(retry_at + LEASE_MS, LEASE_MS, 10)
+        .claim::<EmailDelivery>(retry_at + LEASE_MS, LEASE_MS, 10, true)
         .await
         .unwrap()
         .is_empty());
 
     // Retention deletes it once done.
-    assert_eq!(outbox.purge_done(retry_at, 100).await.unwrap(), 0);
-    assert_eq!(outbox.purge_done(retry_at + 1, 100).await.unwrap(), 1);
+    assert_eq!(outbox.purge(retry_at, 100).await.unwrap(), 0);
+    assert_eq!(outbox.purge(retry_at + 1, 100).await.unwrap(), 1);
 }
 
 #[tokio::test]

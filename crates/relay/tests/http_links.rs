@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 use http_support::postgres::Postgres;
 use http_support::{create_body, person, Relay, TempDir, SERVICE_TOKEN};
 use koder_elicitation_relay::answer_page::AnswerPageSettings;
-use koder_elicitation_relay::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
+use koder_elicitation_relay::channels::webhooks::{
+    self, RetrySchedule, WebhookConfig, WebhookSecret,
+};
 use koder_elicitation_relay::Config;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -476,8 +478,9 @@ async fn retention_deletes_a_questions_links_with_it() {
     );
 }
 
-/// A webhook receiver on 127.0.0.1: every body it was sent.
-async fn webhook_receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
+/// A webhook receiver on 127.0.0.1: every body it was sent, the first `refuse` of them
+/// answered with a 500 (so they are sent again).
+async fn webhook_receiver(refuse: usize) -> (String, Arc<Mutex<Vec<Value>>>) {
     let received = Arc::new(Mutex::new(Vec::new()));
     let kept = Arc::clone(&received);
     let app = axum::Router::new().route(
@@ -485,10 +488,13 @@ async fn webhook_receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
         axum::routing::post(move |body: String| {
             let kept = Arc::clone(&kept);
             async move {
-                kept.lock()
-                    .unwrap()
-                    .push(serde_json::from_str(&body).unwrap());
-                StatusCode::NO_CONTENT
+                let mut kept = kept.lock().unwrap();
+                kept.push(serde_json::from_str(&body).unwrap());
+                if kept.len() <= refuse {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                } else {
+                    StatusCode::NO_CONTENT
+                }
             }
         }),
     );
@@ -519,7 +525,8 @@ async fn webhook_of(received: &Mutex<Vec<Value>>, event_type: &str) -> Value {
 #[tokio::test]
 async fn the_created_webhook_carries_a_link_that_reaches_the_question() {
     let assets = assets();
-    let (url, received) = webhook_receiver().await;
+    // The first two attempts fail: every attempt carries the same link.
+    let (url, received) = webhook_receiver(2).await;
     let relay = relay_with_page(&assets, |config| {
         config.webhook = Some(WebhookConfig {
             url: webhooks::parse_url(&url).unwrap(),
@@ -532,6 +539,23 @@ async fn the_created_webhook_carries_a_link_that_reaches_the_question() {
     let created = webhook_of(&received, "elicitation.created").await;
     assert_eq!(created["data"]["id"], json!(id));
     let answer_url = created["data"]["answerUrl"].as_str().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while received.lock().unwrap().len() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the created webhook was not sent 3 times"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let attempts: Vec<Value> = received.lock().unwrap().iter().take(3).cloned().collect();
+    for attempt in &attempts {
+        assert_eq!(attempt["type"], "elicitation.created");
+        assert_eq!(
+            attempt["data"]["answerUrl"],
+            json!(answer_url),
+            "one link per webhook"
+        );
+    }
     let token = token_of(answer_url);
     // The token is not kept anywhere in plain text: not in the outbox row.
     let database = relay.server().store();
@@ -790,7 +814,7 @@ impl Drop for Running {
 async fn no_token_reaches_a_log_line() {
     let temp = TempDir::new("bin-links-log");
     let assets = assets();
-    let (hook, received) = webhook_receiver().await;
+    let (hook, received) = webhook_receiver(0).await;
     let mut running = Running(
         relay_command(&temp.0)
             .env("KODER_RELAY_WEBHOOK_SECRET", WEBHOOK_KEY)

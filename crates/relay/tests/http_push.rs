@@ -28,7 +28,7 @@ use http_support::postgres::Postgres;
 use http_support::{
     create_body, mint_with, now_secs, person, Relay, TempDir, AUDIENCE, SERVICE_TOKEN,
 };
-use koder_elicitation_relay::push::{AllowList, PushSettings};
+use koder_elicitation_relay::channels::push::{AllowList, PushSettings};
 use koder_web_push::{verify_vapid, Receiver, VapidKey};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};

@@ -20,7 +20,7 @@ use std::time::Duration;
 use base64::Engine;
 use http_support::postgres::Postgres;
 use http_support::{mint, person, Relay, TempDir};
-use koder_elicitation_relay::push::{AllowList, PushSettings};
+use koder_elicitation_relay::channels::push::{AllowList, PushSettings};
 use koder_web_push::{Receiver, VapidKey};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};

@@ -16,11 +16,11 @@ use std::time::Duration;
 
 use http_support::postgres::Postgres;
 use http_support::TempDir;
+use koder_elicitation_relay::channels::outbox_of;
+use koder_elicitation_relay::channels::push::store::{PushDelivery, PushStore, TABLE};
+use koder_elicitation_relay::channels::push::{PushQueue, Pushes};
 use koder_elicitation_relay::store::outbox::Outcome;
-use koder_elicitation_relay::store::push_outbox::PushDelivery;
-use koder_elicitation_relay::store::{
-    Actor, NewElicitation, Outboxes, PushQueue, Status, Store, Tenant,
-};
+use koder_elicitation_relay::store::{Actor, NewElicitation, Outboxes, Status, Store, Tenant};
 use serde_json::json;
 
 const LEASE_MS: i64 = 60_000;
@@ -28,13 +28,10 @@ const REMIND_BEFORE: Duration = Duration::from_secs(60);
 const ID: &str = "00000000000000000000000000000001";
 
 fn outboxes() -> Outboxes {
-    Outboxes {
-        webhooks: None,
-        push: Some(PushQueue {
-            remind_before: Some(REMIND_BEFORE),
-        }),
-        email: None,
-    }
+    let queue = PushQueue {
+        remind_before: Some(REMIND_BEFORE),
+    };
+    Outboxes::new(vec![outbox_of::<Pushes>(queue)])
 }
 
 /// Stores subscriptions as the subscription routes do: (id, user, workspace).
@@ -115,8 +112,12 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
         .unwrap();
 
     // The question, to ana's two in acme only; the reminders wait for their time.
-    let outbox = &store.push_outbox;
-    let claimed = outbox.claim(store.now_ms(), LEASE_MS, 10).await.unwrap();
+    let outbox = store.outbox(&TABLE);
+    let pushes = PushStore::of(store);
+    let claimed = outbox
+        .claim::<PushDelivery>(store.now_ms(), LEASE_MS, 10, true)
+        .await
+        .unwrap();
     assert!(claimed.iter().all(|push| push.attempts == 1));
     assert!(claimed.iter().all(|push| push.elicitation_id == ID));
     assert_eq!(
@@ -128,7 +129,7 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
     );
     // Leased: nobody claims them again meanwhile.
     assert!(outbox
-        .claim(store.now_ms() + 1, LEASE_MS, 10)
+        .claim::<PushDelivery>(store.now_ms() + 1, LEASE_MS, 10, true)
         .await
         .unwrap()
         .is_empty());
@@ -144,11 +145,14 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
         .unwrap();
     let remind_at = expires_at - 60_000;
     assert!(outbox
-        .claim(remind_at - 1, LEASE_MS, 10)
+        .claim::<PushDelivery>(remind_at - 1, LEASE_MS, 10, true)
         .await
         .unwrap()
         .is_empty());
-    let reminders = outbox.claim(remind_at, 1_000, 10).await.unwrap();
+    let reminders = outbox
+        .claim::<PushDelivery>(remind_at, 1_000, 10, true)
+        .await
+        .unwrap();
     assert_eq!(
         sorted(reminders.clone()),
         [
@@ -176,7 +180,10 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
         .await
         .unwrap()
         .expect("settled");
-    let closes = outbox.claim(remind_at, LEASE_MS, 10).await.unwrap();
+    let closes = outbox
+        .claim::<PushDelivery>(remind_at, LEASE_MS, 10, true)
+        .await
+        .unwrap();
     let deadline = finished_at + 3_600_000;
     assert_eq!(
         sorted(closes),
@@ -188,14 +195,14 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
 
     // The phone's push service says it is gone: it goes, with its pending close.
     assert!(store.subscriptions.remove("phone").await.unwrap());
-    outbox.drop_pushes_to("phone").await.unwrap();
-    assert_eq!(outbox.target("phone").await.unwrap(), None);
+    pushes.drop_pushes_to("phone").await.unwrap();
+    assert_eq!(pushes.target("phone").await.unwrap(), None);
     assert_eq!(
-        outbox.target("laptop").await.unwrap().unwrap().endpoint,
+        pushes.target("laptop").await.unwrap().unwrap().endpoint,
         "https://push.example.net/laptop"
     );
     let again = outbox
-        .claim(remind_at + LEASE_MS, LEASE_MS, 10)
+        .claim::<PushDelivery>(remind_at + LEASE_MS, LEASE_MS, 10, true)
         .await
         .unwrap();
     assert_eq!(
@@ -205,8 +212,8 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
 
     // Retention deletes what is done (the laptop's two delivered pushes; the phone's went with
     // it), not what is still to send.
-    assert_eq!(outbox.purge_done(remind_at + 1, 100).await.unwrap(), 2);
-    assert_eq!(outbox.purge_done(remind_at + 1, 100).await.unwrap(), 0);
+    assert_eq!(outbox.purge(remind_at + 1, 100).await.unwrap(), 2);
+    assert_eq!(outbox.purge(remind_at + 1, 100).await.unwrap(), 0);
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use http_support::postgres::Postgres;
 use http_support::{store_with_webhooks, TempDir};
+use koder_elicitation_relay::channels::webhooks::store::{Delivery, TABLE};
 use koder_elicitation_relay::store::outbox::Outcome;
 use koder_elicitation_relay::store::{Actor, Created, NewElicitation, Status, Store, Tenant};
 use serde_json::json;
@@ -95,7 +96,11 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
         .is_none());
 
     let now = store.now_ms();
-    let claimed = store.outbox.claim(now, LEASE_MS, 10).await.unwrap();
+    let claimed = store
+        .outbox(&TABLE)
+        .claim::<Delivery>(now, LEASE_MS, 10, false)
+        .await
+        .unwrap();
     let mut ids: Vec<_> = claimed.iter().map(|delivery| delivery.id.clone()).collect();
     ids.sort();
     let id = format!("{:032x}", 1);
@@ -114,14 +119,14 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
 
     // Leased: nobody claims them again until the lease runs out.
     assert!(store
-        .outbox
-        .claim(now + 1, LEASE_MS, 10)
+        .outbox(&TABLE)
+        .claim::<Delivery>(now + 1, LEASE_MS, 10, false)
         .await
         .unwrap()
         .is_empty());
     let again = store
-        .outbox
-        .claim(now + LEASE_MS, LEASE_MS, 10)
+        .outbox(&TABLE)
+        .claim::<Delivery>(now + LEASE_MS, LEASE_MS, 10, false)
         .await
         .unwrap();
     assert_eq!(again.len(), 2);
@@ -131,7 +136,7 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
     // one only.
     let later = now + 2 * LEASE_MS;
     store
-        .outbox
+        .outbox(&TABLE)
         .record(
             &[
                 (format!("msg_{id}_created"), Outcome::Delivered),
@@ -147,19 +152,13 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
         .await
         .unwrap();
     assert!(store
-        .outbox
-        .claim(later + 10 * LEASE_MS, LEASE_MS, 10)
+        .outbox(&TABLE)
+        .claim::<Delivery>(later + 10 * LEASE_MS, LEASE_MS, 10, false)
         .await
         .unwrap()
         .is_empty());
-    assert_eq!(
-        store.outbox.purge_delivered(later + 1, 100).await.unwrap(),
-        1
-    );
-    assert_eq!(
-        store.outbox.purge_delivered(later + 1, 100).await.unwrap(),
-        0
-    );
+    assert_eq!(store.outbox(&TABLE).purge(later + 1, 100).await.unwrap(), 1);
+    assert_eq!(store.outbox(&TABLE).purge(later + 1, 100).await.unwrap(), 0);
 }
 
 #[tokio::test]
@@ -190,8 +189,8 @@ async fn postgres_queues_in_the_change_and_two_replicas_claim_each_row_once() {
         let mut mine = Vec::new();
         loop {
             let batch = store
-                .outbox
-                .claim(store.now_ms(), LEASE_MS, 3)
+                .outbox(&TABLE)
+                .claim::<Delivery>(store.now_ms(), LEASE_MS, 3, false)
                 .await
                 .unwrap();
             if batch.is_empty() {

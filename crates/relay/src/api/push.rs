@@ -13,8 +13,8 @@ use koder_elicitation_relay_protocol::{
 
 use super::{json_body, new_id, path_id, AppState};
 use crate::auth::PersonToken;
+use crate::channels::push::subscriptions::{whole_person, PushSubscriptions, Subscribed};
 use crate::error::ApiError;
-use crate::service::subscriptions::{whole_person, PushSubscriptions, Subscribed};
 use crate::service::{Missing, ServiceError};
 
 /// What every push route answers while the relay has no VAPID key.

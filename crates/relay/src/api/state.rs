@@ -7,11 +7,12 @@ use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::watch;
 
 use crate::auth::Auth;
-use crate::email::Recipients;
+use crate::channels::email::Recipients;
+use crate::channels::push::PushSubscriptions;
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
-use crate::service::{Audit, Elicitations, Health, Links, PushSubscriptions, Tickets};
+use crate::service::{Audit, Elicitations, Health, Links, Tickets};
 
 /// What every handler reaches: the services, and this replica's own parts.
 #[derive(Debug, Clone)]

@@ -12,14 +12,14 @@ use std::time::Duration;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::channels::email::{self, SmtpUrl};
+use crate::channels::push::{self, AllowList, DEFAULT_SUBSCRIPTIONS_PER_PERSON};
 use crate::config::{
     Config, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_DATABASE, DEFAULT_LISTEN,
     DEFAULT_WORKSPACE_CLAIM,
 };
-use crate::email::{self, SmtpUrl};
 use crate::hub::{DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PERSON};
 use crate::logging::LogFormat;
-use crate::push::{self, AllowList, DEFAULT_SUBSCRIPTIONS_PER_PERSON};
 
 /// The environment variable the webhook key is read from (it has no flag: flags show in the
 /// process list).

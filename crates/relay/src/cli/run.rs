@@ -8,13 +8,13 @@ use clap::ArgMatches;
 
 use super::{RunFlags, SMTP_PASSWORD_ENV, VAPID_PRIVATE_KEY_ENV, WEBHOOK_SECRET_ENV};
 use crate::answer_page::AnswerPageSettings;
+use crate::channels::email::EmailSettings;
+use crate::channels::push::PushSettings;
+use crate::channels::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
 use crate::config::{AuthSettings, Config};
-use crate::email::EmailSettings;
 use crate::hub::StreamLimits;
-use crate::push::PushSettings;
 use crate::secret::{check_secret_length, Secret};
 use crate::store::DatabaseKind;
-use crate::webhooks::{self, RetrySchedule, WebhookConfig, WebhookSecret};
 
 impl RunFlags {
     /// What the flags say together: secrets from where they were given, webhooks complete, the

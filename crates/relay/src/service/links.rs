@@ -1,14 +1,19 @@
 //! Answer links: each a capability for exactly one elicitation, `<public-url>/answer/#t=<token>`.
-//! A token is 256 random bits (base64url, 43 characters); only its SHA-256 is stored, so the
-//! database cannot hand a link out. Minted for a host (`POST …/link`), for the created webhook
-//! and for a push when each is sent (so no token waits in an outbox), and redeemed by the page:
-//! token to the one record, through the [`Elicitations`] the links hold, so expiry applies.
+//! A token is 256 bits (base64url, 43 characters); only its SHA-256 is stored, so the database
+//! cannot hand a link out. A host's link (`POST …/link`) has a random token, a new one each
+//! call. A message's link (the created webhook, a push, an e-mail) is made once per outbox row:
+//! its id is derived from the row and its token is a keyed hash of that id ([`LinkKey`]), so
+//! every attempt at the row carries the same link and no token ever waits in an outbox.
+//! Redeemed by the page: token to the one record, through the [`Elicitations`] the links hold,
+//! so expiry applies.
 
 use std::sync::Arc;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use hmac::{Hmac, Mac};
 use serde_json::Value;
+use sha2::Sha256;
 
 use crate::answer_page::AnswerPageSettings;
 use crate::canonical::sha256_hex;
@@ -21,8 +26,8 @@ use crate::store::{LinkStore, NewLink, StoreError};
 const TOKEN_BYTES: usize = 32;
 /// A token's length: [`TOKEN_BYTES`] in base64url without padding.
 pub const TOKEN_CHARS: usize = 43;
-/// The most links a host may have made for one elicitation (`POST …/link`, counting those the
-/// relay minted for webhooks, pushes and e-mail): each is a row, and a host needs a few.
+/// The most links a host may have made for one elicitation (`POST …/link`; those the relay
+/// made for its messages are not counted): each is a row, and a host needs a few.
 pub const MAX_LINKS_PER_ELICITATION: i64 = 256;
 
 /// A link just made. Its `Debug` leaves the token out, so no log line can show it.
@@ -47,6 +52,38 @@ impl std::fmt::Debug for Link {
     }
 }
 
+/// The key a message link's token is derived with: derived in turn from the service token, so
+/// every replica derives the same tokens and the database alone cannot. Its `Debug` prints
+/// nothing of it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LinkKey([u8; 32]);
+
+impl LinkKey {
+    /// The key of a relay whose service token is `service_token`.
+    pub fn from_service_token(service_token: &str) -> LinkKey {
+        LinkKey(keyed_hash(
+            service_token.as_bytes(),
+            b"koder-elicitation-relay message links v1",
+        ))
+    }
+}
+
+impl std::fmt::Debug for LinkKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LinkKey(<redacted>)")
+    }
+}
+
+/// HMAC-SHA256 of `message` with `key`.
+fn keyed_hash(key: &[u8], message: &[u8]) -> [u8; 32] {
+    // HMAC takes a key of any length: this cannot fail.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
+        return [0; 32];
+    };
+    mac.update(message);
+    mac.finalize().into_bytes().into()
+}
+
 /// A token redeemed: the link's id and its elicitation as it is now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Redeemed {
@@ -63,22 +100,25 @@ pub struct Links {
     store: LinkStore,
     page: Arc<AnswerPageSettings>,
     counts: LinkMetrics,
+    key: LinkKey,
 }
 
 impl Links {
     /// Links to `elicitations`, kept in `store` (timed by the elicitations' clock), pointing at
-    /// `page`'s public URL, counted in `counts`.
+    /// `page`'s public URL, counted in `counts`, messages' tokens derived with `key`.
     pub fn new(
         elicitations: Elicitations,
         store: LinkStore,
         page: Arc<AnswerPageSettings>,
         counts: LinkMetrics,
+        key: LinkKey,
     ) -> Links {
         Links {
             elicitations,
             store,
             page,
             counts,
+            key,
         }
     }
 
@@ -87,42 +127,72 @@ impl Links {
         &self.page
     }
 
-    /// A new link to the elicitation `elicitation_id` (which must exist), ending with it at
-    /// `expires_at`. Every call makes another; each works until the elicitation is over.
-    pub async fn mint(&self, elicitation_id: &str, expires_at: i64) -> Result<Link, StoreError> {
-        let no_randomness =
-            |error: getrandom::Error| StoreError(format!("no randomness for a link: {error}"));
-        let mut secret = [0u8; TOKEN_BYTES];
-        getrandom::fill(&mut secret).map_err(no_randomness)?;
-        let token = URL_SAFE_NO_PAD.encode(secret);
-        let id = koder_elicitation_relay_protocol::random_id().map_err(no_randomness)?;
-        self.store
-            .insert(&NewLink {
-                id: id.clone(),
-                elicitation_id: elicitation_id.to_string(),
-                token_hash: token_hash(&token),
-                created_at: self.elicitations.now_ms(),
-            })
-            .await?;
-        self.counts.count("minted");
-        Ok(Link {
-            id,
-            url: self.page.link_url(&token),
-            expires_at,
-        })
-    }
-
-    /// A new link for a host to the elicitation `elicitation_id`, as [`mint`](Self::mint);
-    /// a conflict once it has [`MAX_LINKS_PER_ELICITATION`].
+    /// A new link to the elicitation `elicitation_id` (not found when unknown), ending with it
+    /// at its expiry, for a host. Every call makes another, with a random token; a conflict once
+    /// the elicitation has [`MAX_LINKS_PER_ELICITATION`] of them.
     pub async fn mint_for_host(&self, elicitation_id: &str) -> Result<Link, ServiceError> {
         let record = self.elicitations.get(elicitation_id).await?;
         let record = record.ok_or(ServiceError::NotFound(Missing::Elicitation))?;
-        if self.store.count_for(&record.id).await? >= MAX_LINKS_PER_ELICITATION {
+        if self.store.count_for_hosts(&record.id).await? >= MAX_LINKS_PER_ELICITATION {
             return Err(ServiceError::Conflict(format!(
                 "this elicitation has {MAX_LINKS_PER_ELICITATION} links, the most it may have"
             )));
         }
-        Ok(self.mint(&record.id, record.expires_at).await?)
+        let no_randomness =
+            |error: getrandom::Error| StoreError(format!("no randomness for a link: {error}"));
+        let mut secret = [0u8; TOKEN_BYTES];
+        getrandom::fill(&mut secret).map_err(no_randomness)?;
+        let id = koder_elicitation_relay_protocol::random_id().map_err(no_randomness)?;
+        let token = URL_SAFE_NO_PAD.encode(secret);
+        Ok(self
+            .keep(id, &token, &record.id, record.expires_at, None)
+            .await?)
+    }
+
+    /// The link of the message `row` of `channel` (an outbox row) to the elicitation
+    /// `elicitation_id`: made on the first call, the same link on every later one.
+    pub async fn for_message(
+        &self,
+        channel: &str,
+        row: &str,
+        elicitation_id: &str,
+        expires_at: i64,
+    ) -> Result<Link, StoreError> {
+        let made_for = format!("{channel}:{row}");
+        let digest = sha256_hex(format!("message link {made_for}").as_bytes());
+        let id: String = digest.chars().take(32).collect();
+        let token = URL_SAFE_NO_PAD.encode(keyed_hash(&self.key.0, id.as_bytes()));
+        self.keep(id, &token, elicitation_id, expires_at, Some(made_for))
+            .await
+    }
+
+    /// Keeps the link `id` whose token is `token`, and says so in the metrics when it is new.
+    async fn keep(
+        &self,
+        id: String,
+        token: &str,
+        elicitation_id: &str,
+        expires_at: i64,
+        made_for: Option<String>,
+    ) -> Result<Link, StoreError> {
+        let new = self
+            .store
+            .keep(&NewLink {
+                id: id.clone(),
+                elicitation_id: elicitation_id.to_string(),
+                token_hash: token_hash(token),
+                created_at: self.elicitations.now_ms(),
+                made_for,
+            })
+            .await?;
+        if new {
+            self.counts.count("minted");
+        }
+        Ok(Link {
+            id,
+            url: self.page.link_url(token),
+            expires_at,
+        })
     }
 
     /// The link `token` names and its one elicitation as it is now (expired first if its time

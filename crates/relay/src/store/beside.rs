@@ -1,13 +1,16 @@
-//! What a change writes beside itself (its audit record, its webhook row, its push rows): inserts
+//! What a change writes beside itself (its audit record, each channel's rows): inserts
 //! that select from `changed`, the row the change made, so they write nothing when the change
-//! changed nothing. Each store writes its own (`journal`, `outbox`, `push_outbox`); `changes`
+//! changed nothing. The journal and each channel's queue write their own; `changes`
 //! runs them after the change or joins them to its statement.
 
 /// A value bound to a statement.
 #[derive(Debug, Clone)]
-pub(super) enum Arg {
+pub enum Arg {
+    /// A text.
     Text(String),
+    /// A text or NULL.
     OptionalText(Option<String>),
+    /// A number.
     Int(i64),
 }
 
@@ -15,9 +18,9 @@ pub(super) enum Arg {
 /// `alone` runs after the change, where `changed` is one row of nothing; `joined` is a CTE of
 /// the change's own statement, over its `RETURNING`. Written with [`beside!`].
 #[derive(Debug, Clone, Copy)]
-pub(super) struct BesideText {
-    pub(super) alone: &'static str,
-    pub(super) joined: &'static str,
+pub struct BesideText {
+    pub(crate) alone: &'static str,
+    pub(crate) joined: &'static str,
 }
 
 /// `beside!("INSERT … SELECT … FROM ", " WHERE …")`: the text on both sides of `changed`.
@@ -29,13 +32,13 @@ macro_rules! beside {
         }
     };
 }
-pub(super) use beside;
+pub(crate) use beside;
 
 /// One insert beside a change, with its values.
 #[derive(Debug, Clone)]
-pub(super) struct Beside {
-    pub(super) text: BesideText,
-    pub(super) args: Vec<Arg>,
+pub struct Beside {
+    pub(crate) text: BesideText,
+    pub(crate) args: Vec<Arg>,
 }
 
 /// `query` with `args` bound in order.

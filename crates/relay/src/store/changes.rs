@@ -1,7 +1,6 @@
 //! Every change to an elicitation, written once for both dialects: its conditional statement
-//! (so exactly one writer wins), and beside it, for the row it changed, the audit record, the
-//! webhook row and the push rows (one per subscription of the person). All of it commits
-//! together:
+//! (so exactly one writer wins), and beside it, for the row it changed, the audit record and
+//! what each channel that is on queues for it (`crate::channels`). All of it commits together:
 //! - on PostgreSQL, a change whose row is known beforehand (all but an expiry sweep) is one
 //!   statement: the change, with what it writes beside it as CTEs over its `RETURNING`, and
 //!   `pg_notify` on the replicas' channel. One round trip, and the row's lock is held only
@@ -19,11 +18,9 @@ use tokio::sync::Notify;
 use super::beside::{bound, Arg, Beside};
 use super::clock::Clock;
 use super::db::{either, Connection, Either};
-use super::email_outbox::EmailQueue;
 use super::journal;
-use super::outbox::{self, WebhookRows};
+use super::outbox::{Outboxes, Queued};
 use super::postgres::EVENTS_CHANNEL;
-use super::push_outbox::{self, PushQueue};
 use super::rows::{record_from_row, same_request};
 use super::{Created, NewElicitation, Record, Status, StoreError};
 use crate::audit::Recorded;
@@ -68,12 +65,8 @@ pub(super) struct ChangeContext {
     pub(super) origin: String,
     /// The deployment's clock.
     pub(super) clock: Clock,
-    /// The webhook row of an event, when webhooks are on.
-    pub(super) webhook_rows: Option<WebhookRows>,
-    /// Which pushes an event queues, when Web Push is on.
-    pub(super) push: Option<PushQueue>,
-    /// When a create's e-mail is due, when e-mail is on.
-    pub(super) email: Option<EmailQueue>,
+    /// What each channel that is on queues for a change.
+    pub(super) outboxes: Outboxes,
     /// Told after every change that recorded audit entries, so the sealer seals them.
     pub(super) recorded: Arc<Notify>,
 }
@@ -299,24 +292,16 @@ fn notification(kind: EventKind, context: &ChangeContext) -> [Arg; 2] {
     ]
 }
 
-/// What `event`, made by `change` at `at`, writes beside it.
+/// What `event`, made by `change` at `at`, writes beside it: its audit record, and what each
+/// channel that is on queues for it.
 fn besides(event: &Event, change: &Change, at: i64, context: &ChangeContext) -> Vec<Beside> {
+    let created = match change {
+        Change::Create { new, .. } => Some(&**new),
+        _ => None,
+    };
+    let queued = Queued { event, created, at };
     let mut besides = vec![journal::record(Recorded::of(event, change.actor(), at))];
-    if let (Change::Create { new, .. }, Some(queue)) = (change, context.email) {
-        if let Some(notice) = &new.email {
-            besides.push(queue.enqueue(new, notice));
-        }
-    }
-    if let Some(row) = context.webhook_rows.and_then(|rows| rows(event)) {
-        besides.push(outbox::enqueue(row, context.clock.now_ms()));
-    }
-    let pushes = context.push.map(|push| push.rows(event, at));
-    besides.extend(
-        pushes
-            .into_iter()
-            .flatten()
-            .map(|rows| push_outbox::enqueue(rows, at)),
-    );
+    besides.extend(context.outboxes.rows(&queued));
     besides
 }
 

@@ -8,7 +8,8 @@ use super::StoreError;
 /// A link to keep.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewLink {
-    /// 128 random bits, hex: what the audit trail names.
+    /// 128 random bits, or for a message's link 128 bits derived from the message, hex: what
+    /// the audit trail names.
     pub id: String,
     /// The one elicitation it reaches.
     pub elicitation_id: String,
@@ -16,6 +17,8 @@ pub struct NewLink {
     pub token_hash: String,
     /// When it was made, ms since the Unix epoch.
     pub created_at: i64,
+    /// The message it was made for (`<channel>:<row id>`); `None`: a host asked for it.
+    pub made_for: Option<String>,
 }
 
 /// A link found by its token's hash.
@@ -34,21 +37,36 @@ pub struct LinkStore {
 }
 
 impl LinkStore {
-    /// Keeps a new link. Its elicitation must exist (a foreign key): one deleted meanwhile
-    /// fails the insert.
-    pub async fn insert(&self, link: &NewLink) -> Result<(), StoreError> {
+    /// Keeps a new link; `false` when a link of that id was there already (a message's link
+    /// made again on a retry), whose token hash is then set to this one's (the same, unless the
+    /// key it is derived with changed). Its elicitation must exist (a foreign key): one deleted
+    /// meanwhile fails the insert.
+    pub async fn keep(&self, link: &NewLink) -> Result<bool, StoreError> {
         either!(self.database.writer(), |pool| {
-            sqlx::query(
-                "INSERT INTO koder_answer_links (id, elicitation_id, token_hash, created_at) \
-                 VALUES ($1, $2, $3, $4)",
+            let inserted = sqlx::query(
+                "INSERT INTO koder_answer_links \
+                 (id, elicitation_id, token_hash, created_at, made_for) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
             )
             .bind(&link.id)
             .bind(&link.elicitation_id)
             .bind(&link.token_hash)
             .bind(link.created_at)
+            .bind(&link.made_for)
             .execute(pool)
-            .await?;
-            Ok(())
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                sqlx::query(
+                    "UPDATE koder_answer_links SET token_hash = $2 \
+                     WHERE id = $1 AND token_hash <> $2",
+                )
+                .bind(&link.id)
+                .bind(&link.token_hash)
+                .execute(pool)
+                .await?;
+            }
+            Ok(inserted > 0)
         })
     }
 
@@ -64,15 +82,36 @@ impl LinkStore {
         })
     }
 
-    /// How many links reach the elicitation `elicitation_id` (bounding a host's links).
+    /// How many links reach the elicitation `elicitation_id`, hosts' and messages' alike.
     pub async fn count_for(&self, elicitation_id: &str) -> Result<i64, StoreError> {
+        self.count(
+            "SELECT count(*) FROM koder_answer_links WHERE elicitation_id = $1",
+            elicitation_id,
+        )
+        .await
+    }
+
+    /// How many links hosts asked for reach the elicitation `elicitation_id` (bounding a
+    /// host's links; those made for messages are not counted).
+    pub async fn count_for_hosts(&self, elicitation_id: &str) -> Result<i64, StoreError> {
+        self.count(
+            "SELECT count(*) FROM koder_answer_links \
+             WHERE elicitation_id = $1 AND made_for IS NULL",
+            elicitation_id,
+        )
+        .await
+    }
+
+    async fn count(
+        &self,
+        statement: &'static str,
+        elicitation_id: &str,
+    ) -> Result<i64, StoreError> {
         either!(self.database.reader(), |pool| {
-            Ok(sqlx::query_scalar::<_, i64>(
-                "SELECT count(*) FROM koder_answer_links WHERE elicitation_id = $1",
-            )
-            .bind(elicitation_id)
-            .fetch_one(pool)
-            .await?)
+            Ok(sqlx::query_scalar::<_, i64>(statement)
+                .bind(elicitation_id)
+                .fetch_one(pool)
+                .await?)
         })
     }
 }

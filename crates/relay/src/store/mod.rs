@@ -1,16 +1,16 @@
 //! Where elicitations live: small stores by job (elicitations, tickets, the audit trail, the
-//! webhook and push outboxes, health) over one database, SQLite in one process or PostgreSQL shared by
+//! channels' outboxes, health) over one database, SQLite in one process or PostgreSQL shared by
 //! replicas. Each statement is written once for both dialects wherever they agree; only NOTIFY,
 //! `SKIP LOCKED` and how changes are committed differ. Stores know nothing of who listens.
 
 /// The database of either dialect, and running one text on both.
 pub(crate) mod db;
 
-/// Every change to an elicitation, with its audit entry, webhook row and push rows, written once.
+/// Every change to an elicitation, with its audit entry and each channel's rows, written once.
 mod changes;
 
 /// What a change writes beside itself, and binding values to statements.
-mod beside;
+pub mod beside;
 
 /// The elicitations.
 pub mod elicitations;
@@ -24,14 +24,8 @@ pub mod audit;
 /// The audit trail read-only, for `audit verify`.
 pub mod audit_reader;
 
-/// The webhook outbox.
+/// The outboxes: one table per channel, run by the same statements.
 pub mod outbox;
-
-/// The push outbox.
-pub mod push_outbox;
-
-/// The e-mail outbox.
-pub mod email_outbox;
 
 /// Web Push subscriptions.
 pub mod subscriptions;
@@ -69,11 +63,9 @@ pub use audit::AuditStore;
 pub use audit_reader::AuditReader;
 pub use clock::Clock;
 pub use elicitations::ElicitationStore;
-pub use email_outbox::{EmailOutboxStore, EmailQueue};
 pub use health::Health;
 pub use links::{LinkRow, LinkStore, NewLink};
-pub use outbox::{OutboxStore, WebhookRows};
-pub use push_outbox::{PushOutboxStore, PushQueue};
+pub use outbox::{Outbox, OutboxChannel, OutboxTable, Outboxes, Queue, Queued};
 pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
 pub use url::{redact_database, DatabaseKind};
@@ -111,15 +103,6 @@ pub enum Created {
     KeyReused,
 }
 
-impl Outboxes {
-    /// Whether both queue the same: webhooks on or off alike, the same pushes and e-mails.
-    pub fn agree(&self, other: &Outboxes) -> bool {
-        self.webhooks.is_some() == other.webhooks.is_some()
-            && self.push == other.push
-            && self.email == other.email
-    }
-}
-
 impl Created {
     /// The record the host is answered with; `None` for a reused key.
     pub fn record(&self) -> Option<&Record> {
@@ -131,17 +114,6 @@ impl Created {
     }
 }
 
-/// What every change queues besides itself, in its own transaction.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Outboxes {
-    /// The webhook row of an event, when webhooks are on.
-    pub webhooks: Option<WebhookRows>,
-    /// Which pushes an event queues, when Web Push is on.
-    pub push: Option<PushQueue>,
-    /// When a create's e-mail is due, when e-mail is on.
-    pub email: Option<EmailQueue>,
-}
-
 /// Every store of one database.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -151,12 +123,6 @@ pub struct Store {
     pub tickets: TicketStore,
     /// The audit trail.
     pub audit: AuditStore,
-    /// The webhook outbox.
-    pub outbox: OutboxStore,
-    /// The push outbox.
-    pub push_outbox: PushOutboxStore,
-    /// The e-mail outbox.
-    pub email_outbox: EmailOutboxStore,
     /// Web Push subscriptions.
     pub subscriptions: SubscriptionStore,
     /// Answer links.
@@ -167,6 +133,7 @@ pub struct Store {
     /// skips its own.
     origin: Option<String>,
     outboxes: Outboxes,
+    database: Database,
 }
 
 impl Store {
@@ -200,9 +167,7 @@ impl Store {
         let context = ChangeContext {
             origin: origin.clone().unwrap_or_default(),
             clock: clock.clone(),
-            webhook_rows: outboxes.webhooks,
-            push: outboxes.push,
-            email: outboxes.email,
+            outboxes: outboxes.clone(),
             recorded: recorded.clone(),
         };
         let committer = match &database {
@@ -226,30 +191,30 @@ impl Store {
                 database: database.clone(),
                 recorded,
             },
-            outbox: OutboxStore {
-                database: database.clone(),
-            },
-            push_outbox: PushOutboxStore {
-                database: database.clone(),
-            },
-            email_outbox: EmailOutboxStore {
-                database: database.clone(),
-            },
             subscriptions: SubscriptionStore {
                 database: database.clone(),
             },
             links: LinkStore {
                 database: database.clone(),
             },
-            health: Health { database, clock },
+            health: Health {
+                database: database.clone(),
+                clock,
+            },
+            database,
             origin,
             outboxes,
         }
     }
 
     /// What every change queues besides itself: fixed when the store is opened.
-    pub fn outboxes(&self) -> Outboxes {
-        self.outboxes
+    pub fn outboxes(&self) -> &Outboxes {
+        &self.outboxes
+    }
+
+    /// The outbox kept in `table` (a channel's).
+    pub fn outbox(&self, table: &'static OutboxTable) -> Outbox {
+        Outbox::new(self.database.clone(), table)
     }
 
     /// This replica's id in the notifications it sends, on a database replicas share

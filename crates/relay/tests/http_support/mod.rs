@@ -328,10 +328,10 @@ impl SseReader {
 pub async fn store_with_webhooks(
     url: &str,
 ) -> std::sync::Arc<koder_elicitation_relay::store::Store> {
-    let outboxes = koder_elicitation_relay::store::Outboxes {
-        webhooks: Some(koder_elicitation_relay::webhooks::outbox_row),
-        ..Default::default()
-    };
+    use koder_elicitation_relay::channels::{outbox_of, webhooks};
+    let queue = webhooks::store::WebhookQueue;
+    let outboxes =
+        koder_elicitation_relay::store::Outboxes::new(vec![outbox_of::<webhooks::Webhooks>(queue)]);
     let store = koder_elicitation_relay::store::Store::open(url, outboxes).await;
     std::sync::Arc::new(store.expect("open the store"))
 }

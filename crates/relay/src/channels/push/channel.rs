@@ -1,4 +1,4 @@
-//! The push worker, on the outboxes' shared loop ([`crate::delivery::worker`]). Each claimed row
+//! The push channel, on the channels' one delivery loop ([`crate::channels::delivery`]). Each claimed row
 //! is checked again before anything is sent: its deadline, its subscription (still there), its
 //! elicitation (a question already over is not pushed), its endpoint (still on the allow list).
 //! The payload is built then, encrypted to the subscription's keys, and POSTed with a VAPID
@@ -14,13 +14,13 @@ use koder_web_push::{encrypt, PushError, SubscriptionKeys};
 
 use super::deliver::{self, Answer, Push};
 use super::payload;
+use super::store::{PushDelivery, PushKind, PushStore, PushTarget, TABLE};
 use super::{PushOrigin, PushSettings};
-use crate::delivery::worker::{doubling, millis, Outbox};
-use crate::metrics::DeliveryMetrics;
+use crate::channels::delivery::{doubling, retry_until};
+use crate::channels::{Attempt, Channel};
 use crate::record::{Record, Status};
 use crate::service::Links;
-use crate::store::outbox::Outcome;
-use crate::store::push_outbox::{PushDelivery, PushKind, PushTarget};
+use crate::store::outbox::{OutboxTable, Outcome};
 use crate::store::{Store, StoreError};
 
 /// The first retry's wait; each one after doubles it, up to [`MAX_RETRY_WAIT`].
@@ -67,46 +67,39 @@ impl PushOutcome {
         }
     }
 
-    /// What the outbox keeps of it (`None` for a gone subscription, whose rows are deleted).
-    fn kept(&self) -> Option<Outcome> {
+    /// What the outbox keeps of it (nothing for a gone subscription, whose rows are deleted).
+    fn kept(&self) -> Outcome {
         match self {
-            PushOutcome::Delivered => Some(Outcome::Delivered),
+            PushOutcome::Delivered => Outcome::Delivered,
             PushOutcome::Retried {
                 next_attempt_at,
                 error,
                 ..
-            } => Some(Outcome::Retry {
+            } => Outcome::Retry {
                 next_attempt_at: *next_attempt_at,
                 error: error.clone(),
-            }),
-            PushOutcome::Gone => None,
+            },
+            PushOutcome::Gone => Outcome::Dropped,
             PushOutcome::Expired(error)
             | PushOutcome::Refused(error)
-            | PushOutcome::Failed(error) => Some(Outcome::GaveUp {
+            | PushOutcome::Failed(error) => Outcome::GaveUp {
                 error: error.clone(),
-            }),
+            },
         }
     }
 }
 
-/// One claimed row and what came of it.
-#[derive(Debug)]
-pub struct PushAttempt {
-    row: PushDelivery,
-    outcome: PushOutcome,
-}
-
-/// The push outbox as its worker sees it, for the outboxes' shared loop
-/// ([`crate::delivery::worker::run`]).
+/// The push channel: each claimed row encrypted to its subscription and POSTed to its push
+/// service.
 #[derive(Debug)]
 pub struct Pushes {
     pub(crate) store: Arc<Store>,
+    pub(crate) pushes: PushStore,
     pub(crate) settings: Arc<PushSettings>,
-    /// With the answer page on and no `--push-open-url`: a push opens a link minted as it is
-    /// sent.
+    /// With the answer page on and no `--push-open-url`: a push opens the link made for its
+    /// row.
     pub(crate) links: Option<Links>,
     pub(crate) client: reqwest::Client,
-    pub(crate) counts: DeliveryMetrics,
 }
 
 /// The wait before attempt `attempts + 1`: doubling from [`FIRST_RETRY_WAIT`] up to
@@ -127,7 +120,7 @@ impl Pushes {
         if now >= row.deadline {
             return Ok(PushOutcome::Expired("its deadline passed".into()));
         }
-        let Some(target) = store.push_outbox.target(&row.subscription_id).await? else {
+        let Some(target) = self.pushes.target(&row.subscription_id).await? else {
             return Ok(PushOutcome::Gone);
         };
         let Some(record) = store.elicitations.get(&row.elicitation_id).await? else {
@@ -139,7 +132,7 @@ impl Pushes {
                 if record.status != Status::Pending || record.expires_at <= now {
                     return Ok(PushOutcome::Expired("the question was over first".into()));
                 }
-                let url = self.open_url(&record).await?;
+                let url = self.open_url(row, &record).await?;
                 // In the subscription's language as the element picks a locale: the nearest
                 // shipped one, else en-US.
                 let locale = Locale::negotiate(target.language.as_deref());
@@ -172,15 +165,24 @@ impl Pushes {
     }
 
     /// The page a notification about `record` opens: `--push-open-url` filled in; else, with
-    /// the answer page on, a new link to it; else none.
-    async fn open_url(&self, record: &Record) -> Result<Option<String>, StoreError> {
+    /// the answer page on, the link made for `row` (the same on every attempt); else none.
+    async fn open_url(
+        &self,
+        row: &PushDelivery,
+        record: &Record,
+    ) -> Result<Option<String>, StoreError> {
         let tenant = &record.tenant;
         let filled =
             self.settings
                 .open_url(&record.id, &tenant.workspace_id, &tenant.conversation_id);
         match (filled, &self.links) {
             (Some(url), _) => Ok(Some(url)),
-            (None, Some(links)) => Ok(Some(links.mint(&record.id, record.expires_at).await?.url)),
+            (None, Some(links)) => {
+                let link = links
+                    .for_message(Self::NAME, &row.id, &record.id, record.expires_at)
+                    .await?;
+                Ok(Some(link.url))
+            }
             (None, None) => Ok(None),
         }
     }
@@ -214,36 +216,28 @@ impl Pushes {
         error: String,
     ) -> PushOutcome {
         let wait = retry_wait(row.attempts, &row.id, retry_after);
-        let next_attempt_at = self.store.now_ms().saturating_add(millis(wait));
-        if next_attempt_at >= row.deadline {
-            return PushOutcome::Expired(format!("{error}; its deadline comes first"));
-        }
-        PushOutcome::Retried {
-            next_attempt_at,
-            wait,
-            error,
+        match retry_until(self.store.now_ms(), wait, row.deadline, &error) {
+            Ok(next_attempt_at) => PushOutcome::Retried {
+                next_attempt_at,
+                wait,
+                error,
+            },
+            Err(given_up) => PushOutcome::Expired(given_up),
         }
     }
 }
 
-impl Outbox for Pushes {
-    type Row = PushDelivery;
-    type Attempt = PushAttempt;
-    const UNAVAILABLE: &'static str = "push outbox unavailable";
-
-    async fn claim(&self, lease_ms: i64, limit: i64) -> Result<Vec<PushDelivery>, StoreError> {
-        let now = self.store.now_ms();
-        self.store.push_outbox.claim(now, lease_ms, limit).await
+impl Pushes {
+    /// Deletes a subscription its push service says is gone: the subscription first, so no new
+    /// push is queued for it, then every push queued for it (this one too).
+    async fn forget(&self, subscription: &str) -> Result<(), StoreError> {
+        self.store.subscriptions.remove(subscription).await?;
+        self.pushes.drop_pushes_to(subscription).await
     }
 
-    async fn send(&self, row: &PushDelivery) -> PushAttempt {
-        let outcome = match self.push(row).await {
-            Ok(outcome) => outcome,
-            // The database could not be read: another attempt, as for a push service that
-            // did not answer.
-            Err(error) => self.retry(row, None, error.to_string()),
-        };
-        match &outcome {
+    /// Says in the log what `outcome` was.
+    fn log(row: &PushDelivery, outcome: &PushOutcome) {
+        match outcome {
             PushOutcome::Delivered => {}
             PushOutcome::Retried { wait, error, .. } => tracing::warn!(
                 push_id = %row.id,
@@ -263,43 +257,37 @@ impl Outbox for Pushes {
                 tracing::warn!(push_id = %row.id, %reason, "push given up")
             }
         }
-        PushAttempt {
-            row: row.clone(),
-            outcome,
-        }
     }
+}
 
-    async fn record(&self, attempts: Vec<PushAttempt>) -> Option<Duration> {
-        let mut soonest = None;
-        let mut kept = Vec::with_capacity(attempts.len());
-        let mut gone = Vec::new();
-        for PushAttempt { row, outcome } in attempts {
-            self.counts.count(outcome.label());
-            if let PushOutcome::Retried { wait, .. } = &outcome {
-                soonest = Some(soonest.map_or(*wait, |soonest: Duration| soonest.min(*wait)));
-            }
-            match outcome.kept() {
-                Some(outcome) => kept.push((row.id, outcome)),
-                None => gone.push(row.subscription_id),
-            }
-        }
-        let store = &self.store;
-        let mut recorded = store.push_outbox.record(&kept, store.now_ms()).await;
-        for subscription in &gone {
-            // The subscription first, so no new push is queued for it; then what was.
-            if recorded.is_ok() {
-                recorded = store.subscriptions.remove(subscription).await.map(drop);
-            }
-            if recorded.is_ok() {
-                recorded = store.push_outbox.drop_pushes_to(subscription).await;
+impl Channel for Pushes {
+    const NAME: &'static str = "push";
+    const METRIC_HELP: &'static str =
+        "Web Push attempts by outcome: delivered, retried, gone (the \
+        subscription was removed), expired (its deadline passed or the question was over \
+        first), refused (its endpoint is off the allow list), failed";
+    const TABLE: &'static OutboxTable = &TABLE;
+    // Only creates and ends queue pushes, and only for people with a subscription.
+    const MOSTLY_EMPTY: bool = true;
+    type Row = PushDelivery;
+
+    async fn attempt(&self, row: &PushDelivery) -> Attempt {
+        let mut outcome = match self.push(row).await {
+            Ok(outcome) => outcome,
+            // The database could not be read: another attempt, as for a push service that
+            // did not answer.
+            Err(error) => self.retry(row, None, error.to_string()),
+        };
+        if outcome == PushOutcome::Gone {
+            if let Err(error) = self.forget(&row.subscription_id).await {
+                outcome = self.retry(row, None, error.to_string());
             }
         }
-        if let Err(error) = recorded {
-            // The leases run out and the rows are claimed again: a push sent twice at worst,
-            // under the same Topic.
-            tracing::error!(pushes = kept.len(), %error, "cannot record push attempts");
+        Self::log(row, &outcome);
+        Attempt {
+            label: outcome.label(),
+            outcome: outcome.kept(),
         }
-        soonest
     }
 }
 

@@ -9,9 +9,9 @@ use lettre::message::header::{Header, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::Message;
 
+use crate::channels::webhooks::iso_8601;
 use crate::record::Record;
 use crate::views::escape_html;
-use crate::webhooks::iso_8601;
 
 /// `Auto-Submitted: auto-generated` (RFC 3834): out-of-office replies and other automatic
 /// answers are not sent back to it.

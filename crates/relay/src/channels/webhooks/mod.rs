@@ -3,11 +3,14 @@
 //! transaction as the change, and a worker POSTs it, signed, to the one configured URL, retrying
 //! with backoff for hours under the same `webhook-id`.
 
+use std::sync::Arc;
+
 use koder_elicitation_relay_protocol::{WebhookElicitation, WebhookEvent};
 
+use crate::channels::{http, Relay, Settings};
 use crate::events::{Event, EventKind};
 use crate::record::Status;
-use crate::store::outbox::OutboxRow;
+use crate::store::outbox::Queue;
 
 /// The `webhook-signature` of a body, and the `whsec_…` key it is made with.
 pub mod sign;
@@ -15,11 +18,15 @@ pub mod sign;
 /// One attempt: the signed POST to the configured URL.
 pub mod deliver;
 
-/// The delivery worker and its retry schedule.
-pub mod worker;
+/// The channel: one attempt at a row, and the retry schedule.
+pub mod channel;
 
+/// Its outbox table: the row a change queues, the row a claim returns.
+pub mod store;
+
+pub use channel::{RetrySchedule, Webhooks};
 pub use sign::WebhookSecret;
-pub use worker::RetrySchedule;
+pub use store::OutboxRow;
 
 /// Where webhooks go and how they are signed: `--webhook-url` and its secret.
 #[derive(Clone)]
@@ -48,6 +55,23 @@ impl std::fmt::Debug for WebhookConfig {
             .field("secret", &"<redacted>")
             .field("retries", &self.retries)
             .finish()
+    }
+}
+
+impl Settings for WebhookConfig {
+    type Channel = Webhooks;
+
+    fn queue(&self) -> Arc<dyn Queue> {
+        Arc::new(store::WebhookQueue)
+    }
+
+    fn channel(&self, relay: &Relay) -> Result<Webhooks, String> {
+        Ok(Webhooks {
+            store: Arc::clone(&relay.store),
+            config: self.clone(),
+            links: relay.links.clone(),
+            client: http::client("--webhook-url")?,
+        })
     }
 }
 
@@ -113,7 +137,7 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
             expires_at: record.expires_at,
             finished_at: record.finished_at.filter(|_| finished),
             result: finished.then(|| record.result_or_cancel()),
-            // Never queued: a link's token is minted only when the webhook is sent.
+            // Never queued: a link's token is derived only when the webhook is sent.
             answer_url: None,
         },
     }

@@ -1,8 +1,8 @@
-//! The e-mail worker, on the outboxes' shared loop ([`crate::delivery::worker`]). Each claimed
-//! row is checked again before anything is sent: its deadline, its elicitation (a question over
-//! by now, answered while `--email-after` passed, is not mailed: the row is done, skipped). A
-//! link is minted then (so no token ever waits in the outbox), the message made and handed to
-//! the SMTP server. A connection error or an SMTP 4yz is retried with backoff until the
+//! The e-mail channel, on the channels' one delivery loop ([`crate::channels::delivery`]). Each
+//! claimed row is checked again before anything is sent: its deadline, its elicitation (a
+//! question over by now, answered while `--email-after` passed, is not mailed: the row is done,
+//! skipped). The row's link is made then (the same on every attempt; its token derived, so none
+//! ever waits in the outbox), the message made and handed to the SMTP server. A connection error or an SMTP 4yz is retried with backoff until the
 //! deadline; a 5yz gives it up.
 
 use std::sync::Arc;
@@ -16,14 +16,14 @@ use lettre::transport::smtp::extension::ClientId;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
 use super::message::Question;
+use super::store::{EmailDelivery, TABLE};
 use super::{EmailSettings, SmtpSecurity};
-use crate::delivery::http::ATTEMPT_TIMEOUT;
-use crate::delivery::worker::{doubling, millis, Outbox};
-use crate::metrics::DeliveryMetrics;
+use crate::channels::delivery::{doubling, retry_until};
+use crate::channels::http::ATTEMPT_TIMEOUT;
+use crate::channels::{Attempt, Channel};
 use crate::record::Status;
 use crate::service::links::Links;
-use crate::store::email_outbox::EmailDelivery;
-use crate::store::outbox::Outcome;
+use crate::store::outbox::{OutboxTable, Outcome};
 use crate::store::{Store, StoreError};
 
 /// The first retry's wait; each one after doubles it, up to [`MAX_RETRY_WAIT`].
@@ -87,13 +87,6 @@ impl EmailOutcome {
     }
 }
 
-/// One claimed row and what came of it.
-#[derive(Debug)]
-pub struct EmailAttempt {
-    row: EmailDelivery,
-    outcome: EmailOutcome,
-}
-
 /// The SMTP transport `settings` describe: TLS from the first byte (`smtps://`), STARTTLS
 /// required (`smtp://`), or STARTTLS when offered (`smtp://` to the local host). Its roots are
 /// the relay's other clients' (rustls-platform-verifier: the system store, or `SSL_CERT_FILE`).
@@ -119,15 +112,13 @@ pub fn transport(settings: &EmailSettings) -> Result<AsyncSmtpTransport<Tokio1Ex
     Ok(builder.build())
 }
 
-/// The e-mail outbox as its worker sees it, for the outboxes' shared loop
-/// ([`crate::delivery::worker::run`]).
+/// The e-mail channel: each claimed row's message handed to the SMTP server.
 #[derive(Debug)]
 pub struct Emails {
     pub(crate) store: Arc<Store>,
     pub(crate) from: Mailbox,
     pub(crate) transport: AsyncSmtpTransport<Tokio1Executor>,
     pub(crate) links: Links,
-    pub(crate) counts: DeliveryMetrics,
 }
 
 /// A short description of an SMTP failure (lettre's errors name the kind, the code and the
@@ -150,7 +141,10 @@ impl Emails {
             Ok(address) => Mailbox::new(None, address),
             Err(_) => return Ok(EmailOutcome::Failed("the address does not parse".into())),
         };
-        let link = self.links.mint(&record.id, record.expires_at).await?;
+        let link = self
+            .links
+            .for_message(Self::NAME, &row.id, &record.id, record.expires_at)
+            .await?;
         let question = Question {
             record: &record,
             link: &link.url,
@@ -171,29 +165,28 @@ impl Emails {
     /// Schedules another attempt, unless it would come after the deadline.
     fn retry(&self, row: &EmailDelivery, error: String) -> EmailOutcome {
         let wait = doubling(FIRST_RETRY_WAIT, MAX_RETRY_WAIT, row.attempts, &row.id);
-        let next_attempt_at = self.store.now_ms().saturating_add(millis(wait));
-        if next_attempt_at >= row.deadline {
-            return EmailOutcome::Failed(format!("{error}; its deadline comes first"));
-        }
-        EmailOutcome::Retried {
-            next_attempt_at,
-            wait,
-            error,
+        match retry_until(self.store.now_ms(), wait, row.deadline, &error) {
+            Ok(next_attempt_at) => EmailOutcome::Retried {
+                next_attempt_at,
+                wait,
+                error,
+            },
+            Err(given_up) => EmailOutcome::Failed(given_up),
         }
     }
 }
 
-impl Outbox for Emails {
+impl Channel for Emails {
+    const NAME: &'static str = "email";
+    const METRIC_HELP: &'static str = "E-mail attempts by outcome: sent, retried (a connection \
+        error or SMTP 4yz), failed (SMTP 5yz, or its deadline passed), skipped (the question was \
+        over first)";
+    const TABLE: &'static OutboxTable = &TABLE;
+    // Only creates that ask for an e-mail queue one.
+    const MOSTLY_EMPTY: bool = true;
     type Row = EmailDelivery;
-    type Attempt = EmailAttempt;
-    const UNAVAILABLE: &'static str = "e-mail outbox unavailable";
 
-    async fn claim(&self, lease_ms: i64, limit: i64) -> Result<Vec<EmailDelivery>, StoreError> {
-        let now = self.store.now_ms();
-        self.store.email_outbox.claim(now, lease_ms, limit).await
-    }
-
-    async fn send(&self, row: &EmailDelivery) -> EmailAttempt {
+    async fn attempt(&self, row: &EmailDelivery) -> Attempt {
         let outcome = match self.email(row).await {
             Ok(outcome) => outcome,
             // The database could not be read: another attempt, as for a server that did not
@@ -217,28 +210,9 @@ impl Outbox for Emails {
                 tracing::warn!(elicitation = %row.id, %reason, "e-mail given up")
             }
         }
-        EmailAttempt {
-            row: row.clone(),
-            outcome,
+        Attempt {
+            label: outcome.label(),
+            outcome: outcome.kept(),
         }
-    }
-
-    async fn record(&self, attempts: Vec<EmailAttempt>) -> Option<Duration> {
-        let mut soonest = None;
-        let mut kept = Vec::with_capacity(attempts.len());
-        for EmailAttempt { row, outcome } in attempts {
-            self.counts.count(outcome.label());
-            if let EmailOutcome::Retried { wait, .. } = &outcome {
-                soonest = Some(soonest.map_or(*wait, |soonest: Duration| soonest.min(*wait)));
-            }
-            kept.push((row.id, outcome.kept()));
-        }
-        let store = &self.store;
-        if let Err(error) = store.email_outbox.record(&kept, store.now_ms()).await {
-            // The leases run out and the rows are claimed again: a message sent twice at
-            // worst, with the same Message-ID.
-            tracing::error!(emails = kept.len(), %error, "cannot record e-mail attempts");
-        }
-        soonest
     }
 }

@@ -1,10 +1,11 @@
 //! E-mail: the relay mails a question's link to the person a host names in the create body
 //! (`notify.email`), when it has an SMTP server (`--smtp-url`). [`EmailSettings`] is built from
 //! the flags; [`Recipients`] is the allow list a create's address is checked against (so a host
-//! token cannot make the relay mail anyone); [`message`] makes the message and [`worker`] sends
-//! it from the e-mail outbox.
+//! token cannot make the relay mail anyone); [`message`] makes the message and [`channel`]
+//! sends it from the e-mail outbox.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use koder_elicitation_relay_protocol::Notify;
@@ -14,14 +15,44 @@ use lettre::Address;
 use reqwest::Url;
 use url::Host;
 
+use crate::channels::{Relay, Settings};
 use crate::given_url;
 use crate::record::EmailNotice;
+use crate::store::outbox::Queue;
 
 /// The message: its headers and its text and HTML parts.
 pub mod message;
 
-/// The e-mail outbox's worker.
-pub mod worker;
+/// The channel: one attempt at a row, over SMTP.
+pub mod channel;
+
+/// Its outbox table: the row a create queues, the row a claim returns.
+pub mod store;
+
+pub use channel::Emails;
+pub use store::EmailQueue;
+
+impl Settings for EmailSettings {
+    type Channel = Emails;
+
+    fn queue(&self) -> Arc<dyn Queue> {
+        Arc::new(EmailQueue { after: self.after })
+    }
+
+    fn channel(&self, relay: &Relay) -> Result<Emails, String> {
+        // E-mail needs the answer page (Config::check): a message is its question's link.
+        let links = relay
+            .links
+            .clone()
+            .ok_or("e-mail needs the answer page (--answer-page): a message is its link")?;
+        Ok(Emails {
+            store: Arc::clone(&relay.store),
+            from: self.from_mailbox()?,
+            transport: channel::transport(self)?,
+            links,
+        })
+    }
+}
 
 /// How a connection to the SMTP server is secured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

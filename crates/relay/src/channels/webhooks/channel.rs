@@ -1,6 +1,5 @@
-//! The webhook worker, on the outboxes' shared loop ([`crate::delivery::worker`]): each claimed
-//! row is sent, and kept as delivered on a 2xx, else its next attempt on the retry schedule
-//! (exponential, jittered, for hours), else given up.
+//! The webhook channel: each claimed row is sent, and kept as delivered on a 2xx, else its next
+//! attempt on the retry schedule (exponential, jittered, for hours), else given up.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,12 +7,13 @@ use std::time::Duration;
 use koder_elicitation_relay_protocol::WebhookEvent;
 
 use super::deliver;
+use super::store::{Delivery, TABLE};
 use super::WebhookConfig;
-use crate::delivery::worker::{jitter, millis, Outbox};
-use crate::metrics::WebhookMetrics;
+use crate::channels::delivery::{jitter, millis};
+use crate::channels::{Attempt, Channel};
 use crate::service::Links;
-use crate::store::outbox::{Delivery, Outcome};
-use crate::store::{Store, StoreError};
+use crate::store::outbox::{OutboxTable, Outcome};
+use crate::store::Store;
 
 /// The waits between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts over
 /// about 28 hours), then the row is kept, marked failed.
@@ -63,26 +63,24 @@ fn label(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Delivered => "delivered",
         Outcome::Retry { .. } => "retried",
-        Outcome::GaveUp { .. } => "failed",
+        Outcome::GaveUp { .. } | Outcome::Dropped => "failed",
     }
 }
 
-/// The webhook outbox as its worker sees it, for the outboxes' shared loop
-/// ([`crate::delivery::worker::run`]).
+/// The webhook channel: each claimed row POSTed, signed, to `--webhook-url`.
 #[derive(Debug)]
 pub struct Webhooks {
     pub(crate) store: Arc<Store>,
     pub(crate) config: WebhookConfig,
-    /// With the answer page on: `elicitation.created` carries a link minted as it is sent.
+    /// With the answer page on: `elicitation.created` carries the link made for its row.
     pub(crate) links: Option<Links>,
     pub(crate) client: reqwest::Client,
-    pub(crate) counts: WebhookMetrics,
 }
 
 impl Webhooks {
     /// The body to sign and send: as queued, but an `elicitation.created` with the answer page
-    /// on gets `data.answerUrl`, a link minted now (so no token ever waits in the outbox; each
-    /// attempt carries a new one, all reaching the same elicitation).
+    /// on gets `data.answerUrl`, the link made for this row (the same on every attempt; its
+    /// token is derived when it is sent, so none ever waits in the outbox).
     async fn body(&self, delivery: &Delivery) -> Result<String, String> {
         let Some(links) = &self.links else {
             return Ok(delivery.payload.clone());
@@ -94,27 +92,23 @@ impl Webhooks {
         }
         let data = &mut event.data;
         let link = links
-            .mint(&data.id, data.expires_at)
+            .for_message(Self::NAME, &delivery.id, &data.id, data.expires_at)
             .await
-            .map_err(|error| format!("cannot mint its answer link: {error}"))?;
+            .map_err(|error| format!("cannot make its answer link: {error}"))?;
         data.answer_url = Some(link.url);
         Ok(event.to_string())
     }
 }
 
-impl Outbox for Webhooks {
+impl Channel for Webhooks {
+    const NAME: &'static str = "webhook";
+    const METRIC_HELP: &'static str = "Webhook delivery attempts by outcome";
+    const TABLE: &'static OutboxTable = &TABLE;
+    // Every change queues a webhook.
+    const MOSTLY_EMPTY: bool = false;
     type Row = Delivery;
-    /// The row's id, what the attempt came to, and the wait until its retry, if one was
-    /// scheduled.
-    type Attempt = (String, Outcome, Option<Duration>);
-    const UNAVAILABLE: &'static str = "webhook outbox unavailable";
 
-    async fn claim(&self, lease_ms: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
-        let now = self.store.now_ms();
-        self.store.outbox.claim(now, lease_ms, limit).await
-    }
-
-    async fn send(&self, delivery: &Delivery) -> Self::Attempt {
+    async fn attempt(&self, delivery: &Delivery) -> Attempt {
         let (store, config) = (&self.store, &self.config);
         let timestamp = store.now_ms().div_euclid(1000);
         let sent = match self.body(delivery).await {
@@ -124,7 +118,6 @@ impl Outbox for Webhooks {
             }
             Err(error) => Err(error),
         };
-        let mut retry_in = None;
         let outcome = match sent {
             Ok(()) => Outcome::Delivered,
             Err(error) => match config.retries.after(delivery.attempts, &delivery.id) {
@@ -136,7 +129,6 @@ impl Outbox for Webhooks {
                         retry_in_s = wait.as_secs_f64(),
                         "webhook delivery failed; retrying"
                     );
-                    retry_in = Some(wait);
                     Outcome::Retry {
                         next_attempt_at: store.now_ms().saturating_add(millis(wait)),
                         error,
@@ -153,29 +145,10 @@ impl Outbox for Webhooks {
                 }
             },
         };
-        (delivery.id.clone(), outcome, retry_in)
-    }
-
-    /// Keeps what a batch's attempts came to, in one write, and counts them.
-    async fn record(&self, attempts: Vec<Self::Attempt>) -> Option<Duration> {
-        let soonest = attempts
-            .iter()
-            .filter_map(|(_, _, retry_in)| *retry_in)
-            .min();
-        let outcomes: Vec<(String, Outcome)> = attempts
-            .into_iter()
-            .map(|(id, outcome, _)| (id, outcome))
-            .collect();
-        for (_, outcome) in &outcomes {
-            self.counts.count(label(outcome));
+        Attempt {
+            label: label(&outcome),
+            outcome,
         }
-        let store = &self.store;
-        if let Err(error) = store.outbox.record(&outcomes, store.now_ms()).await {
-            // The leases run out and the rows are claimed again: sent twice at worst, same
-            // webhook-id.
-            tracing::error!(deliveries = outcomes.len(), %error, "cannot record webhook attempts");
-        }
-        soonest
     }
 }
 

@@ -1,11 +1,11 @@
 //! One push: the POST to the subscription's endpoint (RFC 8030) with the encrypted body, its
 //! `TTL`, `Urgency`, `Topic` and VAPID `Authorization`, and what the push service's answer
 //! means for the outbox. The endpoint was checked against the allow list just before; the
-//! client follows no redirect ([`crate::delivery::http::client`]).
+//! client follows no redirect ([`crate::channels::http::client`]).
 
 use std::time::{Duration, SystemTime};
 
-use crate::delivery::http::{describe, drain};
+use crate::channels::http::{describe, drain};
 
 /// One push, ready to send.
 #[derive(Debug)]

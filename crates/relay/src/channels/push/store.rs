@@ -1,18 +1,17 @@
-//! The push outbox (`koder_push_outbox`, see the `0007_push_outbox` migrations): the rows a change
-//! queues inside its own transaction, one per subscription of the elicitation's person
-//! ([`enqueue`], committed with the change), the claim that leases due rows to one
-//! worker (the same statements as the webhook outbox's, [`OutboxTable`]), dropping the pushes
-//! of a subscription its push service says is gone, and retention. A row holds ids, a kind and times:
+//! The push outbox's table (`koder_push_outbox`, see the `0007_push_outbox` migrations): the rows
+//! a change queues inside its own transaction, one per subscription of the elicitation's person
+//! ([`PushQueue`]), the row a claim returns, where a subscription sends to, and dropping the
+//! pushes of a subscription its push service says is gone. A row holds ids, a kind and times:
 //! the message is read from the elicitation when the push is sent.
 
 use std::time::Duration;
 
-use super::beside::{beside, Arg, Beside, BesideText};
-use super::db::{either, Database};
-use super::outbox::{outbox_table, OutboxTable, Outcome};
-use super::StoreError;
+use crate::channels::delivery::millis;
 use crate::events::{Event, EventKind};
-use crate::store::db::Dialects;
+use crate::store::beside::{beside, Arg, Beside, BesideText};
+use crate::store::db::{either, Database};
+use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
+use crate::store::{Store, StoreError};
 
 /// What a push tells of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,25 +55,21 @@ pub struct PushQueue {
 
 /// One set of rows to queue for an event: one per subscription of the person.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct PushRows {
-    pub(super) elicitation_id: String,
-    pub(super) kind: PushKind,
+struct PushRows {
+    elicitation_id: String,
+    kind: PushKind,
     /// When the first attempt is due.
-    pub(super) due: i64,
+    due: i64,
     /// Never sent after this.
-    pub(super) deadline: i64,
-    pub(super) user_id: String,
-    pub(super) workspace_id: String,
-}
-
-fn millis(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+    deadline: i64,
+    user_id: String,
+    workspace_id: String,
 }
 
 impl PushQueue {
     /// The rows an event queues at `now_ms`: a new question's push (and its reminder, when one
     /// is asked for and still ahead), or an ended one's close; nothing for URL-mode completion.
-    pub(super) fn rows(&self, event: &Event, now_ms: i64) -> Vec<PushRows> {
+    fn pushes_for(&self, event: &Event, now_ms: i64) -> Vec<PushRows> {
         let record = &event.record;
         let rows = |kind, due, deadline| PushRows {
             elicitation_id: record.id.clone(),
@@ -116,8 +111,17 @@ const ENQUEUE: BesideText = beside!(
     " WHERE s.user_id = $6 AND s.workspace_id = $7 ON CONFLICT (id) DO NOTHING"
 );
 
+impl Queue for PushQueue {
+    fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
+        self.pushes_for(change.event, change.at)
+            .into_iter()
+            .map(|rows| enqueue(rows, change.at))
+            .collect()
+    }
+}
+
 /// What queuing `rows` at `now_ms` writes beside its change.
-pub(super) fn enqueue(rows: PushRows, now_ms: i64) -> Beside {
+fn enqueue(rows: PushRows, now_ms: i64) -> Beside {
     Beside {
         text: ENQUEUE,
         args: vec![
@@ -132,9 +136,11 @@ pub(super) fn enqueue(rows: PushRows, now_ms: i64) -> Beside {
     }
 }
 
-const PUSHES: OutboxTable = outbox_table!(
+/// The table's statements.
+pub const TABLE: OutboxTable = outbox_table!(
     "koder_push_outbox",
-    "id, subscription_id, elicitation_id, kind, deadline, attempts"
+    "id, subscription_id, elicitation_id, kind, deadline, attempts",
+    false
 );
 
 /// One claimed push: what to send, and how many attempts it has had, this one included.
@@ -167,34 +173,24 @@ pub struct PushTarget {
     pub language: Option<String>,
 }
 
-/// The push outbox.
-#[derive(Debug, Clone)]
-pub struct PushOutboxStore {
-    pub(super) database: Database,
+impl Claimed for PushDelivery {
+    fn id(&self) -> &str {
+        &self.id
+    }
 }
 
-impl PushOutboxStore {
-    /// Leases up to `limit` due pushes for `lease_ms` and counts their attempt. Each row goes
-    /// to one caller, across replicas too.
-    pub async fn claim(
-        &self,
-        now_ms: i64,
-        lease_ms: i64,
-        limit: i64,
-    ) -> Result<Vec<PushDelivery>, StoreError> {
-        // Woken on every change, most of which queue nothing here.
-        PUSHES
-            .claim_when_due(&self.database, now_ms, lease_ms, limit)
-            .await
-    }
+/// What the push channel reads and deletes beside its outbox.
+#[derive(Debug, Clone)]
+pub struct PushStore {
+    database: Database,
+}
 
-    /// Keeps what each attempt of a batch came to, in one transaction.
-    pub async fn record(
-        &self,
-        attempts: &[(String, Outcome)],
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        PUSHES.record(&self.database, attempts, now_ms).await
+impl PushStore {
+    /// What the push channel reads beside its outbox in `store`.
+    pub fn of(store: &Store) -> PushStore {
+        PushStore {
+            database: store.outbox(&TABLE).database().clone(),
+        }
     }
 
     /// Where the subscription `id` sends to; `None` when it is gone.
@@ -220,12 +216,6 @@ impl PushOutboxStore {
                 .await?;
             Ok(())
         })
-    }
-
-    /// Deletes up to `limit` pushes done (delivered or given up) before `before_ms`
-    /// (retention); returns how many. They hold no content, but need not stay.
-    pub async fn purge_done(&self, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
-        PUSHES.purge_done(&self.database, before_ms, limit).await
     }
 }
 
@@ -257,32 +247,32 @@ mod tests {
     #[test]
     fn a_create_queues_its_push_and_a_reminder_still_ahead() {
         let created = Event::new(EventKind::Created, record(Status::Pending, None));
-        let plain = PushQueue::default().rows(&created, 1_000);
+        let plain = PushQueue::default().pushes_for(&created, 1_000);
         assert_eq!(plain.len(), 1);
         assert_eq!(plain[0].kind, PushKind::Elicitation);
         assert_eq!((plain[0].due, plain[0].deadline), (1_000, 601_000));
         let reminding = PushQueue {
             remind_before: Some(Duration::from_secs(60)),
         };
-        let rows = reminding.rows(&created, 1_000);
+        let rows = reminding.pushes_for(&created, 1_000);
         assert_eq!(rows[1].kind, PushKind::Reminder);
         assert_eq!((rows[1].due, rows[1].deadline), (541_000, 601_000));
         // A reminder that would be due at once is not queued.
         let late = PushQueue {
             remind_before: Some(Duration::from_secs(600)),
         };
-        assert_eq!(late.rows(&created, 1_000).len(), 1);
+        assert_eq!(late.pushes_for(&created, 1_000).len(), 1);
     }
 
     #[test]
     fn an_end_queues_a_close_and_completion_nothing() {
         let settled = Event::new(EventKind::Settled, record(Status::Settled, Some(5_000)));
-        let rows = PushQueue::default().rows(&settled, 5_000);
+        let rows = PushQueue::default().pushes_for(&settled, 5_000);
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].kind, PushKind::Settled);
         assert_eq!(rows[0].deadline, 5_000 + 3_600_000);
         let complete = Event::new(EventKind::Complete, record(Status::Pending, None));
-        assert!(PushQueue::default().rows(&complete, 5_000).is_empty());
+        assert!(PushQueue::default().pushes_for(&complete, 5_000).is_empty());
         assert_eq!(PushKind::parse("reminder"), Some(PushKind::Reminder));
         assert_eq!(PushKind::parse("other"), None);
     }

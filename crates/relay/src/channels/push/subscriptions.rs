@@ -7,8 +7,8 @@ use std::sync::Arc;
 use koder_elicitation_relay_protocol::{PushSubscriptionBody, PushSubscriptionView};
 use koder_web_push::SubscriptionKeys;
 
-use super::{Missing, ServiceError};
-use crate::push::PushSettings;
+use super::PushSettings;
+use crate::service::{Missing, ServiceError};
 use crate::store::{Clock, PushSubscriptionRow, SubscriptionStore, TenantFilter};
 
 pub use crate::store::Subscribed;

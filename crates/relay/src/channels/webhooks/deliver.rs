@@ -1,10 +1,10 @@
 //! One delivery attempt: the signed POST to the configured URL. Nothing in a request or an
 //! answer can point it elsewhere: the URL is fixed at start, and the client
-//! ([`crate::delivery::http::client`]) follows no redirect and reads an answer only up to a
+//! ([`crate::channels::http::client`]) follows no redirect and reads an answer only up to a
 //! small cap.
 
 use super::WebhookSecret;
-use crate::delivery::http::{describe, drain};
+use crate::channels::http::{describe, drain};
 
 /// POSTs `body` as webhook `id`, signed at `timestamp` (Unix seconds). `Ok` on a 2xx answer;
 /// otherwise a short reason for `last_error` (a status, or the kind of network failure: never

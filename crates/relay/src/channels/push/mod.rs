@@ -5,10 +5,14 @@
 //! by the routes (subscriptions) and the delivery. [`allow`] is the list of push services the
 //! relay sends to.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use koder_web_push::VapidKey;
 use reqwest::Url;
+
+use crate::channels::{http, Relay, Settings};
+use crate::store::outbox::Queue;
 
 pub mod allow;
 
@@ -18,10 +22,39 @@ pub mod payload;
 /// One push: the POST, and what the push service's answer means.
 pub mod deliver;
 
-/// The push outbox's worker.
-pub mod worker;
+/// The channel: one attempt at a row.
+pub mod channel;
+
+/// Its outbox table: the rows a change queues, what a push reads beside them.
+pub mod store;
+
+/// People's subscriptions: what their pushes go to.
+pub mod subscriptions;
 
 pub use allow::{AllowList, EndpointRefused, PushOrigin, MAX_ENDPOINT_CHARS};
+pub use channel::Pushes;
+pub use store::{PushKind, PushQueue};
+pub use subscriptions::PushSubscriptions;
+
+impl Settings for PushSettings {
+    type Channel = Pushes;
+
+    fn queue(&self) -> Arc<dyn Queue> {
+        Arc::new(PushQueue {
+            remind_before: self.remind_before,
+        })
+    }
+
+    fn channel(&self, relay: &Relay) -> Result<Pushes, String> {
+        Ok(Pushes {
+            store: Arc::clone(&relay.store),
+            pushes: store::PushStore::of(&relay.store),
+            settings: Arc::new(self.clone()),
+            links: relay.links.clone(),
+            client: http::client("Web Push")?,
+        })
+    }
+}
 
 /// How many subscriptions one person (user in a workspace) may hold without
 /// `--push-subscriptions-per-person`: a phone, a laptop, a few browsers.
