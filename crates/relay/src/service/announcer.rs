@@ -63,3 +63,27 @@ impl EventSink for Announcer {
         self.hub.end_streams();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn workers_given_later_are_woken_by_every_announcement_after() {
+        let wakes = OutboxWakes::default();
+        // Before the workers exist, a wake reaches nobody and does not fail.
+        wakes.wake();
+        let (first, second) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        wakes
+            .clone()
+            .set(vec![Arc::clone(&first), Arc::clone(&second)]);
+        wakes.wake();
+        // `notify_one` leaves a permit, so each worker's next wait returns at once.
+        tokio::time::timeout(std::time::Duration::from_secs(1), async {
+            first.notified().await;
+            second.notified().await;
+        })
+        .await
+        .expect("both workers woken");
+    }
+}
