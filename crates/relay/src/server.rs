@@ -89,6 +89,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
     // Their outbound clients are built now, before anything listens: a failure stops the start.
     let relay = Relay {
         store: Arc::clone(&store),
+        elicitations: elicitations.clone(),
         links: links.clone(),
     };
     let delivery = channels

@@ -14,6 +14,7 @@ use super::{Attempt, Channel};
 use crate::metrics::DeliveryMetrics;
 use crate::store::outbox::{Claimed, Outbox, Outcome};
 use crate::store::Clock;
+use crate::time::millis;
 
 /// How often a worker looks for due rows when nothing wakes it.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -146,9 +147,4 @@ pub fn retry_until(now_ms: i64, wait: Duration, deadline: i64, error: &str) -> R
         return Err(format!("{error}; its deadline comes first"));
     }
     Ok(next_attempt_at)
-}
-
-/// Milliseconds of a duration, saturating.
-pub fn millis(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }

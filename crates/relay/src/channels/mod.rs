@@ -15,7 +15,7 @@ use std::sync::Arc;
 use tokio::sync::{watch, Notify};
 
 use crate::metrics::Metrics;
-use crate::service::Links;
+use crate::service::{Elicitations, Links};
 use crate::store::outbox::{Claimed, OutboxChannel, OutboxTable, Outboxes, Outcome, Queue};
 use crate::store::Store;
 
@@ -90,8 +90,10 @@ pub fn outbox_of<C: Channel>(queue: impl Queue + 'static) -> OutboxChannel {
 /// What a channel may use of the running relay.
 #[derive(Debug, Clone)]
 pub struct Relay {
-    /// The store.
+    /// The store: the channel's outbox, the deployment's clock.
     pub store: Arc<Store>,
+    /// The elicitations, read through the service (so expiry applies).
+    pub elicitations: Elicitations,
     /// The answer links, when the answer page is on.
     pub links: Option<Links>,
 }

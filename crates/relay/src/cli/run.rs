@@ -122,7 +122,7 @@ impl RunFlags {
         let settings = EmailSettings {
             smtp,
             user: self.smtp_user.take(),
-            password,
+            password: password.map(Secret::from),
             from,
             allow_domains: std::mem::take(&mut self.email_allow_domains),
             after: self.email_after,

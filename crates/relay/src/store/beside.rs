@@ -3,6 +3,8 @@
 //! changed nothing. The journal and each channel's queue write their own; `changes`
 //! runs them after the change or joins them to its statement.
 
+use std::borrow::Cow;
+
 /// A value bound to a statement.
 #[derive(Debug, Clone)]
 pub enum Arg {
@@ -16,19 +18,33 @@ pub enum Arg {
 
 /// An insert a change writes beside itself, selecting from `changed`: the row the change made.
 /// `alone` runs after the change, where `changed` is one row of nothing; `joined` is a CTE of
-/// the change's own statement, over its `RETURNING`. Written with [`beside!`].
-#[derive(Debug, Clone, Copy)]
+/// the change's own statement, over its `RETURNING`. Written with [`beside!`] when it is fixed,
+/// with [`BesideText::around`] when part of it is made for the change (a filter).
+#[derive(Debug, Clone)]
 pub struct BesideText {
-    pub(crate) alone: &'static str,
-    pub(crate) joined: &'static str,
+    pub(crate) alone: Cow<'static, str>,
+    pub(crate) joined: Cow<'static, str>,
 }
+
+impl BesideText {
+    /// The text `before`, `changed`, `after`, made now.
+    pub fn around(before: &str, after: &str) -> BesideText {
+        BesideText {
+            alone: Cow::Owned(format!("{before}{ALONE}{after}")),
+            joined: Cow::Owned(format!("{before}changed{after}")),
+        }
+    }
+}
+
+/// What `changed` is when a beside runs after its change: one row of nothing.
+pub const ALONE: &str = "(SELECT 1) AS changed";
 
 /// `beside!("INSERT … SELECT … FROM ", " WHERE …")`: the text on both sides of `changed`.
 macro_rules! beside {
     ($before:literal, $after:literal) => {
         $crate::store::beside::BesideText {
-            alone: concat!($before, "(SELECT 1) AS changed", $after),
-            joined: concat!($before, "changed", $after),
+            alone: std::borrow::Cow::Borrowed(concat!($before, "(SELECT 1) AS changed", $after)),
+            joined: std::borrow::Cow::Borrowed(concat!($before, "changed", $after)),
         }
     };
 }

@@ -21,8 +21,8 @@ use super::{EmailSettings, SmtpSecurity};
 use crate::channels::delivery::{doubling, retry_until};
 use crate::channels::http::ATTEMPT_TIMEOUT;
 use crate::channels::{Attempt, Channel};
-use crate::record::Status;
 use crate::service::links::Links;
+use crate::service::Elicitations;
 use crate::store::outbox::{OutboxTable, Outcome};
 use crate::store::{Store, StoreError};
 
@@ -107,7 +107,8 @@ pub fn transport(settings: &EmailSettings) -> Result<AsyncSmtpTransport<Tokio1Ex
         .timeout(Some(ATTEMPT_TIMEOUT))
         .hello_name(ClientId::Domain(from.email.domain().to_string()));
     if let (Some(user), Some(password)) = (&settings.user, &settings.password) {
-        builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+        let password = password.expose().to_string();
+        builder = builder.credentials(Credentials::new(user.clone(), password));
     }
     Ok(builder.build())
 }
@@ -116,6 +117,7 @@ pub fn transport(settings: &EmailSettings) -> Result<AsyncSmtpTransport<Tokio1Ex
 #[derive(Debug)]
 pub struct Emails {
     pub(crate) store: Arc<Store>,
+    pub(crate) elicitations: Elicitations,
     pub(crate) from: Mailbox,
     pub(crate) transport: AsyncSmtpTransport<Tokio1Executor>,
     pub(crate) links: Links,
@@ -131,10 +133,10 @@ impl Emails {
     /// Sends one row, or says why it was not sent.
     async fn email(&self, row: &EmailDelivery) -> Result<EmailOutcome, StoreError> {
         let now = self.store.now_ms();
-        let Some(record) = self.store.elicitations.get(&row.id).await? else {
+        let Some(record) = self.elicitations.get(&row.id).await? else {
             return Ok(EmailOutcome::Skipped("the elicitation is gone".into()));
         };
-        if record.status != Status::Pending || record.expires_at <= now || now >= row.deadline {
+        if !record.is_open(now) || now >= row.deadline {
             return Ok(EmailOutcome::Skipped("the question was over first".into()));
         }
         let to = match row.address.parse() {

@@ -18,6 +18,7 @@ use url::Host;
 use crate::channels::{Relay, Settings};
 use crate::given_url;
 use crate::record::EmailNotice;
+use crate::secret::Secret;
 use crate::store::outbox::Queue;
 
 /// The message: its headers and its text and HTML parts.
@@ -47,6 +48,7 @@ impl Settings for EmailSettings {
             .ok_or("e-mail needs the answer page (--answer-page): a message is its link")?;
         Ok(Emails {
             store: Arc::clone(&relay.store),
+            elicitations: relay.elicitations.clone(),
             from: self.from_mailbox()?,
             transport: channel::transport(self)?,
             links,
@@ -126,33 +128,20 @@ impl SmtpUrl {
 }
 
 /// What the relay mails with.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmailSettings {
     /// The SMTP server.
     pub smtp: SmtpUrl,
     /// The user to log in as, when the server needs one.
     pub user: Option<String>,
     /// Its password (never logged).
-    pub password: Option<String>,
+    pub password: Option<Secret>,
     /// `--email-from`: `Name <addr>` or `addr`.
     pub from: String,
     /// The domains a create's address may be in (lowercase).
     pub allow_domains: Vec<String>,
     /// How long after the create the message is sent (`--email-after`).
     pub after: Duration,
-}
-
-impl std::fmt::Debug for EmailSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmailSettings")
-            .field("smtp", &self.smtp)
-            .field("user", &self.user)
-            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
-            .field("from", &self.from)
-            .field("allow_domains", &self.allow_domains)
-            .field("after", &self.after)
-            .finish()
-    }
 }
 
 impl EmailSettings {

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use crate::channels::delivery::millis;
 use crate::record::{EmailNotice, NewElicitation};
 use crate::store::beside::{beside, Arg, Beside, BesideText};
 use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
+use crate::time::millis;
 
 /// Which e-mails creates queue: given to the store when e-mail is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

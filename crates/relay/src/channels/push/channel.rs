@@ -7,7 +7,7 @@
 //! deadline; any other answer gives it up.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use koder_mcp_elicitation_core::i18n::Locale;
 use koder_web_push::{encrypt, PushError, SubscriptionKeys};
@@ -18,10 +18,12 @@ use super::store::{PushDelivery, PushKind, PushStore, PushTarget, TABLE};
 use super::{PushOrigin, PushSettings};
 use crate::channels::delivery::{doubling, retry_until};
 use crate::channels::{Attempt, Channel};
-use crate::record::{Record, Status};
+use crate::record::Record;
+use crate::service::Elicitations;
 use crate::service::Links;
 use crate::store::outbox::{OutboxTable, Outcome};
 use crate::store::{Store, StoreError};
+use crate::time::system_time;
 
 /// The first retry's wait; each one after doubles it, up to [`MAX_RETRY_WAIT`].
 const FIRST_RETRY_WAIT: Duration = Duration::from_secs(1);
@@ -94,6 +96,7 @@ impl PushOutcome {
 #[derive(Debug)]
 pub struct Pushes {
     pub(crate) store: Arc<Store>,
+    pub(crate) elicitations: Elicitations,
     pub(crate) pushes: PushStore,
     pub(crate) settings: Arc<PushSettings>,
     /// With the answer page on and no `--push-open-url`: a push opens the link made for its
@@ -123,13 +126,13 @@ impl Pushes {
         let Some(target) = self.pushes.target(&row.subscription_id).await? else {
             return Ok(PushOutcome::Gone);
         };
-        let Some(record) = store.elicitations.get(&row.elicitation_id).await? else {
+        let Some(record) = self.elicitations.get(&row.elicitation_id).await? else {
             return Ok(PushOutcome::Expired("the elicitation is gone".into()));
         };
         let body = match kind {
             PushKind::Settled => payload::settled(&record),
             PushKind::Elicitation | PushKind::Reminder => {
-                if record.status != Status::Pending || record.expires_at <= now {
+                if !record.is_open(now) {
                     return Ok(PushOutcome::Expired("the question was over first".into()));
                 }
                 let url = self.open_url(row, &record).await?;
@@ -155,7 +158,7 @@ impl Pushes {
             topic: &topic,
             authorization,
         };
-        let clock = SystemTime::UNIX_EPOCH + Duration::from_millis(now.unsigned_abs());
+        let clock = system_time(now);
         Ok(match deliver::attempt(&self.client, push, clock).await {
             Answer::Accepted => PushOutcome::Delivered,
             Answer::Gone => PushOutcome::Gone,

@@ -48,6 +48,7 @@ impl Settings for PushSettings {
     fn channel(&self, relay: &Relay) -> Result<Pushes, String> {
         Ok(Pushes {
             store: Arc::clone(&relay.store),
+            elicitations: relay.elicitations.clone(),
             pushes: store::PushStore::of(&relay.store),
             settings: Arc::new(self.clone()),
             links: relay.links.clone(),

@@ -6,12 +6,13 @@
 
 use std::time::Duration;
 
-use crate::channels::delivery::millis;
+use crate::audience::Audience;
 use crate::events::{Event, EventKind};
-use crate::store::beside::{beside, Arg, Beside, BesideText};
+use crate::store::beside::{Arg, Beside, BesideText};
 use crate::store::db::{either, Database};
 use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
 use crate::store::{Store, StoreError};
+use crate::time::millis;
 
 /// What a push tells of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +63,8 @@ struct PushRows {
     due: i64,
     /// Never sent after this.
     deadline: i64,
-    user_id: String,
-    workspace_id: String,
+    /// Whose subscriptions are told.
+    audience: Audience,
 }
 
 impl PushQueue {
@@ -76,8 +77,7 @@ impl PushQueue {
             kind,
             due,
             deadline,
-            user_id: record.tenant.user_id.clone(),
-            workspace_id: record.tenant.workspace_id.clone(),
+            audience: record.audience(),
         };
         match event.kind {
             EventKind::Created => {
@@ -100,16 +100,15 @@ impl PushQueue {
     }
 }
 
-/// Queues one push of `$1` (the elicitation) of kind `$2` per subscription of the person
-/// (`$6` user, `$7` workspace), due at `$5`, never sent after `$4`, queued at `$3`. The row's id
-/// names the elicitation, the kind and the subscription, so a repeat is a no-op.
-const ENQUEUE: BesideText = beside!(
-    "INSERT INTO koder_push_outbox \
+/// Queues one push of `$1` (the elicitation) of kind `$2` per subscription `s` its audience's
+/// filter keeps (its values from `$6`), due at `$5`, never sent after `$4`, queued at `$3`. The
+/// row's id names the elicitation, the kind and the subscription, so a repeat is a no-op.
+const ENQUEUE_BEFORE: &str = "INSERT INTO koder_push_outbox \
      (id, subscription_id, elicitation_id, kind, created_at, deadline, attempts, next_attempt_at) \
      SELECT CAST($1 AS TEXT) || '.' || CAST($2 AS TEXT) || '.' || s.id, \
-     s.id, $1, $2, $3, $4, 0, $5 FROM koder_push_subscriptions s, ",
-    " WHERE s.user_id = $6 AND s.workspace_id = $7 ON CONFLICT (id) DO NOTHING"
-);
+     s.id, $1, $2, $3, $4, 0, $5 FROM koder_push_subscriptions s, ";
+/// The first placeholder of the audience's filter, after the five values above.
+const FILTER_FIRST: usize = 6;
 
 impl Queue for PushQueue {
     fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
@@ -122,17 +121,19 @@ impl Queue for PushQueue {
 
 /// What queuing `rows` at `now_ms` writes beside its change.
 fn enqueue(rows: PushRows, now_ms: i64) -> Beside {
+    let filter = rows.audience.push_rows("s", FILTER_FIRST);
+    let after = format!(" WHERE {} ON CONFLICT (id) DO NOTHING", filter.sql);
+    let mut args = vec![
+        Arg::Text(rows.elicitation_id),
+        Arg::Text(rows.kind.as_str().to_string()),
+        Arg::Int(now_ms),
+        Arg::Int(rows.deadline),
+        Arg::Int(rows.due),
+    ];
+    args.extend(filter.binds.into_iter().map(Arg::Text));
     Beside {
-        text: ENQUEUE,
-        args: vec![
-            Arg::Text(rows.elicitation_id),
-            Arg::Text(rows.kind.as_str().to_string()),
-            Arg::Int(now_ms),
-            Arg::Int(rows.deadline),
-            Arg::Int(rows.due),
-            Arg::Text(rows.user_id),
-            Arg::Text(rows.workspace_id),
-        ],
+        text: BesideText::around(ENQUEUE_BEFORE, &after),
+        args,
     }
 }
 

@@ -9,11 +9,12 @@ use koder_elicitation_relay_protocol::WebhookEvent;
 use super::deliver;
 use super::store::{Delivery, TABLE};
 use super::WebhookConfig;
-use crate::channels::delivery::{jitter, millis};
+use crate::channels::delivery::jitter;
 use crate::channels::{Attempt, Channel};
 use crate::service::Links;
 use crate::store::outbox::{OutboxTable, Outcome};
 use crate::store::Store;
+use crate::time::millis;
 
 /// The waits between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (eight attempts over
 /// about 28 hours), then the row is kept, marked failed.
