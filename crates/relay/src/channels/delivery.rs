@@ -139,12 +139,42 @@ pub fn doubling(first: Duration, max: Duration, attempts: i64, id: &str) -> Dura
     jitter(backoff, id, attempts)
 }
 
-/// A retry `wait` after `now_ms` of a row worth sending only before `deadline`: when it is due,
-/// or, when the deadline comes first, why the row is given up (`error`, and that).
-pub fn retry_until(now_ms: i64, wait: Duration, deadline: i64, error: &str) -> Result<i64, String> {
+/// Another attempt at a row that failed for now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retry {
+    /// When (ms since the Unix epoch).
+    pub next_attempt_at: i64,
+    /// How long from now.
+    pub wait: Duration,
+    /// Why this one failed.
+    pub error: String,
+}
+
+impl Retry {
+    /// What the outbox keeps of it.
+    pub fn kept(&self) -> Outcome {
+        Outcome::Retry {
+            next_attempt_at: self.next_attempt_at,
+            error: self.error.clone(),
+        }
+    }
+}
+
+/// A retry `wait` after `now_ms` of a row worth sending only before `deadline`; when the
+/// deadline comes first, why the row is given up (`error`, and that).
+pub fn retry_until(
+    now_ms: i64,
+    wait: Duration,
+    deadline: i64,
+    error: String,
+) -> Result<Retry, String> {
     let next_attempt_at = now_ms.saturating_add(millis(wait));
     if next_attempt_at >= deadline {
         return Err(format!("{error}; its deadline comes first"));
     }
-    Ok(next_attempt_at)
+    Ok(Retry {
+        next_attempt_at,
+        wait,
+        error,
+    })
 }

@@ -18,7 +18,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use super::message::Question;
 use super::store::{EmailDelivery, TABLE};
 use super::{EmailSettings, SmtpSecurity};
-use crate::channels::delivery::{doubling, retry_until};
+use crate::channels::delivery::{doubling, retry_until, Retry};
 use crate::channels::http::ATTEMPT_TIMEOUT;
 use crate::channels::{Attempt, Channel};
 use crate::service::links::Links;
@@ -38,15 +38,8 @@ const MAX_ERROR_CHARS: usize = 200;
 pub enum EmailOutcome {
     /// The SMTP server took it.
     Sent,
-    /// Failed for now: tried again at `next_attempt_at`, in `wait`.
-    Retried {
-        /// When (ms since the Unix epoch).
-        next_attempt_at: i64,
-        /// How long from now.
-        wait: Duration,
-        /// Why.
-        error: String,
-    },
+    /// Failed for now: tried again.
+    Retried(Retry),
     /// Not sent: the question was over first (or is gone).
     Skipped(String),
     /// Given up: the server refused it for good (5yz), it cannot be made, or the retries ran
@@ -59,7 +52,7 @@ impl EmailOutcome {
     pub fn label(&self) -> &'static str {
         match self {
             EmailOutcome::Sent => "sent",
-            EmailOutcome::Retried { .. } => "retried",
+            EmailOutcome::Retried(_) => "retried",
             EmailOutcome::Skipped(_) => "skipped",
             EmailOutcome::Failed(_) => "failed",
         }
@@ -69,14 +62,7 @@ impl EmailOutcome {
     fn kept(&self) -> Outcome {
         match self {
             EmailOutcome::Sent => Outcome::Delivered,
-            EmailOutcome::Retried {
-                next_attempt_at,
-                error,
-                ..
-            } => Outcome::Retry {
-                next_attempt_at: *next_attempt_at,
-                error: error.clone(),
-            },
+            EmailOutcome::Retried(retry) => retry.kept(),
             EmailOutcome::Skipped(reason) => Outcome::GaveUp {
                 error: format!("skipped: {reason}"),
             },
@@ -167,14 +153,8 @@ impl Emails {
     /// Schedules another attempt, unless it would come after the deadline.
     fn retry(&self, row: &EmailDelivery, error: String) -> EmailOutcome {
         let wait = doubling(FIRST_RETRY_WAIT, MAX_RETRY_WAIT, row.attempts, &row.id);
-        match retry_until(self.store.now_ms(), wait, row.deadline, &error) {
-            Ok(next_attempt_at) => EmailOutcome::Retried {
-                next_attempt_at,
-                wait,
-                error,
-            },
-            Err(given_up) => EmailOutcome::Failed(given_up),
-        }
+        retry_until(self.store.now_ms(), wait, row.deadline, error)
+            .map_or_else(EmailOutcome::Failed, EmailOutcome::Retried)
     }
 }
 
@@ -198,7 +178,7 @@ impl Channel for Emails {
         // The elicitation's id only: the address is a person's.
         match &outcome {
             EmailOutcome::Sent => tracing::info!(elicitation = %row.id, "e-mail sent"),
-            EmailOutcome::Retried { wait, error, .. } => tracing::warn!(
+            EmailOutcome::Retried(Retry { wait, error, .. }) => tracing::warn!(
                 elicitation = %row.id,
                 attempt = row.attempts,
                 %error,

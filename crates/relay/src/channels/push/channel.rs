@@ -16,7 +16,7 @@ use super::deliver::{self, Answer, Push};
 use super::payload;
 use super::store::{PushDelivery, PushKind, PushStore, PushTarget, TABLE};
 use super::{PushOrigin, PushSettings};
-use crate::channels::delivery::{doubling, retry_until};
+use crate::channels::delivery::{doubling, retry_until, Retry};
 use crate::channels::{Attempt, Channel};
 use crate::record::Record;
 use crate::service::Elicitations;
@@ -37,15 +37,8 @@ const VAPID_VALIDITY: Duration = Duration::from_secs(12 * 3600);
 pub enum PushOutcome {
     /// The push service has it.
     Delivered,
-    /// Failed for now: tried again at `next_attempt_at`, in `wait`.
-    Retried {
-        /// When (ms since the Unix epoch).
-        next_attempt_at: i64,
-        /// How long from now.
-        wait: Duration,
-        /// Why.
-        error: String,
-    },
+    /// Failed for now: tried again.
+    Retried(Retry),
     /// The subscription is gone (404 or 410, or removed meanwhile): it and its rows are deleted.
     Gone,
     /// Not sent: its deadline passed, or the question was over before it could go.
@@ -61,7 +54,7 @@ impl PushOutcome {
     pub fn label(&self) -> &'static str {
         match self {
             PushOutcome::Delivered => "delivered",
-            PushOutcome::Retried { .. } => "retried",
+            PushOutcome::Retried(_) => "retried",
             PushOutcome::Gone => "gone",
             PushOutcome::Expired(_) => "expired",
             PushOutcome::Refused(_) => "refused",
@@ -73,14 +66,7 @@ impl PushOutcome {
     fn kept(&self) -> Outcome {
         match self {
             PushOutcome::Delivered => Outcome::Delivered,
-            PushOutcome::Retried {
-                next_attempt_at,
-                error,
-                ..
-            } => Outcome::Retry {
-                next_attempt_at: *next_attempt_at,
-                error: error.clone(),
-            },
+            PushOutcome::Retried(retry) => retry.kept(),
             PushOutcome::Gone => Outcome::Dropped,
             PushOutcome::Expired(error)
             | PushOutcome::Refused(error)
@@ -219,14 +205,8 @@ impl Pushes {
         error: String,
     ) -> PushOutcome {
         let wait = retry_wait(row.attempts, &row.id, retry_after);
-        match retry_until(self.store.now_ms(), wait, row.deadline, &error) {
-            Ok(next_attempt_at) => PushOutcome::Retried {
-                next_attempt_at,
-                wait,
-                error,
-            },
-            Err(given_up) => PushOutcome::Expired(given_up),
-        }
+        retry_until(self.store.now_ms(), wait, row.deadline, error)
+            .map_or_else(PushOutcome::Expired, PushOutcome::Retried)
     }
 }
 
@@ -242,7 +222,7 @@ impl Pushes {
     fn log(row: &PushDelivery, outcome: &PushOutcome) {
         match outcome {
             PushOutcome::Delivered => {}
-            PushOutcome::Retried { wait, error, .. } => tracing::warn!(
+            PushOutcome::Retried(Retry { wait, error, .. }) => tracing::warn!(
                 push_id = %row.id,
                 attempt = row.attempts,
                 %error,
