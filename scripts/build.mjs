@@ -219,35 +219,27 @@ const onDemand = {
       args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined);
   },
 };
+// What every bundle below shares.
+const bundling = { bundle: true, format: 'esm', target: 'es2022', minify: !dev, legalComments: 'none', logLevel: 'error' };
 await esbuild.build({
+  ...bundling,
   entryPoints: [join(DIST, ENTRY_OUT)],
   plugins: [oneShim, onDemand],
   outfile: join(DIST, ENTRY_OUT),
   allowOverwrite: true,
-  bundle: true,
-  format: 'esm',
   platform: 'browser',
-  target: 'es2022',
-  minify: !dev,
-  legalComments: 'none',
-  logLevel: 'error',
 });
 
 // Each module the entry loads on demand is one file, fetched in one request however many files its
 // source is. It must share no module with the entry: a bundled copy would be a second instance.
 for (const [source, outRel] of onDemandModules) {
   const { metafile } = await esbuild.build({
+    ...bundling,
     entryPoints: [source],
     outfile: join(DIST, outRel),
     absWorkingDir: ROOT,
     metafile: true,
-    bundle: true,
-    format: 'esm',
     platform: 'browser',
-    target: 'es2022',
-    minify: !dev,
-    legalComments: 'none',
-    logLevel: 'error',
   });
   const shared = Object.keys(metafile.inputs).filter((input) => copied.has(resolve(ROOT, input)));
   if (shared.length > 0) fail(`${rel(source)} (loaded on demand) imports ${shared.join(', ')}, which the entry loads too`);
@@ -256,15 +248,10 @@ for (const [source, outRel] of onDemandModules) {
 // The `./relay` module is one file: its source imports the page's relay modules from one folder up
 // (src/relay/ → src/js/), which a copy at dist/'s top could not resolve.
 await esbuild.build({
+  ...bundling,
   entryPoints: [join(ROOT, 'src', 'relay', 'host.js')],
   outfile: join(DIST, 'relay.js'),
-  bundle: true,
-  format: 'esm',
   platform: 'neutral',
-  target: 'es2022',
-  minify: !dev,
-  legalComments: 'none',
-  logLevel: 'error',
 });
 
 // 3c. minify the JS (release only) ------------------------------------------------------------
