@@ -334,11 +334,12 @@ impl FormBuilder<'_> {
         input: &Input,
         dirty: bool,
     ) -> Element {
-        match &field.kind {
+        let typed = typed(input);
+        let control = match &field.kind {
             FieldKind::Text {
                 format: TextFormat::Textarea,
                 ..
-            } => self.labelled(parts, field, self.textarea(input), Layout::Stacked),
+            } => Control::Labelled(self.textarea(input), Layout::Stacked),
             // No maxlength attribute: the browser would silently cut pasted text; the validator
             // tells the user instead.
             FieldKind::Text {
@@ -346,32 +347,33 @@ impl FormBuilder<'_> {
                 min_length,
                 max_length: _,
             } => {
-                let line = self.text_input(field, *format, *min_length, typed(input), dirty);
-                self.labelled(parts, field, line, Layout::Stacked)
+                let line = self.text_input(field, *format, *min_length, typed, dirty);
+                Control::Labelled(line, Layout::Stacked)
             }
             FieldKind::Number {
                 integer,
                 minimum,
                 maximum,
             } => {
-                let line = self.number_input(*integer, *minimum, *maximum, typed(input));
-                self.labelled(parts, field, line, Layout::Stacked)
+                let line = self.number_input(*integer, *minimum, *maximum, typed);
+                Control::Labelled(line, Layout::Stacked)
             }
-            FieldKind::Toggle => self.labelled(parts, field, self.switch(input), Layout::Switch),
-            FieldKind::Tags { .. } => self.labelled(
-                parts,
-                field,
-                self.tag_input(),
-                Layout::Tags { index, input },
-            ),
+            FieldKind::Toggle => Control::Labelled(self.switch(input), Layout::Switch),
+            FieldKind::Tags { .. } => Control::Labelled(self.tag_input(), Layout::Tags),
             FieldKind::Choice { options } => match FieldKind::choice_style(options) {
-                ChoiceStyle::Segmented => self.choice_group(parts, field, options, false, input),
+                ChoiceStyle::Segmented => Control::Group(options, false),
                 ChoiceStyle::Dropdown => {
-                    self.labelled(parts, field, self.select(options, input), Layout::Stacked)
+                    Control::Labelled(self.select(options, input), Layout::Stacked)
                 }
             },
-            FieldKind::MultiChoice { options, .. } => {
-                self.choice_group(parts, field, options, true, input)
+            FieldKind::MultiChoice { options, .. } => Control::Group(options, true),
+        };
+        match control {
+            Control::Labelled(element, layout) => {
+                self.labelled(parts, index, field, input, element, layout)
+            }
+            Control::Group(choices, multi) => {
+                self.choice_group(parts, field, choices, multi, input)
             }
         }
     }
@@ -381,9 +383,11 @@ impl FormBuilder<'_> {
     fn labelled(
         &self,
         parts: &mut FieldParts,
+        index: usize,
         field: &Field,
+        input: &Input,
         element: Element,
-        layout: Layout<'_>,
+        layout: Layout,
     ) -> Element {
         let label = create_part(self.document, "label", "label", None);
         self.name(&label, &field.label, field.required);
@@ -409,7 +413,7 @@ impl FormBuilder<'_> {
                 append(wrapper, &row);
                 append_description(wrapper, parts);
             }
-            Layout::Tags { index, input } => {
+            Layout::Tags => {
                 append(wrapper, &label);
                 append_description(wrapper, parts);
                 self.tag_box(parts, index, field, input, &element);
@@ -581,14 +585,21 @@ struct FieldParts {
     tag_list: Option<Element>,
 }
 
+/// A field's control: one element named by a `<label for>`, or a group of radios or checkboxes
+/// (the choices, and whether several may be chosen).
+enum Control<'a> {
+    Labelled(Element, Layout),
+    Group(&'a [Choice], bool),
+}
+
 /// How a labelled control sits beside its label.
-enum Layout<'a> {
+enum Layout {
     /// Label, description, control.
     Stacked,
     /// The control, then its label, in one row; the description below.
     Switch,
     /// Label, description, then the tag box around the control (with the field's tags so far).
-    Tags { index: usize, input: &'a Input },
+    Tags,
 }
 
 /// What a text or number control holds.
