@@ -14,6 +14,8 @@
 //   snippets/**                  name; the entry does not load them (a second import is a second instance)
 //   koder-mcp-elicitation.node.js  the server entry (src/element.node.js, package.json's `node` condition)
 //   js/api.js                    the exports both entries share (src/js/api.js), unbundled for the server entry
+//   js/relay.js                  the relay client the entry imports on demand (connectRelay): src/js/relay.js
+//                                bundled with the modules it imports, one file
 //   react.d.ts, vue.d.ts, ...    framework typings (src/frameworks/*.d.ts, package.json's `./react`, ...)
 //   relay.js, relay.d.ts         the relay's host helper (src/relay/host.js, package.json's `./relay`)
 //   push-worker.js, .d.ts        the service-worker helpers (src/push/worker.js, `./push-worker`)
@@ -141,8 +143,10 @@ copyFileSync(wasm, join(DIST, `${OUT_NAME}_bg.wasm`));
 if (existsSync(join(PKG, 'snippets'))) cpSync(join(PKG, 'snippets'), join(DIST, 'snippets'), { recursive: true });
 
 // The entry plus any other local modules it imports from src/ (relative specifiers), so the
-// shim may be split into several files without touching this script.
+// shim may be split into several files without touching this script. A module imported on demand
+// (`import("./…")`) is not copied but bundled (3b), into onDemandModules' file in dist/.
 const copied = new Set();
+const onDemandModules = new Map(); // its source file → its path in dist/
 function copyModule(srcFile, outName) {
   if (copied.has(srcFile)) return;
   copied.add(srcFile);
@@ -156,7 +160,9 @@ function copyModule(srcFile, outName) {
     if (outRel.startsWith('..')) fail(`${rel(srcFile)} imports ${spec}, outside src/`);
     const already = existsSync(join(DIST, outRel));
     if (outRel === `${OUT_NAME}.js` || outRel.startsWith('snippets/')) continue; // produced above
-    if (existsSync(target) && statSync(target).isFile()) {
+    if (m[2] && existsSync(target) && statSync(target).isFile()) {
+      onDemandModules.set(target, outRel);
+    } else if (existsSync(target) && statSync(target).isFile()) {
       mkdirSync(dirname(join(DIST, outRel)), { recursive: true });
       copyModule(target, outRel);
     } else if (!already) {
@@ -173,7 +179,7 @@ for (const name of readdirSync(FRAMEWORK_DTS_DIR).filter((n) => n.endsWith('.d.t
   copyFileSync(join(FRAMEWORK_DTS_DIR, name), join(DIST, name));
 }
 // The relay's host helper (src/relay/host.js, package.json's `./relay`): no wasm; bundled below
-// (3b) with the relay client it shares with the page (src/js/relay.js).
+// (3b) with the relay call, retry loop and Web Push it shares with the page (src/js/relay-*.js).
 copyFileSync(join(ROOT, 'src', 'relay', 'host.d.ts'), join(DIST, 'relay.d.ts'));
 // The service-worker helpers (src/push/worker.js, package.json's `./push-worker`): plain JS for an
 // app's own worker; the element never loads them.
@@ -205,7 +211,7 @@ const oneShim = {
   },
 };
 // Modules the entry loads on demand (`import("./js/….js")`, e.g. the relay client) stay files of
-// their own beside it, so pages that never call them never download them.
+// their own beside it, so pages that never call them never download them (each bundled below).
 const onDemand = {
   name: 'on-demand',
   setup(build) {
@@ -213,32 +219,39 @@ const onDemand = {
       args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined);
   },
 };
+// What every bundle below shares.
+const bundling = { bundle: true, format: 'esm', target: 'es2022', minify: !dev, legalComments: 'none', logLevel: 'error' };
 await esbuild.build({
+  ...bundling,
   entryPoints: [join(DIST, ENTRY_OUT)],
   plugins: [oneShim, onDemand],
   outfile: join(DIST, ENTRY_OUT),
   allowOverwrite: true,
-  bundle: true,
-  format: 'esm',
   platform: 'browser',
-  target: 'es2022',
-  minify: !dev,
-  legalComments: 'none',
-  logLevel: 'error',
 });
 
-// The `./relay` module is one file: its source imports the page's relay client from one folder up
+// Each module the entry loads on demand is one file, fetched in one request however many files its
+// source is. It must share no module with the entry: a bundled copy would be a second instance.
+for (const [source, outRel] of onDemandModules) {
+  const { metafile } = await esbuild.build({
+    ...bundling,
+    entryPoints: [source],
+    outfile: join(DIST, outRel),
+    absWorkingDir: ROOT,
+    metafile: true,
+    platform: 'browser',
+  });
+  const shared = Object.keys(metafile.inputs).filter((input) => copied.has(resolve(ROOT, input)));
+  if (shared.length > 0) fail(`${rel(source)} (loaded on demand) imports ${shared.join(', ')}, which the entry loads too`);
+}
+
+// The `./relay` module is one file: its source imports the page's relay modules from one folder up
 // (src/relay/ → src/js/), which a copy at dist/'s top could not resolve.
 await esbuild.build({
+  ...bundling,
   entryPoints: [join(ROOT, 'src', 'relay', 'host.js')],
   outfile: join(DIST, 'relay.js'),
-  bundle: true,
-  format: 'esm',
   platform: 'neutral',
-  target: 'es2022',
-  minify: !dev,
-  legalComments: 'none',
-  logLevel: 'error',
 });
 
 // 3c. minify the JS (release only) ------------------------------------------------------------

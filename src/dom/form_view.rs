@@ -207,10 +207,7 @@ impl FormBuilder<'_> {
             parts.described_by.push(description_id);
             parts.description = Some(paragraph);
         }
-        let control = match choice_group(field) {
-            Some((choices, multi)) => self.choice_group(&mut parts, field, choices, multi, input),
-            None => self.labelled_control(&mut parts, index, field, input, dirty),
-        };
+        let control = self.control(&mut parts, index, field, input, dirty);
         set_attr(&control, "id", &parts.id);
         set_attr(&control, "data-index", &index.to_string());
         let FieldParts {
@@ -327,9 +324,9 @@ impl FormBuilder<'_> {
         (label, option)
     }
 
-    /// One control named by a `<label for>`: a textarea, a select, or an input, laid out as its
-    /// kind wants (a switch row, a tag box, or label over control).
-    fn labelled_control(
+    /// The field's control, built as its kind wants: one match over every kind, so a kind added
+    /// to the core does not compile until it is rendered here.
+    fn control(
         &self,
         parts: &mut FieldParts,
         index: usize,
@@ -337,21 +334,64 @@ impl FormBuilder<'_> {
         input: &Input,
         dirty: bool,
     ) -> Element {
-        let label = create_part(self.document, "label", "label", None);
-        self.name(&label, &field.label, field.required);
-        set_attr(&label, "for", &parts.id);
-        let element = match &field.kind {
+        let typed = typed(input);
+        let control = match &field.kind {
             FieldKind::Text {
                 format: TextFormat::Textarea,
                 ..
-            } => self.textarea(input),
-            FieldKind::Choice { options } => self.select(options, input),
-            _ => {
-                let element = create(self.document, "input");
-                self.configure_input(&element, field, input, dirty);
-                element
+            } => Control::Labelled(self.textarea(input), Layout::Stacked),
+            // No maxlength attribute: the browser would silently cut pasted text; the validator
+            // tells the user instead.
+            FieldKind::Text {
+                format,
+                min_length,
+                max_length: _,
+            } => {
+                let line = self.text_input(field, *format, *min_length, typed, dirty);
+                Control::Labelled(line, Layout::Stacked)
             }
+            FieldKind::Number {
+                integer,
+                minimum,
+                maximum,
+            } => {
+                let line = self.number_input(*integer, *minimum, *maximum, typed);
+                Control::Labelled(line, Layout::Stacked)
+            }
+            FieldKind::Toggle => Control::Labelled(self.switch(input), Layout::Switch),
+            FieldKind::Tags { .. } => Control::Labelled(self.tag_input(), Layout::Tags),
+            FieldKind::Choice { options } => match FieldKind::choice_style(options) {
+                ChoiceStyle::Segmented => Control::Group(options, false),
+                ChoiceStyle::Dropdown => {
+                    Control::Labelled(self.select(options, input), Layout::Stacked)
+                }
+            },
+            FieldKind::MultiChoice { options, .. } => Control::Group(options, true),
         };
+        match control {
+            Control::Labelled(element, layout) => {
+                self.labelled(parts, index, field, input, element, layout)
+            }
+            Control::Group(choices, multi) => {
+                self.choice_group(parts, field, choices, multi, input)
+            }
+        }
+    }
+
+    /// `element` named by a `<label for>`, laid out as `layout` says, with the field's
+    /// description and error.
+    fn labelled(
+        &self,
+        parts: &mut FieldParts,
+        index: usize,
+        field: &Field,
+        input: &Input,
+        element: Element,
+        layout: Layout,
+    ) -> Element {
+        let label = create_part(self.document, "label", "label", None);
+        self.name(&label, &field.label, field.required);
+        set_attr(&label, "for", &parts.id);
         if field.required {
             set_attr(&element, "aria-required", "true");
         }
@@ -359,23 +399,97 @@ impl FormBuilder<'_> {
             set_attr(&element, "autocomplete", "off");
         }
         let wrapper = &parts.wrapper;
-        if matches!(field.kind, FieldKind::Toggle) {
-            let row = create(self.document, "div");
-            set_attr(&row, "class", "switch");
-            append(&row, &element);
-            append(&row, &label);
-            append(wrapper, &row);
-            append_description(wrapper, parts);
-        } else {
-            append(wrapper, &label);
-            append_description(wrapper, parts);
-            if matches!(field.kind, FieldKind::Tags { .. }) {
-                self.tag_box(parts, index, field, input, &element);
-            } else {
+        match layout {
+            Layout::Stacked => {
+                append(wrapper, &label);
+                append_description(wrapper, parts);
                 append(wrapper, &element);
+            }
+            Layout::Switch => {
+                let row = create(self.document, "div");
+                set_attr(&row, "class", "switch");
+                append(&row, &element);
+                append(&row, &label);
+                append(wrapper, &row);
+                append_description(wrapper, parts);
+            }
+            Layout::Tags => {
+                append(wrapper, &label);
+                append_description(wrapper, parts);
+                self.tag_box(parts, index, field, input, &element);
             }
         }
         append(&parts.wrapper, &parts.error);
+        element
+    }
+
+    /// A one-line input of `format`'s type (a password for secret plain text) holding `value`.
+    fn text_input(
+        &self,
+        field: &Field,
+        format: TextFormat,
+        min_length: Option<u64>,
+        value: &str,
+        dirty: bool,
+    ) -> Element {
+        let element = create(self.document, "input");
+        let kind = match format {
+            TextFormat::Email => "email",
+            TextFormat::Uri => "url",
+            TextFormat::Date => "date",
+            TextFormat::DateTime => "datetime-local",
+            TextFormat::Plain | TextFormat::Textarea if field.secret => "password",
+            TextFormat::Plain | TextFormat::Textarea => "text",
+        };
+        set_attr(&element, "type", kind);
+        if kind == "text" {
+            // What is typed (or a server's default) takes its own direction.
+            set_attr(&element, "dir", "auto");
+        }
+        if format == TextFormat::DateTime {
+            set_attr(&element, "step", "1");
+        }
+        if let Some(min) = min_length {
+            set_attr(&element, "minlength", &min.to_string());
+        }
+        if format == TextFormat::DateTime && !dirty && !value.is_empty() {
+            set_input_value(&element, &(self.local_date_time)(value));
+        } else {
+            set_input_value(&element, value);
+        }
+        element
+    }
+
+    /// A number input holding `value`, whole numbers only when `integer`.
+    fn number_input(
+        &self,
+        integer: bool,
+        minimum: Option<f64>,
+        maximum: Option<f64>,
+        value: &str,
+    ) -> Element {
+        let element = create(self.document, "input");
+        set_attr(&element, "type", "number");
+        set_attr(&element, "step", if integer { "1" } else { "any" });
+        if let Some(min) = minimum {
+            set_attr(&element, "min", &crate::form::number_attribute(min));
+        }
+        if let Some(max) = maximum {
+            set_attr(&element, "max", &crate::form::number_attribute(max));
+        }
+        set_input_value(&element, value);
+        element
+    }
+
+    /// A checkbox shown as a switch.
+    fn switch(&self, input: &Input) -> Element {
+        let element = create(self.document, "input");
+        set_attr(&element, "type", "checkbox");
+        set_attr(&element, "role", "switch");
+        if let (Some(checkbox), Input::Toggle(on)) = (element.dyn_ref::<HtmlInputElement>(), input)
+        {
+            checkbox.set_checked(*on);
+        }
         element
     }
 
@@ -413,6 +527,15 @@ impl FormBuilder<'_> {
         select
     }
 
+    /// The text input that adds a tag (see [`Self::tag_box`]).
+    fn tag_input(&self) -> Element {
+        let element = create(self.document, "input");
+        set_attr(&element, "type", "text");
+        set_attr(&element, "dir", "auto");
+        set_attr(&element, "data-tags", "");
+        element
+    }
+
     /// A tag input: the list of tags so far, the text input `element` that adds one, and a hint.
     fn tag_box(
         &self,
@@ -444,78 +567,6 @@ impl FormBuilder<'_> {
         append(&parts.wrapper, &tags);
         parts.tag_list = Some(list);
     }
-
-    fn configure_input(&self, element: &Element, field: &Field, input: &Input, dirty: bool) {
-        let value = match input {
-            Input::Text(value) => value.as_str(),
-            _ => "",
-        };
-        match &field.kind {
-            FieldKind::Text {
-                format,
-                min_length,
-                max_length,
-            } => {
-                let kind = match format {
-                    TextFormat::Email => "email",
-                    TextFormat::Uri => "url",
-                    TextFormat::Date => "date",
-                    TextFormat::DateTime => "datetime-local",
-                    TextFormat::Plain | TextFormat::Textarea if field.secret => "password",
-                    TextFormat::Plain | TextFormat::Textarea => "text",
-                };
-                set_attr(element, "type", kind);
-                if kind == "text" {
-                    // What is typed (or a server's default) takes its own direction.
-                    set_attr(element, "dir", "auto");
-                }
-                if *format == TextFormat::DateTime {
-                    set_attr(element, "step", "1");
-                }
-                if let Some(min) = min_length {
-                    set_attr(element, "minlength", &min.to_string());
-                }
-                // No maxlength attribute: the browser would silently cut pasted text; the
-                // validator tells the user instead.
-                let _ = max_length;
-                if *format == TextFormat::DateTime && !dirty && !value.is_empty() {
-                    set_input_value(element, &(self.local_date_time)(value));
-                } else {
-                    set_input_value(element, value);
-                }
-            }
-            FieldKind::Number {
-                integer,
-                minimum,
-                maximum,
-            } => {
-                set_attr(element, "type", "number");
-                set_attr(element, "step", if *integer { "1" } else { "any" });
-                if let Some(min) = minimum {
-                    set_attr(element, "min", &crate::form::number_attribute(*min));
-                }
-                if let Some(max) = maximum {
-                    set_attr(element, "max", &crate::form::number_attribute(*max));
-                }
-                set_input_value(element, value);
-            }
-            FieldKind::Toggle => {
-                set_attr(element, "type", "checkbox");
-                set_attr(element, "role", "switch");
-                if let (Some(element), Input::Toggle(on)) =
-                    (element.dyn_ref::<HtmlInputElement>(), input)
-                {
-                    element.set_checked(*on);
-                }
-            }
-            FieldKind::Tags { .. } => {
-                set_attr(element, "type", "text");
-                set_attr(element, "dir", "auto");
-                set_attr(element, "data-tags", "");
-            }
-            FieldKind::Choice { .. } | FieldKind::MultiChoice { .. } => {}
-        }
-    }
 }
 
 /// What one field's builders share while they build it.
@@ -534,17 +585,28 @@ struct FieldParts {
     tag_list: Option<Element>,
 }
 
-/// Segmented radios and checkbox groups: (the choices, whether several may be chosen); `None`
-/// for a field with one control.
-fn choice_group(field: &Field) -> Option<(&[Choice], bool)> {
-    match &field.kind {
-        FieldKind::Choice { options }
-            if FieldKind::choice_style(options) == ChoiceStyle::Segmented =>
-        {
-            Some((options, false))
-        }
-        FieldKind::MultiChoice { options, .. } => Some((options, true)),
-        _ => None,
+/// A field's control: one element named by a `<label for>`, or a group of radios or checkboxes
+/// (the choices, and whether several may be chosen).
+enum Control<'a> {
+    Labelled(Element, Layout),
+    Group(&'a [Choice], bool),
+}
+
+/// How a labelled control sits beside its label.
+enum Layout {
+    /// Label, description, control.
+    Stacked,
+    /// The control, then its label, in one row; the description below.
+    Switch,
+    /// Label, description, then the tag box around the control (with the field's tags so far).
+    Tags,
+}
+
+/// What a text or number control holds.
+fn typed(input: &Input) -> &str {
+    match input {
+        Input::Text(value) => value.as_str(),
+        _ => "",
     }
 }
 

@@ -1,7 +1,7 @@
 // The host side of koder-elicitation-relay for the TypeScript MCP SDK v2 (the package's `./relay`
 // export, Node 20+ or any runtime with fetch and AbortSignal.any), and the person's side of its
-// Web Push for a browser page (subscribePush, unsubscribePush: re-exported from the page's relay
-// client, src/js/relay.js, whose relay call and retry loop this module uses too):
+// Web Push for a browser page (subscribePush, unsubscribePush: re-exported from src/js/relay-push.js;
+// the relay call and the retry loop are the page's too, src/js/relay-call.js and relay-retry.js):
 //
 //   const handler = relayElicitationHandler({ url, serviceToken, scope: { userId, workspaceId } });
 //   client.setRequestHandler("elicitation/create", handler);
@@ -20,7 +20,9 @@
 //   // (the standardwebhooks package):
 //   const outcome = relayWebhookOutcome(event);   // { id, status, result } once it is final
 
-import { CALL_TIMEOUT_MS, RelayError, abortReason, callRelay, retrying, subscribePush, unsubscribePush } from '../js/relay.js';
+import { CALL_TIMEOUT_MS, RelayError, callRelay } from '../js/relay-call.js';
+import { subscribePush, unsubscribePush } from '../js/relay-push.js';
+import { abortReason, retrying } from '../js/relay-retry.js';
 
 export { RelayError, subscribePush, unsubscribePush };
 
