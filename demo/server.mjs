@@ -859,8 +859,9 @@ async function main() {
   }
   console.log(`Demo ready: http://${HOST}:${port}/`);
 
-  const shutdown = () => {
-    relay?.stop();
+  const shutdown = async () => {
+    // The relay first, waited for: its temp dir goes once it has exited.
+    await relay?.stop();
     for (const connecting of [host, mailHost]) connecting?.then((connected) => connected.close()).catch(() => {});
     mail?.stop();
     for (const { transport } of sessions.values()) transport.close().catch(() => {});
@@ -870,7 +871,7 @@ async function main() {
     setTimeout(() => process.exit(0), 1000).unref();
   };
   // However the process ends, the relay and its temp dir go with it.
-  process.once('exit', () => relay?.stop());
+  process.once('exit', () => relay?.stopNow());
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 }
