@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import anyio
 import httpx2
+from typing_extensions import Self
 
 from .errors import MalformedAnswerError, RelayError, relay_error
 from .scope import SCOPE_SHAPE, Scope, is_scope
@@ -76,7 +77,25 @@ class AnswerLink:
     expires_at: int
 
 
-class RelayClient:
+class ClosedOnExit:
+    """``async with`` for a class with ``aclose()``: closed at the block's end."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        error_type: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+
+class RelayClient(ClosedOnExit):
     """The relay's host API at ``url`` (e.g. ``http://127.0.0.1:8790``, without ``/v1``), with
     the service token. Its calls share one pooled ``httpx2.AsyncClient``, closed by
     :meth:`aclose` or at the end of ``async with RelayClient(...) as relay:``; pass
@@ -107,17 +126,6 @@ class RelayClient:
     def __repr__(self) -> str:
         # The service token stays out of logs.
         return f"RelayClient({self._base!r})"
-
-    async def __aenter__(self) -> RelayClient:
-        return self
-
-    async def __aexit__(
-        self,
-        error_type: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Closes the pooled HTTP client this RelayClient made (never one passed in). A later

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from types import TracebackType
 from typing import Any, TypeAlias
 
 import httpx2
 from mcp import types
 from pydantic import ValidationError
 
-from .client import RETRY_FOR_SECONDS, Created, OnCreated, RelayClient
+from .client import RETRY_FOR_SECONDS, ClosedOnExit, Created, OnCreated, RelayClient
 from .errors import INVALID_PARAMS, MalformedAnswerError, RelayError
 from .scope import SCOPE_SHAPE, Scope, is_scope
 
@@ -35,7 +34,7 @@ FastMCPElicitationHandler: TypeAlias = Callable[[str, Any, Any, Any], Awaitable[
 """FastMCP's ``elicitation_handler`` shape: ``(message, response_type, params, context)``."""
 
 
-class RelayElicitation:
+class RelayElicitation(ClosedOnExit):
     """Each ``elicitation/create`` the MCP client gets is posted to the relay for the person
     ``scope`` names, and the call waits (long-polling) until they answer in their browser, the
     relay expires it (``{"action": "cancel"}``), or the MCP request is cancelled: then the
@@ -83,17 +82,6 @@ class RelayElicitation:
 
     def __repr__(self) -> str:
         return f"RelayElicitation({self.client!r})"
-
-    async def __aenter__(self) -> RelayElicitation:
-        return self
-
-    async def __aexit__(
-        self,
-        error_type: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Closes the pooled HTTP client (:meth:`RelayClient.aclose`)."""
