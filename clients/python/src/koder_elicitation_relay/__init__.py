@@ -24,8 +24,15 @@ _NEED_MCP = frozenset({"FastMCPElicitationHandler", "RelayElicitation", "ScopeFu
 
 def __getattr__(name: str) -> Any:
     if name in _NEED_MCP:
-        from . import handler  # noqa: PLC0415 (the mcp SDK is optional)
-
+        try:
+            from . import handler  # noqa: PLC0415 (the mcp SDK is optional)
+        except ModuleNotFoundError as missing:
+            if missing.name != "mcp":
+                raise
+            raise ImportError(
+                f"koder_elicitation_relay.{name} needs the mcp SDK (1.24 or later): install your MCP "
+                "framework beside this package, or `pip install 'koder-elicitation-relay[mcp]'`"
+            ) from missing
         return getattr(handler, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

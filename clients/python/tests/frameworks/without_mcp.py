@@ -39,6 +39,13 @@ async def main() -> None:
             on_created=remember,
         )
     assert len(created) == 1
+    # The MCP hook says what it needs, rather than failing somewhere inside.
+    hint = ""
+    try:
+        from koder_elicitation_relay import RelayElicitation  # noqa: F401, PLC0415
+    except ImportError as error:
+        hint = str(error)
+    assert "needs the mcp SDK" in hint, hint
     print(f"RelayClient: {result['action']} {json.dumps(result.get('content'), sort_keys=True)}")
 
 
