@@ -53,9 +53,7 @@ FRAMEWORKS = [
         "with_langchain.py",
     ),
     Framework("mcp-use", "mcp-use", "mcp-use", (1, 7), ("1.",), "with_mcp_use.py"),
-    Framework(
-        "pydantic-ai", "pydantic-ai-slim[mcp]", "pydantic-ai-slim", (2, 62), ("2.",), "with_pydantic_ai.py"
-    ),
+    Framework("pydantic-ai", "pydantic-ai", "pydantic-ai", (2, 62), ("2.",), "with_pydantic_ai.py"),
     Framework("fastmcp", "fastmcp", "fastmcp", (4,), ("2.",), "with_fastmcp.py"),
     # The FastMCP line on mcp 1.x: its major is what picks that line.
     Framework("fastmcp-3", "fastmcp<4", "fastmcp", (3, 4), ("1.",), "with_fastmcp.py"),
