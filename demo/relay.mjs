@@ -19,6 +19,8 @@ import { createInterface } from 'node:readline';
 /** The audience the relay requires in people's tokens. */
 const AUDIENCE = 'koder-elicitation-relay';
 const START_TIMEOUT_MS = 30_000;
+// How long the relay has to drain on SIGTERM before it is killed.
+const STOP_TIMEOUT_MS = 10_000;
 const TOKEN_LIFETIME_S = 3600;
 /** Who runs the demo's pushes, for the push services (VAPID `sub`). */
 const VAPID_SUBJECT = 'mailto:demo@localhost';
@@ -133,9 +135,24 @@ export async function startDemoRelay({ root, allowOrigin, smtpPort }) {
       const signingInput = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(payload)}`;
       return `${signingInput}.${createHmac('sha256', jwtSecret).update(signingInput).digest('base64url')}`;
     },
-    /** Stops the relay and removes its temp dir (an open SQLite file may go: this is the end). */
-    stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    /**
+     * Stops the relay and, once it has exited, removes its temp dir: removed sooner, the files
+     * SQLite writes while the relay shuts down would leave the folder behind. A relay that has not
+     * gone after STOP_TIMEOUT_MS is killed.
+     */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await exited;
+        clearTimeout(killer);
+      }
+      removeDir();
+    },
+    /** The same at once, for a process that is exiting and cannot wait: kill, then remove. */
+    stopNow() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       removeDir();
     },
   };

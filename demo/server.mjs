@@ -859,8 +859,14 @@ async function main() {
   }
   console.log(`Demo ready: http://${HOST}:${port}/`);
 
-  const shutdown = () => {
-    relay?.stop();
+  let stopping = false;
+  const shutdown = async () => {
+    // Ctrl-C reaches this process twice (from the terminal, and passed on by scripts/start.mjs): a
+    // second signal must not kill it before the relay and its temp dir are gone.
+    if (stopping) return;
+    stopping = true;
+    // The relay first, waited for: its temp dir goes once it has exited.
+    await relay?.stop();
     for (const connecting of [host, mailHost]) connecting?.then((connected) => connected.close()).catch(() => {});
     mail?.stop();
     for (const { transport } of sessions.values()) transport.close().catch(() => {});
@@ -870,9 +876,9 @@ async function main() {
     setTimeout(() => process.exit(0), 1000).unref();
   };
   // However the process ends, the relay and its temp dir go with it.
-  process.once('exit', () => relay?.stop());
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.once('exit', () => relay?.stopNow());
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
 }
 
 main().catch((error) => {

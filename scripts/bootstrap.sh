@@ -120,15 +120,8 @@ fi
 # ==== The tests' part (npm test, .ci/run) ======================================================
 
 # apt-get update, then install the packages named, as root or through sudo.
-apt_install() {
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to apt-get install $*"
-    sudo="sudo -n"
-  fi
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
-}
+# shellcheck source=scripts/apt.sh
+. "$ROOT/scripts/apt.sh"
 
 # 4. rustfmt and clippy (the first stages of scripts/test.sh) ---------------------------------
 missing_components=()
@@ -270,29 +263,9 @@ else
 fi
 
 # 10. The relay's static binary and image (scripts/image.sh, tests/e2e/relay-image.test.mjs) -------
-# The musl target; musl-gcc for the C inside (ring, SQLite); Debian's CA bundle, which the image
-# carries; and podman, which builds the FROM scratch image without a daemon and can run it. An
-# engine that already answers (podman, buildah or a docker daemon) is kept.
-if rustup target list --installed | grep -qx 'x86_64-unknown-linux-musl'; then
-  say "rust target x86_64-unknown-linux-musl: present"
-else
-  say "rust target x86_64-unknown-linux-musl: installing"
-  rustup target add x86_64-unknown-linux-musl
-fi
-image_packages=()
-command -v musl-gcc >/dev/null 2>&1 || image_packages+=(musl-tools)
-[ -s /etc/ssl/certs/ca-certificates.crt ] || image_packages+=(ca-certificates)
-if ! command -v podman >/dev/null 2>&1 && ! command -v buildah >/dev/null 2>&1 \
-   && ! { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }; then
-  image_packages+=(podman)
-fi
-if [ ${#image_packages[@]} -eq 0 ]; then
-  say "musl-tools, ca-certificates, a container engine: present"
-else
-  say "${image_packages[*]}: installing with apt-get"
-  apt_install "${image_packages[@]}"
-  command -v musl-gcc >/dev/null 2>&1 || die "apt-get did not provide musl-gcc"
-fi
+# shellcheck source=scripts/image-tools.sh
+. "$ROOT/scripts/image-tools.sh"
+install_image_tools
 
 side_wait
 say "done in $((SECONDS - START))s"

@@ -13,9 +13,10 @@
 # Environment:
 #   CONTAINER_ENGINE  podman, buildah or docker: use this one instead of the first found
 #   IMAGE_SOURCE      the image's org.opencontainers.image.source (default: the clone's origin URL)
-# Needs the x86_64-unknown-linux-musl target, musl-gcc (Debian's musl-tools: ring and SQLite are C)
-# and the TLS roots at /etc/ssl/certs/ca-certificates.crt (Debian's ca-certificates);
-# scripts/bootstrap.sh installs them.
+# On a bare machine it first installs what it needs, skipping what is there (scripts/image-tools.sh):
+# the x86_64-unknown-linux-musl target, musl-gcc (Debian's musl-tools: ring and SQLite are C), the TLS
+# roots at /etc/ssl/certs/ca-certificates.crt (Debian's ca-certificates) and podman when no container
+# engine is there (apt-get: root, or sudo without a prompt).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,10 +40,10 @@ CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 VERSION="$(sed -n 's/^version = "\(.*\)"$/\1/p' crates/relay/Cargo.toml | head -n1)"
 [ -n "$VERSION" ] || die "no version in crates/relay/Cargo.toml"
 
-rustup target list --installed | grep -qx "$TARGET" \
-  || die "the $TARGET target is missing: rustup target add $TARGET (or bash scripts/bootstrap.sh)"
-command -v musl-gcc >/dev/null 2>&1 \
-  || die "musl-gcc is missing: apt-get install musl-tools (or bash scripts/bootstrap.sh)"
+# shellcheck source=scripts/image-tools.sh
+. "$ROOT/scripts/image-tools.sh"
+install_image_tools
+rustup target list --installed | grep -qx "$TARGET" || die "the $TARGET target is still missing"
 [ -s "$CA_BUNDLE" ] || die "no TLS roots at $CA_BUNDLE: apt-get install ca-certificates"
 
 # 1. The static binary --------------------------------------------------------------------------

@@ -83,8 +83,11 @@ cargo build -p koder-elicitation-relay
 
 stage "python hosts (ruff, mypy --strict, pytest)"
 # clients/python, in the repository's .venv (scripts/bootstrap.sh installs it there, editable, with
-# its pinned test tools). Its pytest suites start the relay binary built above. Any non-zero exit
-# fails the stage, pytest's 5 ("no tests ran") included.
+# its pinned test tools). Its pytest suites start the relay binary built above. tests/test_frameworks.py
+# is the agent frameworks' matrix: a venv per framework and mcp line, made with `pip install
+# <framework> ./clients/python` and cached in target/python-frameworks (keyed by a hash of the package
+# and the framework), so a warm run only runs them. Any non-zero exit fails the stage, pytest's 5
+# ("no tests ran") included.
 (
   cd clients/python
   ../../.venv/bin/ruff check .

@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,10 +190,14 @@ test('bootstrap refuses an unknown mode', () => {
 
 test('npm start says where the demo is, what the page shows and how to stop it; Ctrl-C stops it', { timeout: 60_000 }, async () => {
   assert.ok(existsSync(join(ROOT, 'dist', 'koder-mcp-elicitation.js')), 'dist/ is built before this suite');
+  // A temp dir of its own, to see that the relay's folder goes with it.
+  const temp = mkdtempSync(join(tmpdir(), 'npm-start-'));
+  // Its own process group, so Ctrl-C can reach every process in it, as a terminal's does.
   const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, PORT: '0', TMPDIR: temp },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -218,9 +222,13 @@ test('npm start says where the demo is, what the page shows and how to stop it; 
     assert.ok(relayUrl, `the demo runs its relay (the relay binary is built before this suite):\n${output}`);
     assert.match(output, /Ask for the weather/);
 
-    child.kill('SIGINT');
+    const relayFolders = () => readdirSync(temp).filter((name) => name.startsWith('koder-demo-relay-'));
+    assert.equal(relayFolders().length, 1, 'the relay runs in a temp folder');
+
+    process.kill(-child.pid, 'SIGINT');
     const { code } = await exited;
     assert.equal(code, 0, `Ctrl-C ends the demo cleanly:\n${output}`);
+    assert.deepEqual(relayFolders(), [], "the relay's temp folder went with it");
     await assert.rejects(fetch(url), 'the demo server is gone');
     // The relay drains on the SIGTERM the demo sends it: give it a few seconds to go.
     const relayGone = Date.now() + 10_000;
@@ -229,6 +237,7 @@ test('npm start says where the demo is, what the page shows and how to stop it; 
       await new Promise((done) => setTimeout(done, 200));
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+    rmSync(temp, { recursive: true, force: true });
   }
 });

@@ -236,7 +236,8 @@ class LosingProxy:
     """A TCP proxy in front of the relay. `drop_creates` creates reach the relay, which makes
     the elicitation, but the connection is closed before its answer gets back; `busy_creates`
     creates are answered by the proxy itself with 503 and `Retry-After: 1`. `creates` lists
-    when each create arrived (monotonic seconds)."""
+    when each create arrived (monotonic seconds); `connections` counts the TCP connections
+    hosts opened to it."""
 
     def __init__(self, upstream: str, *, drop_creates: int = 0, busy_creates: int = 0) -> None:
         host, port = upstream.removeprefix("http://").rsplit(":", 1)
@@ -244,6 +245,7 @@ class LosingProxy:
         self.drop_creates = drop_creates
         self.busy_creates = busy_creates
         self.creates: list[float] = []
+        self.connections = 0
         self._server: asyncio.Server | None = None
         self.url = ""
 
@@ -258,6 +260,7 @@ class LosingProxy:
             self._server.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
         first = await reader.read(65536)
         if first.startswith(b"POST /v1/elicitations HTTP/"):
             self.creates.append(time.monotonic())

@@ -14,7 +14,6 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp.client.session import ClientRequestContext
-from mcp.shared.exceptions import MCPError
 
 from conftest import LosingProxy, Person, Relay, new_person
 from koder_elicitation_relay import RelayClient, RelayElicitation, RelayError
@@ -45,6 +44,7 @@ async def test_a_create_retried_after_a_dropped_connection_makes_one_elicitation
             assert len(await person.pending()) == 1, "and made one elicitation"
             assert (await person.answer(shown["id"], {"action": "accept", "content": {"ok": True}}))[0] == 200
             result = await answer
+            assert isinstance(result, types.ElicitResult)
             assert result.model_dump(exclude_none=True) == {"action": "accept", "content": {"ok": True}}
 
 
@@ -73,6 +73,7 @@ async def test_the_relay_restarted_during_the_long_poll_still_delivers_the_answe
         own_relay.restart()
         assert (await person.answer(shown["id"], {"action": "accept", "content": {"ok": True}}))[0] == 200
         result = await answer
+        assert isinstance(result, types.ElicitResult)
         assert result.model_dump(exclude_none=True) == {"action": "accept", "content": {"ok": True}}
 
 
@@ -88,7 +89,7 @@ async def test_a_relay_error_is_a_relay_error_with_the_relays_status_and_message
     assert str(refused.value) == f"koder-elicitation-relay answered 401: {refused.value.message}"
 
 
-async def test_a_request_the_relay_refuses_is_the_sdks_invalid_params_error(
+async def test_a_request_the_relay_refuses_is_the_sdks_invalid_params_error_data(
     relay: Relay, person: Person
 ) -> None:
     handler = RelayElicitation(relay.url, relay.service_token, scope=person.scope)
@@ -96,13 +97,13 @@ async def test_a_request_the_relay_refuses_is_the_sdks_invalid_params_error(
         message="Your name?",
         requested_schema={"type": "object", "properties": {"name": {"type": "string", "minLength": -1}}},
     )
-    with anyio.fail_after(10), pytest.raises(MCPError) as invalid:
-        await handler(NO_SESSION, refused)
-    assert invalid.value.code == types.INVALID_PARAMS
-    cause = invalid.value.__cause__
-    assert isinstance(cause, RelayError)
-    assert cause.status == 400
-    assert invalid.value.message == str(cause)
+    with anyio.fail_after(10):
+        invalid = await handler(NO_SESSION, refused)
+    # Returned, not raised: the SDK sends it to the server as the answer's error.
+    assert isinstance(invalid, types.ErrorData), invalid
+    assert invalid.code == types.INVALID_PARAMS
+    assert invalid.message.startswith("koder-elicitation-relay answered 400: "), invalid.message
+    assert invalid.data["error"]["jsonrpcCode"] == types.INVALID_PARAMS
     assert await person.pending() == [], "nothing was created"
 
 

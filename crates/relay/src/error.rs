@@ -142,17 +142,26 @@ impl ApiError {
     }
 }
 
+/// A message as programs read it: without the Unicode isolation marks (U+2066–U+2069) the
+/// catalog puts around a server's words for people's screens.
+fn plain_text(message: String) -> String {
+    message
+        .chars()
+        .filter(|c| !matches!(c, '\u{2066}'..='\u{2069}'))
+        .collect()
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let errors = self.errors.into_iter().map(|error| WireContentError {
             path: error.path,
             keyword: error.keyword.to_string(),
-            message: error.message,
+            message: plain_text(error.message),
         });
         let body = ErrorBody {
             error: ErrorDetail {
                 status: self.status.as_u16(),
-                message: self.message,
+                message: plain_text(self.message),
                 jsonrpc_code: self.jsonrpc_code,
                 errors: errors.collect(),
             },

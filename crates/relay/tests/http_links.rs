@@ -224,6 +224,15 @@ async fn a_link_shows_its_question_and_its_answer_reaches_the_host_journalled_as
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["error"]["errors"][0]["path"], "/city");
+    // A program answering through a link (a chat bot) reads plain text: no isolation marks
+    // around the server's property name.
+    let (status, refused) =
+        answer(&relay, &token, json!({"action": "accept", "content": {}})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(
+        refused["error"]["errors"][0]["message"],
+        json!("city is required")
+    );
     let (status, body) = holder(
         &relay,
         "/v1/links/answer",

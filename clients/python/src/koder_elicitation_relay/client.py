@@ -4,19 +4,23 @@ it is."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from types import TracebackType
 from typing import Any, TypeVar
 
 import anyio
 import httpx2
+from typing_extensions import Self
 
-from .errors import RelayError, relay_error
+from .errors import MalformedAnswerError, RelayError, relay_error
 from .scope import SCOPE_SHAPE, Scope, is_scope
 
 # How long one long-poll waits at the relay (`?wait=`).
@@ -38,6 +42,9 @@ MAX_TIMEOUT_SECONDS = 86_400.0
 FINAL_STATUSES = frozenset({"settled", "expired", "withdrawn"})
 
 T = TypeVar("T")
+
+OnCreated = Callable[["Created"], "Awaitable[None] | None"]
+"""Called with a new elicitation (its ``id`` makes a link to post to chat); may be async."""
 
 
 @dataclass(frozen=True)
@@ -70,11 +77,31 @@ class AnswerLink:
     expires_at: int
 
 
-class RelayClient:
+class ClosedOnExit:
+    """``async with`` for a class with ``aclose()``: closed at the block's end."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        error_type: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+
+class RelayClient(ClosedOnExit):
     """The relay's host API at ``url`` (e.g. ``http://127.0.0.1:8790``, without ``/v1``), with
-    the service token. Pass ``http_client`` (an ``httpx2.AsyncClient``) to pool connections and
-    to set TLS; without it each call opens its own connection. ``retry_for`` (seconds) is how long
-    a call keeps retrying when the relay does not answer, answers 429 or 5xx.
+    the service token. Its calls share one pooled ``httpx2.AsyncClient``, closed by
+    :meth:`aclose` or at the end of ``async with RelayClient(...) as relay:``; pass
+    ``http_client`` to use your own (your TLS settings; you close it). ``retry_for`` (seconds,
+    default 30) is how long a call keeps retrying when the relay does not answer, answers 429 or
+    5xx: a relay that stays unreachable fails with :class:`RelayError` (``status`` ``None``) then.
     """
 
     def __init__(
@@ -91,12 +118,32 @@ class RelayClient:
             raise TypeError("RelayClient: `service_token` is required")
         self._base = url.rstrip("/")
         self._service_token = service_token
-        self._http = http_client
+        self._given_http = http_client
+        self._own_http: httpx2.AsyncClient | None = None
+        self._own_http_loop: object = None
         self._retry_for = min(max(retry_for, 0.0), MAX_TIMEOUT_SECONDS)
 
     def __repr__(self) -> str:
         # The service token stays out of logs.
         return f"RelayClient({self._base!r})"
+
+    async def aclose(self) -> None:
+        """Closes the pooled HTTP client this RelayClient made (never one passed in). A later
+        call opens a new one."""
+        own, self._own_http = self._own_http, None
+        if own is not None:
+            await own.aclose()
+
+    def _http(self) -> httpx2.AsyncClient:
+        """The pooled client: the one passed in, else one of its own per event loop (a host that
+        runs ``asyncio.run`` more than once gets a fresh pool, not one tied to a closed loop)."""
+        if self._given_http is not None:
+            return self._given_http
+        loop = _running_loop()
+        if self._own_http is None or self._own_http_loop is not loop:
+            self._own_http = httpx2.AsyncClient()
+            self._own_http_loop = loop
+        return self._own_http
 
     async def create(
         self,
@@ -131,7 +178,7 @@ class RelayClient:
         created_id = answer.get("id") if isinstance(answer, dict) else None
         expires_at = _int_field(answer, "expiresAt")
         if not isinstance(created_id, str) or expires_at is None:
-            raise RelayError(200, f"a create answered {_text(answer)}", answer)
+            raise MalformedAnswerError(f"a create answered {_text(answer)}", answer)
         return Created(created_id, expires_at, key)
 
     async def result(self, elicitation_id: str, *, wait: int = POLL_WAIT_SECONDS) -> Outcome:
@@ -173,7 +220,7 @@ class RelayClient:
         )
         status = answer.get("status") if isinstance(answer, dict) else None
         if not isinstance(status, str):
-            raise RelayError(200, f"a completion answered {_text(answer)}", answer)
+            raise MalformedAnswerError(f"a completion answered {_text(answer)}", answer)
         return status
 
     async def link(self, elicitation_id: str) -> AnswerLink:
@@ -185,7 +232,7 @@ class RelayClient:
         url = answer.get("url") if isinstance(answer, dict) else None
         expires_at = _int_field(answer, "expiresAt")
         if not isinstance(url, str) or expires_at is None:
-            raise RelayError(200, f"a link answered {_text(answer)}", answer)
+            raise MalformedAnswerError(f"a link answered {_text(answer)}", answer)
         return AnswerLink(url, expires_at)
 
     async def elicit(
@@ -196,13 +243,15 @@ class RelayClient:
         server_name: str | None = None,
         timeout_ms: int | None = None,
         notify: Mapping[str, str] | None = None,
-        on_created: Callable[[Created], None] | None = None,
+        on_created: OnCreated | None = None,
     ) -> dict[str, Any]:
         """Asks the person ``scope`` names (and e-mails them the question's link with ``notify``,
         as :meth:`create` does) and waits for their ElicitResult (``{"action": "cancel"}`` when it
         expired). When the task is cancelled meanwhile, or the wait fails, the
         elicitation is withdrawn (the person's dialog closes) before the cancellation or the error
-        goes on. ``on_created`` is called with the relay's answer as soon as it comes."""
+        goes on. ``on_created`` (sync or async) is called with the :class:`Created` as soon as the
+        relay answers, before the wait: ``await relay.link(created.id)`` there makes a link to
+        post to chat. If it raises, the elicitation is withdrawn and the error goes on."""
         key = uuid.uuid4().hex
 
         def create() -> Awaitable[Created]:
@@ -226,9 +275,11 @@ class RelayClient:
             with anyio.CancelScope(shield=True), anyio.move_on_after(CALL_TIMEOUT_SECONDS):
                 await self._withdraw_quietly((await create()).id)
             raise
-        if on_created is not None:
-            on_created(created)
         try:
+            if on_created is not None:
+                called = on_created(created)
+                if inspect.isawaitable(called):
+                    await called
             return await self.wait(created.id, expires_at=created.expires_at)
         except BaseException:
             # Cancelled, or the wait failed: nobody takes the answer, so the person must not give
@@ -277,27 +328,20 @@ class RelayClient:
             request_headers["Content-Type"] = "application/json"
         url = f"{self._base}{path}"
         try:
-            if self._http is not None:
-                response = await self._http.request(
-                    method, url, content=content, headers=request_headers, timeout=timeout_seconds
-                )
-            else:
-                async with httpx2.AsyncClient() as http:
-                    response = await http.request(
-                        method, url, content=content, headers=request_headers, timeout=timeout_seconds
-                    )
+            response = await self._http().request(
+                method, url, content=content, headers=request_headers, timeout=timeout_seconds
+            )
         except httpx2.TransportError as error:
             raise RelayError(None, str(error) or type(error).__name__) from error
         try:
             parsed: Any = json.loads(response.content) if response.content else None
         except ValueError:
             parsed = None
-        if response.is_success and parsed is not None:
+        if response.is_success:
+            if parsed is None:
+                raise MalformedAnswerError(f"an answer that is not JSON ({response.status_code})", None)
             return parsed
-        reason = (
-            "an answer that is not JSON" if response.is_success else response.reason_phrase or "no message"
-        )
-        refused = relay_error(response.status_code, parsed, reason)
+        refused = relay_error(response.status_code, parsed, response.reason_phrase or "no message")
         refused.retry_after = retry_after_seconds(response.headers.get("Retry-After"))
         raise refused
 
@@ -319,6 +363,14 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
+def _running_loop() -> object:
+    """The asyncio loop this runs in (``None`` under trio, whose pool is not tied to one)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def _outcome(answer: Any) -> Outcome:
     """A host view (``{"status", "result"?}``) as an :class:`Outcome`, or why it is not one."""
     status = answer.get("status") if isinstance(answer, dict) else None
@@ -327,7 +379,7 @@ def _outcome(answer: Any) -> Outcome:
         return Outcome("pending", None)
     if status in FINAL_STATUSES and isinstance(result, dict):
         return Outcome(status, result)
-    raise RelayError(200, f"an unexpected result {_text(answer)}", answer)
+    raise MalformedAnswerError(f"an unexpected result {_text(answer)}", answer)
 
 
 def _elicitation_path(elicitation_id: str) -> str:

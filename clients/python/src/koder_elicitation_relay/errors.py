@@ -46,9 +46,17 @@ class RelayError(Exception):
         return self.status is None or self.status == 429 or self.status >= 500
 
 
+class MalformedAnswerError(RelayError):
+    """The relay (or something in its place: a proxy, a wrong URL) answered 2xx with a body that
+    is not the relay's API. ``status`` is 200; ``body`` what came, when it was JSON. Not retried."""
+
+    def __init__(self, message: str, body: Any = None) -> None:
+        super().__init__(200, message, body)
+
+
 def relay_error(status: int, body: Any, reason: str) -> RelayError:
-    """A non-2xx answer (or a 2xx that is not JSON) as the error it stands for: the relay's
-    message when its body has one, else ``reason``."""
+    """A non-2xx answer as the error it stands for: the relay's message when its body has one,
+    else ``reason``."""
     error = body.get("error") if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     return RelayError(status, message if isinstance(message, str) else reason, body)
