@@ -1,6 +1,6 @@
 // The relay's modules form layers: no import circle among crates/relay/src's top-level modules
-// (a file, or a folder taken whole), none among the files of one folder, and no source file over
-// 600 lines. Read from the code's own `use` lines and `crate::`/`super::` paths, test modules
+// (a file, or a folder taken whole), none among the files of one folder, no source file over 600
+// lines, and the service layer knows nothing of HTTP (no axum under service/). Read from the code's own `use` lines and `crate::`/`super::` paths, test modules
 // (`#[cfg(test)]` onward) left out: a test may reach anywhere.
 //
 //   node --test tests/repo/relay-modules.test.mjs      prints the layers, bottom first
@@ -181,4 +181,11 @@ test('no relay source file is over 600 lines', () => {
     .map((file) => [relative(ROOT, file), readFileSync(file, 'utf8').split('\n').length - 1])
     .filter(([, lines]) => lines > MAX_LINES);
   assert.deepEqual(long, [], `files over ${MAX_LINES} lines`);
+});
+
+test('nothing under the relay\'s service/ names axum: the service knows nothing of HTTP', () => {
+  const service = files.filter((file) => relative(SRC, file).startsWith(`service${sep}`));
+  assert.ok(service.length > 3, 'the service files were read');
+  const naming = service.filter((file) => /\baxum\b/.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(naming.map((file) => relative(ROOT, file)), []);
 });
