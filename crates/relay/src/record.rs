@@ -1,6 +1,7 @@
 //! What an elicitation is as the relay keeps it: who it is for, where it is in its life, the
 //! scope a person's token admits, and who changed it. Stores keep these; events carry them.
 
+use koder_elicitation_relay_protocol::Notify;
 use serde_json::{json, Value};
 
 use crate::audience::Audience;
@@ -39,17 +40,9 @@ pub struct NewElicitation {
     pub idempotency_key: Option<String>,
     /// SHA-256 (hex) of what the host asked for, compared when an idempotency key repeats.
     pub request_digest: Option<String>,
-    /// Who to e-mail the question's link to, already checked against the allow list.
-    pub email: Option<EmailNotice>,
-}
-
-/// An e-mail a create asks for: queued beside it when e-mail is on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmailNotice {
-    /// The person's address, in an allowed domain.
-    pub address: String,
-    /// The BCP 47 tag the message is worded in; `None`: en-US.
-    pub language: Option<String>,
+    /// Who else to tell, and how (the create body's `notify`), already accepted by every
+    /// channel it names.
+    pub notify: Option<Notify>,
 }
 
 /// One stored elicitation.

@@ -15,7 +15,6 @@ use tokio::task::JoinHandle;
 use crate::api::{self, AppState};
 use crate::auth::Auth;
 use crate::channels::delivery::SHUTDOWN_WAIT;
-use crate::channels::email::EmailSettings;
 use crate::channels::push::PushSubscriptions;
 use crate::channels::Relay;
 use crate::config::Config;
@@ -92,6 +91,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         elicitations: elicitations.clone(),
         links: links.clone(),
     };
+    let notify = channels.notify_checks();
     let delivery = channels
         .workers(&relay, &metrics, &stopping_rx)
         .map_err(ServeError::Config)?;
@@ -121,13 +121,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
             store: store.tickets.clone(),
             clock: clock.clone(),
         },
-        email: Arc::new(
-            config
-                .email
-                .as_ref()
-                .map(EmailSettings::recipients)
-                .unwrap_or_default(),
-        ),
+        notify,
         push: push.map(|settings| PushSubscriptions {
             settings,
             store: store.subscriptions.clone(),

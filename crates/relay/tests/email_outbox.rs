@@ -20,7 +20,8 @@ use koder_elicitation_relay::channels::email::store::{EmailDelivery, TABLE};
 use koder_elicitation_relay::channels::email::{EmailQueue, Emails};
 use koder_elicitation_relay::channels::outbox_of;
 use koder_elicitation_relay::store::outbox::Outcome;
-use koder_elicitation_relay::store::{Actor, EmailNotice, NewElicitation, Outboxes, Store, Tenant};
+use koder_elicitation_relay::store::{Actor, NewElicitation, Outboxes, Store, Tenant};
+use koder_elicitation_relay_protocol::Notify;
 use serde_json::json;
 
 const LEASE_MS: i64 = 60_000;
@@ -44,8 +45,8 @@ fn new_elicitation(id: &str, now: i64, email: Option<&str>, key: Option<&str>) -
         expires_at: now + 600_000,
         idempotency_key: key.map(str::to_string),
         request_digest: key.map(|_| "digest".to_string()),
-        email: email.map(|address| EmailNotice {
-            address: address.into(),
+        notify: email.map(|address| Notify {
+            email: address.into(),
             language: Some("pt-BR".into()),
         }),
     }

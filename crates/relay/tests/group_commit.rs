@@ -43,7 +43,7 @@ fn new_elicitation(store: &Store, index: usize) -> NewElicitation {
         expires_at: now + 600_000,
         idempotency_key: None,
         request_digest: None,
-        email: None,
+        notify: None,
     }
 }
 

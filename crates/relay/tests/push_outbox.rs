@@ -104,7 +104,7 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
                 expires_at,
                 idempotency_key: None,
                 request_digest: None,
-                email: None,
+                notify: None,
             },
             &Actor::Host,
         )

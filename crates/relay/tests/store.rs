@@ -88,7 +88,7 @@ fn new_elicitation(tenant: &Tenant, created_at: i64, expires_at: i64) -> NewElic
         expires_at,
         idempotency_key: None,
         request_digest: None,
-        email: None,
+        notify: None,
     }
 }
 

@@ -40,7 +40,7 @@ fn new_elicitation(store: &Store, index: usize, key: Option<&str>) -> NewElicita
         expires_at: now + 600_000,
         idempotency_key: key.map(str::to_string),
         request_digest: Some(format!("digest-{index}")),
-        email: None,
+        notify: None,
     }
 }
 

@@ -47,12 +47,12 @@ pub async fn create(
     // Only a keyed create can be repeated, so only its digest is ever compared.
     let request_digest = idempotency_key.as_ref().map(|_| request_digest(&body));
     let body = CreateElicitation::try_from(body).map_err(|error| ApiError::bad_request(error.0))?;
-    let email = body
-        .notify
-        .clone()
-        .map(|notify| state.email.check(notify))
-        .transpose()
-        .map_err(ApiError::unprocessable)?;
+    if let Some(notify) = &body.notify {
+        state
+            .notify
+            .check(notify)
+            .map_err(ApiError::unprocessable)?;
+    }
     let timeout_ms = body.timeout_or_default_ms();
     let id = new_id()?;
     let checked = check_request(&body.request, &id).map_err(ApiError::invalid_params)?;
@@ -68,7 +68,7 @@ pub async fn create(
             expires_at: created_at.saturating_add(timeout_ms),
             idempotency_key,
             request_digest,
-            email,
+            notify: body.notify,
         })
         .await?;
     let record = created

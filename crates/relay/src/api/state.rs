@@ -7,8 +7,8 @@ use koder_mcp_elicitation_core::i18n::Catalog;
 use tokio::sync::watch;
 
 use crate::auth::Auth;
-use crate::channels::email::Recipients;
 use crate::channels::push::PushSubscriptions;
+use crate::channels::NotifyChecks;
 use crate::hub::Hub;
 use crate::listen::LinkState;
 use crate::metrics::Metrics;
@@ -21,8 +21,8 @@ pub struct AppState {
     pub elicitations: Elicitations,
     /// Stream tickets.
     pub tickets: Tickets,
-    /// The addresses a create's `notify.email` may be (none when the relay sends no e-mail).
-    pub email: Arc<Recipients>,
+    /// What the channels accept of a create's `notify` (an e-mail: to the allowed domains).
+    pub notify: NotifyChecks,
     /// Web Push subscriptions, when the relay has a VAPID key; `None`: the push routes answer
     /// 404.
     pub push: Option<PushSubscriptions>,

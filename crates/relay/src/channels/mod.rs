@@ -12,7 +12,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio::sync::{watch, Notify};
+use koder_elicitation_relay_protocol::Notify;
+use tokio::sync::watch;
+use tokio::sync::Notify as Wake;
 
 use crate::metrics::Metrics;
 use crate::service::{Elicitations, Links};
@@ -64,10 +66,18 @@ pub trait Channel: Send + Sync + 'static {
     fn attempt(&self, row: &Self::Row) -> impl Future<Output = Attempt> + Send;
 }
 
-/// A channel's settings, as its flags give them: what changes queue to it and how to run it.
+/// A channel's settings, as its flags give them: what a create may ask of it, what changes
+/// queue to it and how to run it.
 pub trait Settings: Clone + Send + Sync + 'static {
     /// The channel they run.
     type Channel: Channel;
+
+    /// Whether a create may ask what `notify` asks of the channel (on with `settings`, or off):
+    /// else why not, for the host's developer (a 422). Nothing to check by default.
+    fn accepts(settings: Option<&Self>, notify: &Notify) -> Result<(), String> {
+        let _ = (settings, notify);
+        Ok(())
+    }
 
     /// What a change queues to the channel.
     fn queue(&self) -> Arc<dyn Queue>;
@@ -99,15 +109,35 @@ pub struct Relay {
 }
 
 /// A channel's worker, not started yet, and what wakes it.
-pub type Worker = (Arc<Notify>, Pin<Box<dyn Future<Output = ()> + Send>>);
+pub type Worker = (Arc<Wake>, Pin<Box<dyn Future<Output = ()> + Send>>);
 
 type Starter = Box<dyn FnOnce(&Relay, &Metrics, &watch::Receiver<bool>) -> Result<Worker, String>>;
+
+type NotifyCheck = Arc<dyn Fn(&Notify) -> Result<(), String> + Send + Sync>;
+
+/// Every channel's check of what a create's `notify` asks ([`Settings::accepts`]).
+#[derive(Clone, Default)]
+pub struct NotifyChecks(Vec<NotifyCheck>);
+
+impl NotifyChecks {
+    /// Whether every channel accepts `notify`; the first refusal otherwise.
+    pub fn check(&self, notify: &Notify) -> Result<(), String> {
+        self.0.iter().try_for_each(|accepts| accepts(notify))
+    }
+}
+
+impl std::fmt::Debug for NotifyChecks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NotifyChecks({})", self.0.len())
+    }
+}
 
 /// The relay's channels: each one's outbox, and a starter for each one that is on.
 #[derive(Default)]
 pub struct Registry {
     outboxes: Vec<OutboxChannel>,
     metrics: Vec<(&'static str, &'static str)>,
+    checks: NotifyChecks,
     starters: Vec<Starter>,
 }
 
@@ -142,6 +172,10 @@ impl Registry {
             queue: settings.map(Settings::queue),
         });
         self.metrics.push((name, S::Channel::METRIC_HELP));
+        let checked = settings.cloned();
+        self.checks
+            .0
+            .push(Arc::new(move |notify| S::accepts(checked.as_ref(), notify)));
         if let Some(settings) = settings.cloned() {
             self.starters
                 .push(Box::new(move |relay, metrics, stopping| {
@@ -151,7 +185,7 @@ impl Registry {
                         clock: relay.store.clock().clone(),
                         counts: metrics.deliveries(name),
                     };
-                    let wake = Arc::new(Notify::new());
+                    let wake = Arc::new(Wake::new());
                     let run = worker.run(Arc::clone(&wake), stopping.clone());
                     Ok((
                         wake,
@@ -164,6 +198,11 @@ impl Registry {
     /// Every channel's outbox, for the store: what changes queue, what retention purges.
     pub fn outboxes(&self) -> Outboxes {
         Outboxes::new(self.outboxes.clone())
+    }
+
+    /// What every channel accepts of a create's `notify`, for the routes.
+    pub fn notify_checks(&self) -> NotifyChecks {
+        self.checks.clone()
     }
 
     /// Every channel's name and metric help, for [`Metrics::with_channels`].

@@ -58,7 +58,7 @@ pub mod journal;
 pub mod url;
 
 pub use crate::record::Actor;
-pub use crate::record::{EmailNotice, NewElicitation, Record, Status, Tenant, TenantFilter};
+pub use crate::record::{NewElicitation, Record, Status, Tenant, TenantFilter};
 pub use audit::AuditStore;
 pub use audit_reader::AuditReader;
 pub use clock::Clock;

@@ -17,7 +17,6 @@ use url::Host;
 
 use crate::channels::{Relay, Settings};
 use crate::given_url;
-use crate::record::EmailNotice;
 use crate::secret::Secret;
 use crate::store::outbox::Queue;
 
@@ -35,6 +34,12 @@ pub use store::EmailQueue;
 
 impl Settings for EmailSettings {
     type Channel = Emails;
+
+    fn accepts(settings: Option<&Self>, notify: &Notify) -> Result<(), String> {
+        // Off, no address is accepted: the allow list is empty.
+        let recipients = settings.map(EmailSettings::recipients).unwrap_or_default();
+        recipients.check(notify)
+    }
 
     fn queue(&self) -> Arc<dyn Queue> {
         Arc::new(EmailQueue { after: self.after })
@@ -201,10 +206,10 @@ pub struct Recipients {
 }
 
 impl Recipients {
-    /// The e-mail `notify` asks for, when its address is one (parsed strictly: no display
-    /// name, comments or anything a header could be made of) in an allowed domain; else why not,
-    /// for the host's developer.
-    pub fn check(&self, notify: Notify) -> Result<EmailNotice, String> {
+    /// Whether the address `notify` asks to mail is one (parsed strictly: no display name,
+    /// comments or anything a header could be made of) in an allowed domain; else why not, for
+    /// the host's developer.
+    pub fn check(&self, notify: &Notify) -> Result<(), String> {
         if self.allow_domains.is_empty() {
             return Err(
                 "notify.email: this relay sends no e-mail to any address (it has no \
@@ -221,10 +226,7 @@ impl Recipients {
                  --email-allow-domain)"
             ));
         }
-        Ok(EmailNotice {
-            address: address.to_string(),
-            language: notify.language,
-        })
+        Ok(())
     }
 }
 
@@ -282,11 +284,8 @@ mod tests {
         let recipients = Recipients {
             allow_domains: vec!["example.com".into()],
         };
-        let check = |email: &str| recipients.check(Notify::email(email));
-        assert_eq!(
-            check("Ana@Example.COM").map(|notice| notice.address),
-            Ok("Ana@Example.COM".to_string())
-        );
+        let check = |email: &str| recipients.check(&Notify::email(email));
+        assert_eq!(check("Ana@Example.COM"), Ok(()));
         assert!(check("ana@example.org")
             .unwrap_err()
             .contains("example.org"));
@@ -300,7 +299,7 @@ mod tests {
             assert!(check(bad).is_err(), "{bad:?}");
         }
         assert!(Recipients::default()
-            .check(Notify::email("ana@example.com"))
+            .check(&Notify::email("ana@example.com"))
             .is_err());
         assert_eq!(parse_domain("@Example.com"), Ok("example.com".into()));
         assert!(parse_domain("exa mple.com").is_err());

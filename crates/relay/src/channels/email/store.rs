@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use crate::record::{EmailNotice, NewElicitation};
+use koder_elicitation_relay_protocol::Notify;
+
+use crate::record::NewElicitation;
 use crate::store::beside::{beside, Arg, Beside, BesideText};
 use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
 use crate::time::millis;
@@ -31,23 +33,23 @@ impl Queue for EmailQueue {
         let Some(new) = change.created else {
             return Vec::new();
         };
-        new.email
+        new.notify
             .iter()
-            .map(|notice| self.enqueue(new, notice))
+            .map(|notify| self.enqueue(new, notify))
             .collect()
     }
 }
 
 impl EmailQueue {
-    /// What a create of `new` asking for `notice` writes beside itself.
-    fn enqueue(&self, new: &NewElicitation, notice: &EmailNotice) -> Beside {
+    /// What a create of `new` asking for an e-mail (`notify`) writes beside itself.
+    fn enqueue(&self, new: &NewElicitation, notify: &Notify) -> Beside {
         let after = millis(self.after);
         Beside {
             text: ENQUEUE,
             args: vec![
                 Arg::Text(new.id.clone()),
-                Arg::Text(notice.address.clone()),
-                Arg::OptionalText(notice.language.clone()),
+                Arg::Text(notify.email.clone()),
+                Arg::OptionalText(notify.language.clone()),
                 Arg::Int(new.created_at),
                 Arg::Int(new.expires_at),
                 Arg::Int(new.created_at.saturating_add(after)),
