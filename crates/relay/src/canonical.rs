@@ -1,6 +1,8 @@
 //! Canonical JSON and SHA-256 digests: the same value always gives the same bytes (object keys
-//! sorted), so digests of requests and results compare and verify.
+//! sorted), so digests of requests and results compare and verify; and HMAC-SHA256, the keyed
+//! digest of webhook signatures and message links.
 
+use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -14,6 +16,18 @@ pub fn canonical_json(value: &Value) -> String {
 /// SHA-256 of `bytes`, as 64 lowercase hex characters.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
+}
+
+/// HMAC-SHA256 with `key` of `parts`, one after another.
+pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    // HMAC takes a key of any length: new_from_slice cannot fail for it.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
+        return [0; 32];
+    };
+    for part in parts {
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
 }
 
 #[cfg(test)]

@@ -11,12 +11,10 @@ use std::sync::Arc;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use hmac::{Hmac, Mac};
 use serde_json::Value;
-use sha2::Sha256;
 
 use crate::answer_page::AnswerPageSettings;
-use crate::canonical::sha256_hex;
+use crate::canonical::{hmac_sha256, sha256_hex};
 use crate::metrics::LinkMetrics;
 use crate::record::{Actor, Record};
 use crate::service::{Changed, Elicitations, Missing, ServiceError};
@@ -61,9 +59,9 @@ pub struct LinkKey([u8; 32]);
 impl LinkKey {
     /// The key of a relay whose service token is `service_token`.
     pub fn from_service_token(service_token: &str) -> LinkKey {
-        LinkKey(keyed_hash(
+        LinkKey(hmac_sha256(
             service_token.as_bytes(),
-            b"koder-elicitation-relay message links v1",
+            &[b"koder-elicitation-relay message links v1"],
         ))
     }
 }
@@ -72,16 +70,6 @@ impl std::fmt::Debug for LinkKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("LinkKey(<redacted>)")
     }
-}
-
-/// HMAC-SHA256 of `message` with `key`.
-fn keyed_hash(key: &[u8], message: &[u8]) -> [u8; 32] {
-    // HMAC takes a key of any length: this cannot fail.
-    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
-        return [0; 32];
-    };
-    mac.update(message);
-    mac.finalize().into_bytes().into()
 }
 
 /// A token redeemed: the link's id and its elicitation as it is now.
@@ -161,7 +149,7 @@ impl Links {
         let made_for = format!("{channel}:{row}");
         let digest = sha256_hex(format!("message link {made_for}").as_bytes());
         let id: String = digest.chars().take(32).collect();
-        let token = URL_SAFE_NO_PAD.encode(keyed_hash(&self.key.0, id.as_bytes()));
+        let token = URL_SAFE_NO_PAD.encode(hmac_sha256(&self.key.0, &[id.as_bytes()]));
         self.keep(id, &token, elicitation_id, expires_at, Some(made_for))
             .await
     }

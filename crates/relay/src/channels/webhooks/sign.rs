@@ -1,10 +1,9 @@
 //! Standard Webhooks signing: `webhook-signature: v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>`
 //! with the key a `whsec_<base64>` secret decodes to.
 
+use crate::canonical::hmac_sha256;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 
 /// The shortest key the relay signs with (Standard Webhooks asks for 24 to 64 random bytes).
 pub const MIN_KEY_BYTES: usize = 24;
@@ -48,16 +47,15 @@ impl WebhookSecret {
 
     /// The `webhook-signature` header of `body` sent as `id` at `timestamp` (Unix seconds).
     pub fn signature(&self, id: &str, timestamp: i64, body: &str) -> String {
-        // HMAC takes a key of any length: new_from_slice cannot fail for it.
-        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.key) else {
-            return String::new();
-        };
-        mac.update(id.as_bytes());
-        mac.update(b".");
-        mac.update(timestamp.to_string().as_bytes());
-        mac.update(b".");
-        mac.update(body.as_bytes());
-        format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()))
+        let timestamp = timestamp.to_string();
+        let signed = [
+            id.as_bytes(),
+            b".",
+            timestamp.as_bytes(),
+            b".",
+            body.as_bytes(),
+        ];
+        format!("v1,{}", STANDARD.encode(hmac_sha256(&self.key, &signed)))
     }
 }
 
