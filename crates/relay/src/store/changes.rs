@@ -333,12 +333,9 @@ pub(super) async fn apply(
         for event in &events {
             for beside in besides(event, change, at, context) {
                 // Built from the stores' constants and filters: no caller's text is in it.
-                bound(
-                    sqlx::query(AssertSqlSafe(beside.text.alone.into_owned())),
-                    beside.args,
-                )
-                .execute(&mut *db)
-                .await?;
+                bound(sqlx::query(AssertSqlSafe(beside.text.alone)), beside.args)
+                    .execute(&mut *db)
+                    .await?;
             }
         }
         Ok(applied(change, events))
