@@ -99,3 +99,14 @@ mcp-elicitation-summary-number = { $value }
 
 ## The system notification for a request that arrives while the page is hidden (`notify`)
 mcp-elicitation-notification-title = { $server } necesita tu respuesta
+
+## Un toque (el atributo one-tap) y "recordar" (_meta.persist de la solicitud)
+mcp-elicitation-one_tap-accept = Aceptar
+mcp-elicitation-one_tap-yes = Sí
+mcp-elicitation-one_tap-no = No
+mcp-elicitation-persist-session = Permitir en esta sesión
+mcp-elicitation-persist-always = Permitir siempre
+mcp-elicitation-remember = Recordar
+mcp-elicitation-remember-once = Solo esta vez
+mcp-elicitation-remember-session = En esta sesión
+mcp-elicitation-remember-always = Siempre

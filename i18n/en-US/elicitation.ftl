@@ -97,6 +97,17 @@ mcp-elicitation-summary-no = no
 mcp-elicitation-summary-hidden = (hidden)
 mcp-elicitation-summary-number = { $value }
 
+## One tap (the one-tap attribute) and "remember" (a request's _meta.persist)
+mcp-elicitation-one_tap-accept = Accept
+mcp-elicitation-one_tap-yes = Yes
+mcp-elicitation-one_tap-no = No
+mcp-elicitation-persist-session = Allow for this session
+mcp-elicitation-persist-always = Always allow
+mcp-elicitation-remember = Remember
+mcp-elicitation-remember-once = Only this time
+mcp-elicitation-remember-session = For this session
+mcp-elicitation-remember-always = Always
+
 ## Terminal
 # The koder-elicit command (crates/terminal): its prompts, hints and errors.
 mcp-elicitation-terminal-keys = Esc or Ctrl-C cancels and Ctrl-R rejects, at any time.

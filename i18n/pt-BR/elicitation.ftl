@@ -97,6 +97,17 @@ mcp-elicitation-summary-no = não
 mcp-elicitation-summary-hidden = (oculto)
 mcp-elicitation-summary-number = { $value }
 
+## Um toque (o atributo one-tap) e "lembrar" (_meta.persist do pedido)
+mcp-elicitation-one_tap-accept = Aceitar
+mcp-elicitation-one_tap-yes = Sim
+mcp-elicitation-one_tap-no = Não
+mcp-elicitation-persist-session = Permitir nesta sessão
+mcp-elicitation-persist-always = Sempre permitir
+mcp-elicitation-remember = Lembrar
+mcp-elicitation-remember-once = Só desta vez
+mcp-elicitation-remember-session = Nesta sessão
+mcp-elicitation-remember-always = Sempre
+
 ## Terminal
 # O comando koder-elicit (crates/terminal): perguntas, dicas e erros.
 mcp-elicitation-terminal-keys = Esc ou Ctrl-C cancela e Ctrl-R recusa, a qualquer momento.

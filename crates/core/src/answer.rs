@@ -1,12 +1,14 @@
 //! A person's answer (an `ElicitResult`) checked against the request it answers, so every surface
 //! and the relay decide alike: which actions exist, content only with `accept`, none in URL mode,
-//! content within the form's rules, and nothing but `action` and `content` kept.
+//! content within the form's rules, a `_meta.persist` only as the request offered it (§13), and
+//! nothing but `action`, `content` and `_meta` kept.
 
 use serde_json::{Map, Value};
 
 use crate::content::{validate_content_with, ContentError};
 use crate::error::ElicitationError;
 use crate::i18n::{Catalog, Locale};
+use crate::one_tap::chosen_persist;
 use crate::request::{parse_request, requested_schema, Mode, ParseOptions, Request};
 
 /// Why an answer cannot be kept.
@@ -30,8 +32,9 @@ pub fn stored_request(stored: &Value) -> Result<Request, ElicitationError> {
 }
 
 /// Checks a person's `ElicitResult` against `stored` (the request as sent, in any protocol) and
-/// returns what to keep: `{"action"}` or `{"action","content"}`, other members dropped. Content
-/// errors are worded in `locale` of `catalog`.
+/// returns what to keep: `{"action"}` or `{"action","content"}`, with the answer's `_meta` when
+/// it has one (a `persist` in it only on an accept, naming a scope the request offered); other
+/// members dropped. Content errors are worded in `locale` of `catalog`.
 pub fn check_answer(
     answer: &Value,
     stored: &Value,
@@ -68,13 +71,32 @@ pub fn check_answer(
             format!("is only allowed with \"accept\", not \"{action}\""),
         )));
     }
+    let meta = match object.get("_meta") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(meta)) => Some(meta),
+        Some(_) => return Err(invalid("_meta", "must be an object")),
+    };
+    let persist = meta.and_then(|meta| meta.get("persist"));
+    if action != "accept" && persist.is_some() {
+        return Err(invalid("_meta.persist", "is only allowed with \"accept\""));
+    }
     if action == "accept" {
         check_accepted(content, stored, catalog, locale)?;
+        if persist.is_some() {
+            let offered = stored_request(stored)
+                .map(|request| request.persist)
+                .unwrap_or_default();
+            chosen_persist(meta.map(|_| &object["_meta"]), &offered)
+                .map_err(|problem| invalid("_meta.persist", &problem))?;
+        }
     }
     let mut kept = Map::new();
     kept.insert("action".into(), Value::String(action.to_string()));
     if let Some(content) = content {
         kept.insert("content".into(), Value::Object(content.clone()));
+    }
+    if let Some(meta) = meta {
+        kept.insert("_meta".into(), Value::Object(meta.clone()));
     }
     Ok(Value::Object(kept))
 }
@@ -299,8 +321,8 @@ mod tests {
     }
 
     #[test]
-    fn members_besides_action_and_content_are_dropped() {
-        let extras = json!({"_meta": {"trace": "t"}, "x": 1, "action2": "cancel"});
+    fn members_besides_action_content_and_meta_are_dropped() {
+        let extras = json!({"x": 1, "action2": "cancel"});
         let mut answer = json!({"action": "accept", "content": {"city": "Lisbon"}});
         let mut declined = json!({"action": "decline"});
         for (key, value) in extras.as_object().unwrap() {
@@ -314,6 +336,46 @@ mod tests {
         assert_eq!(check(&declined, &form()), Ok(json!({"action": "decline"})));
         declined["action"] = json!("accept");
         assert_eq!(check(&declined, &url()), Ok(json!({"action": "accept"})));
+    }
+
+    #[test]
+    fn meta_is_kept_and_persist_only_as_offered() {
+        let stored = json!({"message": "Run `ls`?", "_meta": {"persist": ["session"]},
+            "requestedSchema": {"type": "object", "properties": {}}});
+        let remembered = json!({"action": "accept", "content": {},
+            "_meta": {"persist": "session", "trace": "t"}});
+        assert_eq!(check(&remembered, &stored), Ok(remembered.clone()));
+        assert_eq!(
+            check(
+                &json!({"action": "decline", "_meta": {"trace": "t"}}),
+                &stored
+            ),
+            Ok(json!({"action": "decline", "_meta": {"trace": "t"}}))
+        );
+        assert_eq!(
+            refusal(
+                &json!({"action": "accept", "content": {}, "_meta": {"persist": "always"}}),
+                &stored
+            ),
+            "_meta.persist \"always\" was not offered by the request"
+        );
+        assert_eq!(
+            refusal(
+                &json!({"action": "decline", "_meta": {"persist": "session"}}),
+                &stored
+            ),
+            "_meta.persist is only allowed with \"accept\""
+        );
+        assert_eq!(
+            refusal(
+                &json!({"action": "accept", "content": {}, "_meta": 1}),
+                &stored
+            ),
+            "_meta must be an object"
+        );
+        let city = json!({"action": "accept", "content": {"city": "Lisbon"},
+            "_meta": {"persist": "session"}});
+        assert!(refusal(&city, &form()).contains("was not offered"));
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub mod json;
 pub mod limits;
 /// The words of the system notification for a request nobody is looking at.
 pub mod notification;
+/// One-tap shapes (a yes/no, a choice of 2–4, an approval) and the "remember" scopes of
+/// `_meta.persist`.
+pub mod one_tap;
 /// A linear-time ECMA-262 regular-expression engine for `pattern`.
 pub mod pattern;
 /// The lifecycle rules: timeout precedence, draft retention, announcements, timers, poll backoff.

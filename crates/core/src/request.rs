@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{child_path, ElicitationError};
+use crate::one_tap::{offered_persist, Persist};
 use crate::schema::{compile_form_schema, FormSchema};
 
 use crate::limits::{exceeds_text_limit, MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS};
@@ -52,6 +53,8 @@ pub struct Request {
     /// Per-request timeout from the envelope's `timeout`.
     pub timeout_ms: Option<f64>,
     pub mode: Mode,
+    /// The persistence scopes `_meta.persist` offers ("remember", contract §13), each once.
+    pub persist: Vec<Persist>,
 }
 
 impl Request {
@@ -236,6 +239,7 @@ pub(crate) fn parse_params(
         message,
         timeout_ms: None,
         mode,
+        persist: offered_persist(params.get("_meta")),
     })
 }
 
@@ -281,6 +285,7 @@ fn parse_envelope(
         title,
         timeout_ms,
         mode,
+        persist: offered_persist(object.get("_meta")),
     })
 }
 
