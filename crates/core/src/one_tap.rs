@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::i18n::Locale;
 use crate::json::object;
 use crate::request::{Mode, Request};
 use crate::schema::{FieldKind, Item};
@@ -145,6 +146,16 @@ pub struct TapChoice {
 }
 
 impl TapChoice {
+    /// The button's words in `locale`: the shipped message, or the option's own title (not
+    /// isolated: a caller that mixes it into its own text isolates it).
+    pub fn title(&self, locale: Locale) -> String {
+        match (&self.label, self.label.message()) {
+            (TapLabel::Option(title), _) => title.clone(),
+            (_, Some(id)) => crate::i18n::plain(locale, id),
+            (_, None) => String::new(),
+        }
+    }
+
     /// Whether it accepts (first focus never lands on such a button).
     pub fn accepts(&self) -> bool {
         self.result.get("action").and_then(Value::as_str) == Some("accept")
@@ -277,6 +288,8 @@ mod tests {
         );
         assert_eq!(tap.push_actions, 2);
         assert!(tap.choices[0].accepts() && !tap.choices[1].accepts());
+        assert_eq!(tap.choices[0].title(Locale::EnUs), "Accept");
+        assert_eq!(tap.choices[1].title(Locale::PtBr), "Recusar");
     }
 
     #[test]
