@@ -33,7 +33,7 @@ pub use push::{
     PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
     PushSubscriptionList, PushSubscriptionView, MAX_PUSH_ENDPOINT_CHARS, MAX_PUSH_KEY_CHARS,
 };
-pub use push_payload::{PushPayload, ShownNotification};
+pub use push_payload::{PushAction, PushAnswer, PushPayload, ShownNotification};
 pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,

@@ -1,6 +1,7 @@
 //! What a Web Push from the relay carries, decrypted: a new question, or the close of one.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::views::HostStatus;
 
@@ -31,6 +32,14 @@ pub enum PushPayload {
         /// server's name.
         #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
         shown: Option<Box<ShownNotification>>,
+        /// The notification's buttons, for a one-tap question with the answer page on (none
+        /// otherwise, and from older relays).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        actions: Vec<PushAction>,
+        /// How a service worker answers with one of `actions`, through this push's own link:
+        /// present exactly when `actions` are.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<Box<PushAnswer>>,
     },
     /// The question is over: close its notification. Never the answer.
     Settled {
@@ -53,4 +62,41 @@ pub struct ShownNotification {
     pub lang: String,
     /// Its direction, `ltr` or `rtl` (the notification's `dir`).
     pub dir: String,
+}
+
+/// One button of a notification (the Notifications API's `NotificationAction`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushAction {
+    /// What `notificationclick`'s `event.action` says: `choice-<n>`, `n` the choice's index in
+    /// the core's `OneTap::choices`.
+    pub action: String,
+    /// Its words, in the notification's language.
+    pub title: String,
+}
+
+/// What answering from a notification takes: one `POST endpoint` with
+/// `{"token", "result": results[event.action]}`; when that fails, the question's `link` opens.
+/// Its `Debug` leaves the token out (it is in `link` too), so no log line can show it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushAnswer {
+    /// `<public-url>/v1/links/answer`.
+    pub endpoint: String,
+    /// This push's link token (the one `link` carries).
+    pub token: String,
+    /// `<public-url>/answer/#t=<token>`: the question's page.
+    pub link: String,
+    /// The `ElicitResult` each action answers, by its `action`.
+    pub results: Map<String, Value>,
+}
+
+impl std::fmt::Debug for PushAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let page = self.link.split_once("#t=").map_or("", |(page, _)| page);
+        f.debug_struct("PushAnswer")
+            .field("endpoint", &self.endpoint)
+            .field("token", &"<redacted>")
+            .field("link", &format!("{page}#t=<redacted>"))
+            .field("results", &self.results)
+            .finish()
+    }
 }

@@ -56,6 +56,11 @@ impl AnswerPageSettings {
     pub fn link_url(&self, token: &str) -> String {
         format!("{}/answer/#t={token}", self.public_url)
     }
+
+    /// Where a link's holder answers: `<public-url>/v1/links/answer`.
+    pub fn answer_endpoint(&self) -> String {
+        format!("{}/v1/links/answer", self.public_url)
+    }
 }
 
 /// Checks a `--public-url`: an `https://` origin (`http://` only on `localhost`, `127.0.0.1` or

@@ -26,7 +26,7 @@ use axum::http::{HeaderMap, StatusCode as HttpStatus};
 use axum::response::{IntoResponse, Response};
 use http_support::postgres::Postgres;
 use http_support::{
-    create_body, mint_with, now_secs, person, Relay, TempDir, AUDIENCE, SERVICE_TOKEN,
+    city_form, create_body, mint_with, now_secs, person, Relay, TempDir, AUDIENCE, SERVICE_TOKEN,
 };
 use koder_elicitation_relay::channels::push::{AllowList, PushSettings};
 use koder_web_push::{verify_vapid, Receiver, VapidKey};
@@ -918,27 +918,72 @@ async fn a_relay_killed_before_the_push_went_out_delivers_it_after_restart_once(
     service.assert_no_faults();
 }
 
+/// The answer page's settings (links on https://relay.example.com), with `dist` as its files.
+fn answer_page(dist: &TempDir) -> koder_elicitation_relay::answer_page::AnswerPageSettings {
+    std::fs::write(dist.0.join("koder-mcp-elicitation.js"), "export {};").unwrap();
+    koder_elicitation_relay::answer_page::AnswerPageSettings::new(
+        "https://relay.example.com",
+        &dist.0,
+    )
+    .unwrap()
+}
+
+/// A relay pushing to `service` (which knows its key), with the answer page on when `dist` is
+/// given, and `--push-open-url` when `open_url` is.
+async fn relay_with_page(
+    service: &PushService,
+    dist: Option<&TempDir>,
+    open_url: Option<&str>,
+) -> Relay {
+    let mut push = settings(service, VapidKey::generate());
+    push.open_url = open_url.map(str::to_string);
+    let page = dist.map(answer_page);
+    let relay = Relay::start_with(move |config| {
+        config.push = Some(push);
+        config.answer_page = page;
+    })
+    .await;
+    learn_key(service, &relay.url, &relay.client).await;
+    relay
+}
+
+/// The push a new question asking `request` of `user` (in acme) brings to the one browser
+/// `user` subscribed just before, in `language` when given (its subscription is named `user`).
+async fn pushed_for(
+    service: &PushService,
+    relay: &Relay,
+    user: &str,
+    language: Option<&str>,
+    request: Value,
+) -> Value {
+    let mut subscription = service.subscription(user);
+    if let Some(language) = language {
+        subscription["language"] = json!(language);
+    }
+    subscribe(
+        &relay.url,
+        &relay.client,
+        &person(user, "acme"),
+        &subscription,
+    )
+    .await;
+    let mut body = create_body(user, "acme", "c1");
+    body["request"] = request;
+    let id = relay.create_id(body).await;
+    until(Duration::from_secs(10), "the push", || {
+        !service.received_by(user).is_empty()
+    })
+    .await;
+    let push = service.received_by(user).remove(0);
+    assert_eq!(push["id"], id.as_str());
+    push
+}
+
 #[tokio::test]
 async fn with_the_answer_page_and_no_open_url_a_push_opens_the_questions_link() {
     let service = PushService::start().await;
     let dist = TempDir::new("dist");
-    std::fs::write(dist.0.join("koder-mcp-elicitation.js"), "export {};").unwrap();
-    let page = koder_elicitation_relay::answer_page::AnswerPageSettings::new(
-        "https://relay.example.com",
-        &dist.0,
-    )
-    .unwrap();
-    let relay_with = |open_url: Option<&str>| {
-        let mut push = settings(&service, VapidKey::generate());
-        push.open_url = open_url.map(str::to_string);
-        let page = page.clone();
-        Relay::start_with(move |config| {
-            config.push = Some(push);
-            config.answer_page = Some(page);
-        })
-    };
-    let linked = relay_with(None).await;
-    learn_key(&service, &linked.url, &linked.client).await;
+    let linked = relay_with_page(&service, Some(&dist), None).await;
     let ana = person("ana", "acme");
     let phone = service.subscription("phone");
     subscribe(&linked.url, &linked.client, &ana, &phone).await;
@@ -964,8 +1009,12 @@ async fn with_the_answer_page_and_no_open_url_a_push_opens_the_questions_link() 
     assert_eq!(shown["elicitation"]["id"], id.as_str());
 
     // --push-open-url wins over the page.
-    let opened = relay_with(Some("https://app.example.com/q/{id}")).await;
-    learn_key(&service, &opened.url, &opened.client).await;
+    let opened = relay_with_page(
+        &service,
+        Some(&dist),
+        Some("https://app.example.com/q/{id}"),
+    )
+    .await;
     let laptop = service.subscription("laptop");
     subscribe(&opened.url, &opened.client, &ana, &laptop).await;
     let id = opened.create_id(create_body("ana", "acme", "c1")).await;
@@ -980,4 +1029,294 @@ async fn with_the_answer_page_and_no_open_url_a_push_opens_the_questions_link() 
         0
     );
     service.assert_no_faults();
+}
+
+/// "Deploy to production?" as one boolean property.
+fn deploy_question() -> Value {
+    json!({"message": "Ready to ship?", "requestedSchema": {"type": "object",
+        "properties": {"deploy": {"type": "boolean", "title": "Deploy to production?"}},
+        "required": ["deploy"]}})
+}
+
+/// A single select of `options` (value and title each).
+fn choice_question(options: &[(&str, &str)]) -> Value {
+    let options: Vec<Value> = options
+        .iter()
+        .map(|(value, title)| json!({"const": value, "title": title}))
+        .collect();
+    json!({"message": "Which region?", "requestedSchema": {"type": "object",
+        "properties": {"region": {"type": "string", "oneOf": options}}, "required": ["region"]}})
+}
+
+/// The actor of the audit entry recording `action` (waiting for it to be written).
+async fn audit_actor(relay: &Relay, action: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, text) = relay
+            .call_text(Method::GET, "/v1/audit", Some(SERVICE_TOKEN), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let found = text
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|entry| entry["action"] == action);
+        if let Some(entry) = found {
+            return entry["actor"].as_str().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "no {action} entry: {text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_yes_no_questions_push_carries_two_actions_that_answer_it_through_its_link() {
+    let service = PushService::start().await;
+    let dist = TempDir::new("dist");
+    let relay = relay_with_page(&service, Some(&dist), None).await;
+    let push = pushed_for(&service, &relay, "ana", None, deploy_question()).await;
+    let id = push["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        push["actions"],
+        json!([{"action": "choice-0", "title": "Yes"}, {"action": "choice-1", "title": "No"}])
+    );
+    let answer = &push["answer"];
+    let link = answer["link"].as_str().unwrap();
+    let token = answer["token"].as_str().unwrap();
+    // The push's own link: the one its click opens.
+    assert_eq!(link, format!("https://relay.example.com/answer/#t={token}"));
+    assert_eq!(push["url"], link);
+    assert_eq!(token.len(), 43, "{token}");
+    assert_eq!(
+        answer["endpoint"],
+        "https://relay.example.com/v1/links/answer"
+    );
+    assert_eq!(
+        answer["results"],
+        json!({"choice-0": {"action": "accept", "content": {"deploy": true}},
+               "choice-1": {"action": "accept", "content": {"deploy": false}}})
+    );
+    assert_eq!(
+        relay.server().store().links.count_for(&id).await.unwrap(),
+        1,
+        "one link, for the click and the actions alike"
+    );
+
+    // What the worker does for "No": one POST of the token and that result, no credentials.
+    let (status, settled) = relay
+        .call(
+            Method::POST,
+            "/v1/links/answer",
+            None,
+            Some(json!({"token": token, "result": answer["results"]["choice-1"]}).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{settled}");
+    let (status, result) = relay.result(&id, 5.0).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        result,
+        json!({"status": "settled", "result": {"action": "accept", "content": {"deploy": false}}})
+    );
+    let actor = audit_actor(&relay, "answered:accept").await;
+    assert!(actor.starts_with("link:"), "{actor}");
+    assert!(!actor.contains(token));
+    // A second tap (another device's notification) finds it over.
+    let (status, _) = relay
+        .call(
+            Method::POST,
+            "/v1/links/answer",
+            None,
+            Some(json!({"token": token, "result": answer["results"]["choice-0"]}).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    service.assert_no_faults();
+}
+
+#[tokio::test]
+async fn actions_are_worded_in_the_subscriptions_language_and_kept_with_an_open_url() {
+    let service = PushService::start().await;
+    let dist = TempDir::new("dist");
+    let relay = relay_with_page(
+        &service,
+        Some(&dist),
+        Some("https://app.example.com/q/{id}"),
+    )
+    .await;
+    let push = pushed_for(&service, &relay, "ana", Some("pt-BR"), deploy_question()).await;
+    assert_eq!(
+        push["actions"],
+        json!([{"action": "choice-0", "title": "Sim"}, {"action": "choice-1", "title": "Não"}])
+    );
+    // The click opens the app; the actions still answer through the push's own link.
+    assert_eq!(
+        push["url"],
+        format!("https://app.example.com/q/{}", push["id"].as_str().unwrap())
+    );
+    let token = push["answer"]["token"].as_str().unwrap();
+    assert_eq!(
+        push["answer"]["link"],
+        format!("https://relay.example.com/answer/#t={token}")
+    );
+    let (status, shown) = relay
+        .call(
+            Method::POST,
+            "/v1/links/view",
+            None,
+            Some(json!({ "token": token }).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["elicitation"]["id"], push["id"]);
+    service.assert_no_faults();
+}
+
+#[tokio::test]
+async fn only_a_shape_of_at_most_two_choices_with_the_page_on_carries_actions() {
+    let service = PushService::start().await;
+    let dist = TempDir::new("dist");
+    let relay = relay_with_page(&service, Some(&dist), None).await;
+    let shapes = [
+        (
+            "approve",
+            json!({"message": "Approve the plan?", "requestedSchema": {"type": "object", "properties": {}}}),
+            Some(
+                json!([{"action": "choice-0", "title": "Accept"}, {"action": "choice-1", "title": "Reject"}]),
+            ),
+        ),
+        (
+            "two",
+            choice_question(&[("eu", "Europe"), ("us", "Americas")]),
+            Some(
+                json!([{"action": "choice-0", "title": "Europe"}, {"action": "choice-1", "title": "Americas"}]),
+            ),
+        ),
+        (
+            "three",
+            choice_question(&[("eu", "Europe"), ("us", "Americas"), ("ap", "Asia")]),
+            None,
+        ),
+        ("text", city_form(), None),
+    ];
+    for (user, request, actions) in shapes {
+        let push = pushed_for(&service, &relay, user, None, request).await;
+        match actions {
+            Some(actions) => {
+                assert_eq!(push["actions"], actions, "{user}");
+                let results = push["answer"]["results"].as_object().unwrap();
+                assert_eq!(results.len(), 2, "{user}");
+            }
+            None => {
+                assert!(push.get("actions").is_none(), "{user}: {push}");
+                assert!(push.get("answer").is_none(), "{user}: {push}");
+            }
+        }
+    }
+
+    // The page off: a yes/no question's push has no actions (and no link to answer through).
+    let plain = relay_with_page(&service, None, None).await;
+    let push = pushed_for(&service, &plain, "off", None, deploy_question()).await;
+    assert!(push.get("actions").is_none(), "{push}");
+    assert!(push.get("answer").is_none(), "{push}");
+    assert!(push.get("url").is_none(), "{push}");
+    service.assert_no_faults();
+}
+
+#[tokio::test]
+async fn an_apps_service_worker_on_another_origin_may_answer_through_a_link() {
+    let app = "https://app.example.com";
+    let dist = TempDir::new("dist");
+    let page = answer_page(&dist);
+    let relay = Relay::start_with(|config| {
+        config.answer_page = Some(page.clone());
+        config.allow_origins = vec![app.to_string()];
+    })
+    .await;
+    let allowed = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get("access-control-allow-origin")
+            .map(|value| value.to_str().unwrap().to_string())
+    };
+    let preflight = |relay: &Relay, path: &str, origin: &str| {
+        relay
+            .client
+            .request(Method::OPTIONS, format!("{}{path}", relay.url))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "content-type")
+            .send()
+    };
+    let mut body = create_body("ana", "acme", "c1");
+    body["request"] = deploy_question();
+    let id = relay.create_id(body).await;
+    let (_, link) = relay
+        .call(
+            Method::POST,
+            &format!("/v1/elicitations/{id}/link"),
+            Some(SERVICE_TOKEN),
+            None,
+        )
+        .await;
+    let url = link["url"].as_str().unwrap();
+    let token = url.split_once("#t=").unwrap().1;
+
+    for path in ["/v1/links/view", "/v1/links/answer"] {
+        let response = preflight(&relay, path, app).await.unwrap();
+        assert!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        assert_eq!(allowed(&response).as_deref(), Some(app), "{path}");
+        let methods = response.headers()["access-control-allow-methods"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(methods.contains("POST"), "{path}: {methods}");
+        let headers = response.headers()["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(headers.contains("content-type"), "{path}: {headers}");
+        let elsewhere = preflight(&relay, path, "https://evil.example")
+            .await
+            .unwrap();
+        assert_eq!(allowed(&elsewhere), None, "{path}");
+    }
+    // The worker's answer itself, from the app's origin: readable there.
+    let answered = relay
+        .client
+        .post(format!("{}/v1/links/answer", relay.url))
+        .header("origin", app)
+        .header("content-type", "application/json")
+        .body(
+            json!({"token": token, "result": {"action": "accept", "content": {"deploy": true}}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answered.status(), StatusCode::OK);
+    assert_eq!(allowed(&answered).as_deref(), Some(app));
+    // A failure is readable too: the worker tells a 409 from a network error.
+    let again = relay
+        .client
+        .post(format!("{}/v1/links/answer", relay.url))
+        .header("origin", app)
+        .header("content-type", "application/json")
+        .body(json!({"token": token, "result": {"action": "decline"}}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::CONFLICT);
+    assert_eq!(allowed(&again).as_deref(), Some(app));
+    // The hosts' API still answers no other origin.
+    let host = preflight(&relay, "/v1/elicitations", app).await.unwrap();
+    assert_eq!(allowed(&host), None);
+
+    // Without --allow-origin: no CORS on the links either.
+    let plain = Relay::start_with(|config| config.answer_page = Some(page)).await;
+    let response = preflight(&plain, "/v1/links/answer", app).await.unwrap();
+    assert_eq!(allowed(&response), None);
 }

@@ -93,14 +93,15 @@ pub fn documented_routes() -> Vec<(Method, &'static str)> {
     .collect()
 }
 
-/// The API on the main address: the hosts', the people's (with CORS for `allow_origins`; empty:
-/// no CORS headers at all), the link holders' (and their answer page, same origin: no CORS) and
-/// the operators' routes; the error says which origin is not valid.
+/// The API on the main address: the hosts', the people's and the link holders' (both with CORS
+/// for `allow_origins`; empty: no CORS headers at all), the answer page (same origin: no CORS)
+/// and the operators' routes; the error says which origin is not valid.
 pub fn router(state: AppState, allow_origins: &[String]) -> Result<Router, String> {
+    let cors = cors_layer(allow_origins)?;
     let routes = host::routes()
         .router
-        .merge(people::router(cors_layer(allow_origins)?))
-        .merge(links::routes().router)
+        .merge(people::router(cors.clone()))
+        .merge(links_router(cors))
         .merge(answer_page::routes().router)
         .merge(operations::routes().router);
     Ok(finished(routes, state))
@@ -120,6 +121,19 @@ fn finished(routes: Router<AppState>, state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
         .layer(from_fn_with_state(metrics, request_log::log_requests))
+}
+
+/// The link holders' routes, with `cors` (when on): an app's own service worker, on another
+/// origin than the relay's, answers a push's action through them. Their paths are theirs alone,
+/// so the layer wraps every method there (a preflight's `OPTIONS` included).
+fn links_router(cors: Option<CorsLayer>) -> Router<AppState> {
+    let routes = links::routes().router;
+    match cors {
+        Some(layer) => routes
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(layer),
+        None => routes,
+    }
 }
 
 fn cors_layer(allow_origins: &[String]) -> Result<Option<CorsLayer>, String> {

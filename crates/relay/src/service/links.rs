@@ -39,6 +39,13 @@ pub struct Link {
     pub expires_at: i64,
 }
 
+impl Link {
+    /// Its token: what `url` carries after `#t=`.
+    pub fn token(&self) -> &str {
+        self.url.split_once("#t=").map_or("", |(_, token)| token)
+    }
+}
+
 impl std::fmt::Debug for Link {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let page = self.url.split_once("#t=").map_or("", |(page, _)| page);

@@ -13,7 +13,7 @@ use koder_mcp_elicitation_core::i18n::Locale;
 use koder_web_push::{encrypt, PushError, SubscriptionKeys};
 
 use super::deliver::{self, Answer, Push};
-use super::payload;
+use super::payload::{self, ActionAnswer};
 use super::store::{PushDelivery, PushKind, PushStore, PushTarget, TABLE};
 use super::{PushOrigin, PushSettings};
 use crate::channels::delivery::{doubling, retry_until, Retry};
@@ -121,11 +121,11 @@ impl Pushes {
                 if !record.is_open(now) {
                     return Ok(PushOutcome::Expired("the question was over first".into()));
                 }
-                let url = self.open_url(row, &record).await?;
                 // In the subscription's language as the element picks a locale: the nearest
                 // shipped one, else en-US.
                 let locale = Locale::negotiate(target.language.as_deref());
-                payload::elicitation(&record, url, now, locale)
+                let (url, answer) = self.opened_and_answered(row, &record).await?;
+                payload::elicitation(&record, url, now, locale, answer.as_ref())
             }
         };
         let origin = match self.settings.allow.check(&target.endpoint) {
@@ -154,26 +154,35 @@ impl Pushes {
     }
 
     /// The page a notification about `record` opens: `--push-open-url` filled in; else, with
-    /// the answer page on, the link made for `row` (the same on every attempt); else none.
-    async fn open_url(
+    /// the answer page on, the link made for `row` (the same on every attempt); else none. And,
+    /// with the page on and a question a push can answer ([`payload::push_tap`]), what its
+    /// actions answer through: that same link.
+    async fn opened_and_answered(
         &self,
         row: &PushDelivery,
         record: &Record,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<(Option<String>, Option<ActionAnswer>), StoreError> {
         let tenant = &record.tenant;
         let filled =
             self.settings
                 .open_url(&record.id, &tenant.workspace_id, &tenant.conversation_id);
-        match (filled, &self.links) {
-            (Some(url), _) => Ok(Some(url)),
-            (None, Some(links)) => {
-                let link = links
-                    .for_message(Self::NAME, &row.id, &record.id, record.expires_at)
-                    .await?;
-                Ok(Some(link.url))
-            }
-            (None, None) => Ok(None),
+        let Some(links) = &self.links else {
+            return Ok((filled, None));
+        };
+        let tap = payload::push_tap(record);
+        if filled.is_some() && tap.is_none() {
+            return Ok((filled, None));
         }
+        let link = links
+            .for_message(Self::NAME, &row.id, &record.id, record.expires_at)
+            .await?;
+        let url = filled.unwrap_or_else(|| link.url.clone());
+        let answer = tap.map(|tap| ActionAnswer {
+            tap,
+            endpoint: links.page().answer_endpoint(),
+            link,
+        });
+        Ok((Some(url), answer))
     }
 
     /// `body` encrypted to the subscription's keys, and the VAPID `Authorization` for its push

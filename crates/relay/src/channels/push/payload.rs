@@ -1,18 +1,23 @@
 //! What a push says, built when it is sent from the elicitation as it is then (the outbox keeps
-//! no message): a new question's payload with its message cut to fit one encrypted record and the
-//! notification's words rendered as the element's own `notify` renders them, or a close with the
+//! no message): a new question's payload with its message cut to fit one encrypted record, the
+//! notification's words rendered as the element's own `notify` renders them and, for a one-tap
+//! question, its actions and what answering through its link takes; or a close with the
 //! outcome and never the answer; and the `Topic` every push about one elicitation shares, so a
 //! later one replaces an undelivered earlier one at the push service.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use koder_elicitation_relay_protocol::{PushPayload, ShownNotification};
+use koder_elicitation_relay_protocol::{PushAction, PushAnswer, PushPayload, ShownNotification};
+use koder_mcp_elicitation_core::answer::stored_request;
 use koder_mcp_elicitation_core::i18n::{plain, Locale};
 use koder_mcp_elicitation_core::notification::notification_text;
+use koder_mcp_elicitation_core::one_tap::{one_tap, OneTap};
 use koder_web_push::MAX_PLAINTEXT;
+use serde_json::Map;
 use sha2::{Digest, Sha256};
 
 use crate::record::Record;
+use crate::service::links::Link;
 
 /// What ends a cut message.
 const CUT_MARK: char = '…';
@@ -27,17 +32,45 @@ pub fn topic(id: &str) -> String {
     topic
 }
 
+/// What a push about a one-tap question needs so its notification can answer: the question's
+/// one-tap shape (carrying push actions) and this push's own link.
+#[derive(Debug, Clone)]
+pub struct ActionAnswer {
+    /// The question's one-tap shape; its first `push_actions` choices become the actions.
+    pub tap: OneTap,
+    /// `<public-url>/v1/links/answer`.
+    pub endpoint: String,
+    /// The push's link (`<public-url>/answer/#t=<token>`); its `Debug` hides the token.
+    pub link: Link,
+}
+
+/// The one-tap shape of `record`'s question when a push carries actions for it (a shape with
+/// at most two choices besides Reject), else `None`.
+pub fn push_tap(record: &Record) -> Option<OneTap> {
+    let request = stored_request(&record.request).ok()?;
+    one_tap(&request).filter(|tap| tap.push_actions > 0)
+}
+
 /// A new question's payload at `now_ms`, its message cut (on a character boundary, ending in
 /// "…") so the whole JSON fits one record ([`MAX_PLAINTEXT`] bytes); `url` is where clicking
-/// opens; the notification's title and body are in `locale`.
-pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64, locale: Locale) -> Vec<u8> {
+/// opens; the notification's title and body, and its actions' titles, are in `locale`. With
+/// `answer`, the payload carries the actions and what answering through the link takes, unless
+/// even an emptied message would not fit with them (options with very long values).
+pub fn elicitation(
+    record: &Record,
+    url: Option<String>,
+    now_ms: i64,
+    locale: Locale,
+    answer: Option<&ActionAnswer>,
+) -> Vec<u8> {
     let message = record
         .request
         .get("message")
         .and_then(|message| message.as_str())
         .unwrap_or_default();
     let shown = shown(record, message, locale);
-    let with = |message: String| {
+    let with = |message: String, tapped: Option<&Tapped>| {
+        let (actions, answer) = tapped.cloned().unwrap_or_default();
         let payload = PushPayload::Elicitation {
             id: record.id.clone(),
             server_name: record.server_name.clone(),
@@ -47,15 +80,54 @@ pub fn elicitation(record: &Record, url: Option<String>, now_ms: i64, locale: Lo
             expires_in_ms: record.expires_at.saturating_sub(now_ms).max(0),
             url: url.clone(),
             shown: Some(Box::new(shown.clone())),
+            actions,
+            answer,
         };
         serde_json::to_vec(&payload).unwrap_or_default()
     };
+    let tapped = answer.map(|answer| tapped(answer, locale));
+    if let Some(tapped) = &tapped {
+        if with(CUT_MARK.to_string(), Some(tapped)).len() <= MAX_PLAINTEXT {
+            return fitted(message, |message| with(message, Some(tapped)));
+        }
+    }
+    fitted(message, |message| with(message, None))
+}
+
+/// A payload's actions and answer, as `elicitation` adds them.
+type Tapped = (Vec<PushAction>, Option<Box<PushAnswer>>);
+
+/// The actions of `answer`'s one-tap shape, worded in `locale` (`choice-<n>`, `n` the choice's
+/// index), and the result each answers, with the endpoint, token and link that answer them.
+fn tapped(answer: &ActionAnswer, locale: Locale) -> Tapped {
+    let carried = answer.tap.choices.iter().take(answer.tap.push_actions);
+    let mut actions = Vec::new();
+    let mut results = Map::new();
+    for (index, choice) in carried.enumerate() {
+        let action = format!("choice-{index}");
+        results.insert(action.clone(), choice.result.clone());
+        actions.push(PushAction {
+            action,
+            title: choice.title(locale),
+        });
+    }
+    let answer = PushAnswer {
+        endpoint: answer.endpoint.clone(),
+        token: answer.link.token().to_string(),
+        link: answer.link.url.clone(),
+        results,
+    };
+    (actions, Some(Box::new(answer)))
+}
+
+/// The payload `with` makes of `message`, cut to the longest prefix (in characters) that fits
+/// one record with the mark; escaping makes a character's JSON length vary, so the length is
+/// measured, not computed.
+fn fitted(message: &str, with: impl Fn(String) -> Vec<u8>) -> Vec<u8> {
     let whole = with(message.to_string());
     if whole.len() <= MAX_PLAINTEXT {
         return whole;
     }
-    // The longest prefix (in characters) that fits with the mark; escaping makes a
-    // character's JSON length vary, so the length is measured, not computed.
     let cut = |chars: usize| {
         let mut text: String = message.chars().take(chars).collect();
         text.push(CUT_MARK);
@@ -131,6 +203,7 @@ mod tests {
             Some("https://app/x".into()),
             10_000,
             Locale::EnUs,
+            None,
         );
         let value: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(
@@ -141,7 +214,7 @@ mod tests {
                    "title": "\u{2068}weather\u{2069} needs your input",
                    "body": "\u{2068}Which city?\u{2069}", "lang": "en-US", "dir": "ltr"})
         );
-        let late = elicitation(&record("x"), None, 90_000, Locale::EnUs);
+        let late = elicitation(&record("x"), None, 90_000, Locale::EnUs, None);
         let late: Value = serde_json::from_slice(&late).unwrap();
         assert_eq!(late["expiresInMs"], 0);
         assert!(late.get("url").is_none());
@@ -151,7 +224,7 @@ mod tests {
     fn a_long_message_is_cut_on_a_character_boundary_to_fit_one_record() {
         for unit in ["a", "é", "😀", "\"", "\u{1}"] {
             let long = unit.repeat(5_000);
-            let body = elicitation(&record(&long), None, 0, Locale::EnUs);
+            let body = elicitation(&record(&long), None, 0, Locale::EnUs, None);
             assert!(body.len() <= MAX_PLAINTEXT, "{unit}: {}", body.len());
             let message = serde_json::from_slice::<Value>(&body).unwrap()["message"]
                 .as_str()
@@ -180,7 +253,7 @@ mod tests {
                 "\u{2068}Weather\u{2069} precisa da sua resposta",
             ),
         ] {
-            let body = elicitation(&asked, None, 0, locale);
+            let body = elicitation(&asked, None, 0, locale, None);
             let pushed: PushPayload = serde_json::from_slice(&body).unwrap();
             let PushPayload::Elicitation {
                 shown: Some(shown), ..
@@ -203,7 +276,7 @@ mod tests {
         let mut nameless = record("Which city?");
         nameless.server_name = None;
         let value: Value =
-            serde_json::from_slice(&elicitation(&nameless, None, 0, Locale::PtBr)).unwrap();
+            serde_json::from_slice(&elicitation(&nameless, None, 0, Locale::PtBr, None)).unwrap();
         assert_eq!(
             value["title"],
             "\u{2068}Servidor desconhecido\u{2069} precisa da sua resposta"
