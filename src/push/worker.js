@@ -6,10 +6,13 @@
 //   self.addEventListener("notificationclick", (event) => handleNotificationClick(event));
 //
 // A push's payload is the relay's JSON: `{ type: "elicitation", id, serverName, message, url?,
-// title?, body?, lang?, dir?, … }` shows a notification tagged `id`, worded by the relay as the
-// element's own `notify` words it (`title`, `body`, in `lang`), or, from a relay that sends no
-// words, titled with the server's name; `{ type: "settled", id }` closes it. The payload is
-// untrusted: anything else is ignored, never thrown on.
+// title?, body?, lang?, dir?, actions?, answer?, … }` shows a notification tagged `id`, worded by
+// the relay as the element's own `notify` words it (`title`, `body`, in `lang`), or, from a relay
+// that sends no words, titled with the server's name; with `actions` (a one-tap question: "Yes" /
+// "No", "Accept" / "Reject", or two options) it shows them as the notification's buttons, and a
+// tap on one answers through the question's link (`answer`) with one POST and no window;
+// `{ type: "settled", id }` closes it. The payload is untrusted: anything else is ignored, never
+// thrown on.
 
 const ID_MAX_CHARS = 256;
 const TITLE_MAX_CHARS = 60;
@@ -17,6 +20,11 @@ const BODY_MAX_CHARS = 180;
 // The relay's own words: the title names a server of up to 60 characters; each is isolated.
 const WORDS_TITLE_MAX_CHARS = 120;
 const WORDS_BODY_MAX_CHARS = 190;
+/** The most actions shown (the relay sends at most two: what every browser shows). */
+const MAX_ACTIONS = 2;
+const ACTION_TITLE_MAX_CHARS = 40;
+/** A token is 256 bits in base64url. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** What `data.kind` holds on our notifications, so a click on another one is left alone. */
 const KIND = "koder-mcp-elicitation";
 
@@ -34,18 +42,42 @@ export function handlePush(event, options = {}) {
 }
 
 /**
- * Handles a `notificationclick` event on one of our notifications: closes it, then focuses the
- * app's window at its `url` (same origin as the worker; else the worker's scope), or opens one.
- * Returns `false` for another notification (left to the app), else the promise `waitUntil` holds.
+ * Handles a `notificationclick` event on one of our notifications: closes it; with `event.action`
+ * (one of the payload's actions), answers through the question's link with one POST and opens no
+ * window, or opens the link when that fails (offline, 409, 404, any other answer); without one,
+ * focuses the app's window at its `url` (same origin as the worker; else the worker's scope), or
+ * opens one. Returns `false` for another notification (left to the app), else the promise
+ * `waitUntil` holds: true when an action's answer was taken, else true once a window is shown.
  */
 export function handleNotificationClick(event) {
   const notification = event?.notification;
   const data = notification?.data;
   if (data === null || typeof data !== "object" || data.kind !== KIND) return false;
   notification.close();
-  const done = focusOrOpen(appUrl(data.url)).then(() => true, () => true);
+  const action = typeof event.action === "string" ? event.action : "";
+  const answer = data.answer;
+  const done =
+    action !== "" && answer && Object.hasOwn(answer.results, action)
+      ? answerOrOpen(answer, action)
+      : focusOrOpen(appUrl(data.url)).then(() => true, () => true);
   event.waitUntil?.(done);
   return done;
+}
+
+/** One POST of the action's result through the link; the link opened when it was not taken. */
+async function answerOrOpen(answer, action) {
+  let taken = false;
+  try {
+    const response = await fetch(answer.endpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token: answer.token, result: answer.results[action] }),
+    });
+    taken = response.ok;
+  } catch {}
+  if (taken) return true;
+  await self.clients.openWindow(answer.link).catch(() => null);
+  return false;
 }
 
 function readPayload(event) {
@@ -60,7 +92,43 @@ function readPayload(event) {
   if (typeof id !== "string" || id === "" || id.length > ID_MAX_CHARS) return null;
   if (type === "settled") return { type, id };
   if (type !== "elicitation") return null;
-  return { type, id, ...shownWords(payload), url: typeof payload.url === "string" ? payload.url : null };
+  const url = typeof payload.url === "string" ? payload.url : null;
+  return { type, id, ...shownWords(payload), url, ...oneTap(payload.actions, payload.answer) };
+}
+
+/**
+ * A one-tap question's actions and how to answer them, when both are well formed: each action a
+ * key of `answer.results`, the endpoint the relay's `…/v1/links/answer` and the link a page of the
+ * same origin (so a forged payload can make the worker POST or open nothing else); else none.
+ */
+function oneTap(actions, answer) {
+  const none = { actions: [], answer: null };
+  if (!Array.isArray(actions) || actions.length === 0 || answer === null || typeof answer !== "object") return none;
+  const { endpoint, token, link, results } = answer;
+  if (typeof token !== "string" || !TOKEN.test(token)) return none;
+  if (results === null || typeof results !== "object" || Array.isArray(results)) return none;
+  let origin;
+  try {
+    const answerAt = new URL(endpoint);
+    const page = new URL(link);
+    if (!/^https?:$/.test(answerAt.protocol) || answerAt.pathname !== "/v1/links/answer") return none;
+    if (page.origin !== answerAt.origin) return none;
+    origin = answerAt.origin;
+  } catch {
+    return none;
+  }
+  const shown = [];
+  for (const item of actions.slice(0, MAX_ACTIONS)) {
+    const action = typeof item?.action === "string" ? item.action : "";
+    const title = oneLine(item?.title, ACTION_TITLE_MAX_CHARS);
+    if (!/^choice-\d$/.test(action) || title === "" || !Object.hasOwn(results, action)) return none;
+    shown.push({ action, title });
+  }
+  const kept = Object.fromEntries(shown.map(({ action }) => [action, results[action]]));
+  return {
+    actions: shown,
+    answer: { endpoint: `${origin}/v1/links/answer`, token, link: new URL(link).href, results: kept },
+  };
 }
 
 /**
@@ -95,7 +163,8 @@ async function act(payload, options) {
     lang: payload.lang,
     dir: payload.dir,
     tag: payload.id,
-    data: { kind: KIND, id: payload.id, url: payload.url },
+    data: { kind: KIND, id: payload.id, url: payload.url, ...(payload.answer ? { answer: payload.answer } : {}) },
+    ...(payload.actions.length > 0 ? { actions: payload.actions } : {}),
     ...(typeof options.icon === "string" ? { icon: options.icon } : {}),
     ...(typeof options.badge === "string" ? { badge: options.badge } : {}),
   });

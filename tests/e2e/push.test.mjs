@@ -6,6 +6,12 @@
 // imports dist/push-worker.js and gets each decrypted payload through CDP
 // (ServiceWorker.deliverPushMessage), as the browser would hand it over.
 //
+// A one-tap question's push (issue 52, CONTRACT §13) shows its actions; Chromium offers a test no
+// way to tap a notification, so the page asks the real worker (a message) to call its
+// `handleNotificationClick` with the real Notification (from `registration.getNotifications()`) and
+// the tapped action, inside that message event: the answer then goes from the worker to the relay
+// (another origin: CORS) as it would after a tap.
+//
 // The page's `registration` is its real service worker registration with the pushManager wrapped:
 // subscribe() makes the subscription as a browser does (an ECDH P-256 key pair and 16 random auth
 // bytes, with WebCrypto) but with an endpoint at the local push service, since headless Chromium
@@ -20,7 +26,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import puppeteer from 'puppeteer-core';
 import { createRelayElicitation } from 'koder-mcp-elicitation/relay';
-import { CHROMIUM_ARGS, startServer } from './harness.mjs';
+import { CHROMIUM_ARGS, freePort, repoRoot, startServer } from './harness.mjs';
 import { SERVICE_TOKEN, mintToken, relayBinary, startRelay } from './relay-harness.mjs';
 import { startPushService } from './push-service.mjs';
 
@@ -29,6 +35,11 @@ const PERSON = { userId: 'ana', workspaceId: 'acme', conversationId: 'chat-1' };
 const CITY = {
   message: 'Which city? We need it for the forecast.',
   requestedSchema: { type: 'object', properties: { city: { type: 'string', title: 'City' } }, required: ['city'] },
+};
+// A one-tap shape (CONTRACT §13): one boolean.
+const DEPLOY = {
+  message: 'Ready to ship the release?',
+  requestedSchema: { type: 'object', properties: { deploy: { type: 'boolean', title: 'Deploy to production?' } }, required: ['deploy'] },
 };
 const TIMEOUT_MS = 120_000;
 
@@ -39,6 +50,31 @@ self.addEventListener('push', (event) => handlePush(event, { showWhenFocused: tr
 self.addEventListener('notificationclick', (event) => handleNotificationClick(event));
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+// Chromium lets a worker open a window only in a real notificationclick, which a test cannot make:
+// each window the worker asks for is recorded (then asked of the browser, which refuses here).
+const openWindow = Clients.prototype.openWindow;
+const windowsAsked = [];
+Clients.prototype.openWindow = function (url) {
+  windowsAsked.push(url);
+  return openWindow.call(this, url);
+};
+// The test's tap: { tap: { tag, action } } from the page; the reply (on the message's port) says
+// what the click resolved, the windows it asked to open and the windows the worker sees after.
+self.addEventListener('message', (event) => {
+  const tap = event.data?.tap;
+  if (!tap) return;
+  const replied = (async () => {
+    const [notification] = await self.registration.getNotifications({ tag: tap.tag });
+    if (!notification) return { error: 'no notification tagged ' + tap.tag };
+    let held = null;
+    const click = { notification, action: tap.action, waitUntil: (promise) => { held = promise; } };
+    const clicked = handleNotificationClick(click);
+    const resolved = await held;
+    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    return { resolved, sameAsReturned: held === clicked, windowsAsked: windowsAsked.splice(0), windows: windows.map((client) => client.url) };
+  })().catch((error) => ({ error: String(error) }));
+  event.waitUntil(replied.then((reply) => event.ports[0].postMessage(reply)));
+});
 `;
 
 const PAGE = `<!doctype html>
@@ -46,7 +82,18 @@ const PAGE = `<!doctype html>
 <script type="module">
 const base64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
 window.ready = navigator.serviceWorker.register('/push-sw.js', { type: 'module', scope: '/' }).then(() => navigator.serviceWorker.ready);
-window.shown = async () => (await (await window.ready).getNotifications()).map((n) => ({ tag: n.tag, title: n.title, body: n.body, url: n.data?.url }));
+window.shown = async () => (await (await window.ready).getNotifications()).map((n) => ({
+  tag: n.tag, title: n.title, body: n.body, url: n.data?.url,
+  ...(n.actions.length > 0 ? { actions: n.actions.map(({ action, title }) => ({ action, title })) } : {}),
+}));
+/** Taps the notification tagged \`tag\` (on \`action\`) in the real worker: what its click came to. */
+window.tap = async (tag, action) => {
+  const worker = (await window.ready).active;
+  const channel = new MessageChannel();
+  const reply = new Promise((resolve) => { channel.port1.onmessage = (event) => resolve(event.data); });
+  worker.postMessage({ tap: { tag, action } }, [channel.port2]);
+  return reply;
+};
 // What the browser's side did: each subscribe() (its options), each unsubscribe(), the keys made.
 window.browserSide = { subscribed: [], unsubscribed: [], keys: {} };
 /** The real registration, its pushManager subscribing at the local push service \`pushOrigin\`. */
@@ -111,11 +158,13 @@ let pushService;
 let relay;
 let publicKey;
 let keyDir;
+let vapidPem;
 let browser;
 
 before(async () => {
   keyDir = mkdtempSync(join(tmpdir(), 'koder-vapid-'));
   const pem = join(keyDir, 'vapid.pem');
+  vapidPem = pem;
   const generated = await promisify(execFile)(relayBinary(), ['vapid', 'generate', '--out', pem]);
   publicKey = generated.stdout.trim();
   pages = await startServer({
@@ -472,5 +521,115 @@ test('a relay with another key: the browser\'s old subscription is replaced; uns
   } finally {
     await context.close();
     await other.stop();
+  }
+});
+
+/**
+ * A relay with Web Push and the answer page on, its links on its own address (another origin
+ * than the app's pages, which `--allow-origin` lets answer), and no `--push-open-url`.
+ */
+async function startAnswerPageRelay() {
+  const port = await freePort();
+  return startRelay({
+    listen: `127.0.0.1:${port}`,
+    allowOrigins: [pages.url],
+    args: [
+      '--vapid-private-key-file', vapidPem,
+      '--vapid-subject', SUBJECT,
+      '--push-endpoint-allow', pushService.origin,
+      '--answer-page', '--public-url', `http://127.0.0.1:${port}`,
+      '--answer-page-assets', join(repoRoot, 'dist'),
+    ],
+  });
+}
+
+/**
+ * The app open and subscribed at `relayUrl`, and "Deploy to production?" asked there: its push,
+ * delivered to the worker, shows. `{ context, page, errors, shown, created, asked, endpoint, notification }`.
+ */
+async function askDeploy(relayUrl) {
+  const token = mintToken({ sub: PERSON.userId, workspace: PERSON.workspaceId });
+  const app = await openApp();
+  const subscribed = await subscribeInPage(app.page, relayUrl, token);
+  assert.equal(subscribed.error, undefined, JSON.stringify(subscribed.error));
+  const { endpoint } = subscribed;
+  pushService.register(endpoint, await app.page.evaluate((endpoint) => window.browserSide.keys[endpoint], endpoint));
+  const created = await createRelayElicitation({ url: relayUrl, serviceToken: SERVICE_TOKEN, scope: PERSON, serverName: 'Deployer', request: DEPLOY, timeoutMs: 60_000 });
+  const asked = await nextPush(endpoint);
+  assert.equal(asked.payload.id, created.id);
+  const [notification, ...more] = await app.deliver(asked.text, (now) => now.length > 0);
+  assert.deepEqual(more, []);
+  return { ...app, created, asked, endpoint, notification };
+}
+
+/** The pages open in `context`: their URLs. */
+async function openPages(context) {
+  return (await context.pages()).map((page) => page.url());
+}
+
+test('a yes/no question\'s push shows "Yes" and "No"; tapping "No" answers through the question\'s link, with no window opened', { timeout: TIMEOUT_MS }, async () => {
+  const answering = await startAnswerPageRelay();
+  const { context, page, errors, deliver, shown, created, asked, endpoint, notification } = await askDeploy(answering.url);
+  try {
+    const { payload } = asked;
+    const actions = [{ action: 'choice-0', title: 'Yes' }, { action: 'choice-1', title: 'No' }];
+    assert.deepEqual(payload.actions, actions);
+    const { token } = payload.answer;
+    assert.deepEqual(payload.answer, {
+      endpoint: `${answering.url}/v1/links/answer`,
+      token,
+      link: `${answering.url}/answer/#t=${token}`,
+      results: {
+        'choice-0': { action: 'accept', content: { deploy: true } },
+        'choice-1': { action: 'accept', content: { deploy: false } },
+      },
+    });
+    assert.equal(payload.url, payload.answer.link, 'a click without an action opens the same link');
+    // What the person sees: the relay's words and the two buttons.
+    assert.deepEqual(notification, { tag: created.id, title: '\u2068Deployer\u2069 needs your input', body: `\u2068${DEPLOY.message}\u2069`, url: payload.url, actions });
+    const appPage = `${pages.url}/push-app.html`;
+    assert.deepEqual(await openPages(context), [appPage]);
+
+    // The tap on "No": answered by the worker (a POST from the app's origin to the relay's), no window.
+    const tapped = await page.evaluate((tag) => window.tap(tag, 'choice-1'), created.id);
+    assert.deepEqual(tapped, { resolved: true, sameAsReturned: true, windowsAsked: [], windows: [appPage] });
+    assert.deepEqual(await shown(), [], 'the tap closed the notification');
+    assert.deepEqual(await openPages(context), [appPage], 'no window opened');
+
+    // What the host gets: the answer, made through the link.
+    const result = await fetch(`${answering.url}/v1/elicitations/${created.id}/result?wait=10`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
+    assert.deepEqual(await result.json(), { status: 'settled', result: { action: 'accept', content: { deploy: false } } });
+    const audit = await (await fetch(`${answering.url}/v1/audit`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).text();
+    const answered = audit.trim().split('\n').map((line) => JSON.parse(line)).find((entry) => entry.action === 'answered:accept');
+    assert.match(answered?.actor ?? '', /^link:[0-9a-f]{32}$/, audit);
+    assert.deepEqual((await nextPush(endpoint)).payload, { type: 'settled', id: created.id, status: 'settled' });
+
+    // The same question on a second device, tapped "Yes" after: the relay answers 409, so the
+    // worker opens the question's link (which says how it ended); the answer stays "No".
+    await deliver(asked.text, (now) => now.length > 0);
+    const late = await page.evaluate((tag) => window.tap(tag, 'choice-0'), created.id);
+    assert.deepEqual(late, { resolved: false, sameAsReturned: true, windowsAsked: [payload.answer.link], windows: [appPage] });
+    const kept = await fetch(`${answering.url}/v1/elicitations/${created.id}/result`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
+    assert.deepEqual((await kept.json()).result, { action: 'accept', content: { deploy: false } });
+    assert.doesNotMatch(answering.logs(), new RegExp(token), 'the token reaches no log line');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await answering.stop();
+  }
+});
+
+test('with the relay down, tapping an action opens the question\'s link instead', { timeout: TIMEOUT_MS }, async () => {
+  const answering = await startAnswerPageRelay();
+  const { context, page, errors, shown, created, asked } = await askDeploy(answering.url);
+  try {
+    await answering.stop();
+    const tapped = await page.evaluate((tag) => window.tap(tag, 'choice-0'), created.id);
+    assert.deepEqual(tapped, { resolved: false, sameAsReturned: true, windowsAsked: [asked.payload.answer.link], windows: [`${pages.url}/push-app.html`] });
+    assert.deepEqual(await shown(), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await answering.stop();
   }
 });
