@@ -39,7 +39,8 @@ pub struct Config {
     pub database: String,
     /// Who may call: the hosts' token, and how people's tokens are checked.
     pub auth: AuthSettings,
-    /// Origins allowed by CORS on the people's API; empty means no CORS headers at all.
+    /// Origins allowed by CORS on the people's API and the link routes; empty means no CORS
+    /// headers at all.
     pub allow_origins: Vec<String>,
     /// How many streams may be open.
     pub streams: StreamLimits,

@@ -214,8 +214,8 @@ struct RunFlags {
           value_parser = not_empty)]
     conversation_claim: String,
 
-    /// A browser origin allowed by CORS on the people's API (repeatable; in the environment,
-    /// comma-separated).
+    /// A browser origin allowed by CORS on the people's API and the link routes (repeatable; in
+    /// the environment, comma-separated).
     #[arg(long = "allow-origin", value_name = "ORIGIN", env = "KODER_RELAY_ALLOW_ORIGIN",
           hide_env_values = true, value_delimiter = ',', value_parser = origin)]
     allow_origins: Vec<String>,

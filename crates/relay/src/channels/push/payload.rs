@@ -283,13 +283,78 @@ mod tests {
         );
     }
 
+    /// What a push about `request` answers through, on a link whose token is all `t`.
+    fn tapped_on(request: Value) -> (Record, ActionAnswer) {
+        let mut asked = record("Ready?");
+        asked.request = request;
+        let tap = push_tap(&asked).expect("a one-tap shape a push carries");
+        let token = "t".repeat(43);
+        let link = Link {
+            id: "l1".into(),
+            url: format!("https://relay.example.com/answer/#t={token}"),
+            expires_at: 60_000,
+        };
+        let endpoint = "https://relay.example.com/v1/links/answer".to_string();
+        (
+            asked,
+            ActionAnswer {
+                tap,
+                endpoint,
+                link,
+            },
+        )
+    }
+
+    #[test]
+    fn a_one_tap_push_carries_its_actions_and_still_fits_one_record() {
+        let boolean = json!({"message": "Ready?", "requestedSchema": {"type": "object",
+            "properties": {"deploy": {"type": "boolean"}}}});
+        let (mut asked, answer) = tapped_on(boolean);
+        let body = elicitation(&asked, None, 0, Locale::PtBr, Some(&answer));
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            value["actions"],
+            json!([{"action": "choice-0", "title": "Sim"}, {"action": "choice-1", "title": "Não"}])
+        );
+        assert_eq!(value["answer"]["token"], "t".repeat(43));
+        assert_eq!(
+            value["answer"]["results"]["choice-0"],
+            json!({"action": "accept", "content": {"deploy": true}})
+        );
+        // A long message is cut to make room for them.
+        asked.request["message"] = json!("é".repeat(5_000));
+        let body = elicitation(&asked, None, 0, Locale::EnUs, Some(&answer));
+        assert!(body.len() <= MAX_PLAINTEXT, "{}", body.len());
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert!(value["message"].as_str().unwrap().ends_with('…'));
+        assert_eq!(value["actions"].as_array().unwrap().len(), 2);
+        // Not in the Debug of what the channel holds.
+        assert!(!format!("{answer:?}").contains(&"t".repeat(43)));
+    }
+
+    #[test]
+    fn options_too_long_to_fit_with_their_actions_leave_them_out() {
+        let long = "x".repeat(2_500);
+        let choice = json!({"message": "Which?", "requestedSchema": {"type": "object",
+            "properties": {"pick": {"type": "string", "enum": [long.clone(), format!("y{long}")]}}}});
+        let (asked, answer) = tapped_on(choice);
+        let body = elicitation(&asked, None, 0, Locale::EnUs, Some(&answer));
+        assert!(body.len() <= MAX_PLAINTEXT, "{}", body.len());
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert!(value.get("actions").is_none() && value.get("answer").is_none());
+        assert_eq!(value["message"], "Which?");
+    }
+
     #[test]
     fn an_older_relays_push_reads_without_the_words() {
         let old = json!({"type": "elicitation", "id": "x", "serverName": "weather",
                          "message": "m", "workspaceId": "acme", "conversationId": "",
                          "expiresInMs": 1});
         let read: PushPayload = serde_json::from_value(old).unwrap();
-        assert!(matches!(read, PushPayload::Elicitation { shown: None, .. }));
+        assert!(
+            matches!(read, PushPayload::Elicitation { shown: None, ref actions, answer: None, .. }
+            if actions.is_empty())
+        );
     }
 
     #[test]
