@@ -979,6 +979,20 @@ async fn pushed_for(
     push
 }
 
+/// A link holder's `POST path` with `body`, no credentials: (status, body).
+async fn holder(relay: &Relay, path: &str, body: Value) -> (StatusCode, Value) {
+    relay
+        .call(Method::POST, path, None, Some(body.to_string()))
+        .await
+}
+
+/// Asserts that `token` is a link to the elicitation `id` (its view shows it).
+async fn assert_links_to(relay: &Relay, token: &str, id: &str) {
+    let (status, shown) = holder(relay, "/v1/links/view", json!({ "token": token })).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["elicitation"]["id"], id);
+}
+
 #[tokio::test]
 async fn with_the_answer_page_and_no_open_url_a_push_opens_the_questions_link() {
     let service = PushService::start().await;
@@ -997,16 +1011,7 @@ async fn with_the_answer_page_and_no_open_url_a_push_opens_the_questions_link() 
     let token = url
         .strip_prefix("https://relay.example.com/answer/#t=")
         .unwrap_or_else(|| panic!("{url}"));
-    let (status, shown) = linked
-        .call(
-            Method::POST,
-            "/v1/links/view",
-            None,
-            Some(json!({ "token": token }).to_string()),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{shown}");
-    assert_eq!(shown["elicitation"]["id"], id.as_str());
+    assert_links_to(&linked, token, &id).await;
 
     // --push-open-url wins over the page.
     let opened = relay_with_page(
@@ -1102,14 +1107,12 @@ async fn a_yes_no_questions_push_carries_two_actions_that_answer_it_through_its_
     );
 
     // What the worker does for "No": one POST of the token and that result, no credentials.
-    let (status, settled) = relay
-        .call(
-            Method::POST,
-            "/v1/links/answer",
-            None,
-            Some(json!({"token": token, "result": answer["results"]["choice-1"]}).to_string()),
-        )
-        .await;
+    let (status, settled) = holder(
+        &relay,
+        "/v1/links/answer",
+        json!({"token": token, "result": answer["results"]["choice-1"]}),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{settled}");
     let (status, result) = relay.result(&id, 5.0).await;
     assert_eq!(status, StatusCode::OK);
@@ -1121,14 +1124,12 @@ async fn a_yes_no_questions_push_carries_two_actions_that_answer_it_through_its_
     assert!(actor.starts_with("link:"), "{actor}");
     assert!(!actor.contains(token));
     // A second tap (another device's notification) finds it over.
-    let (status, _) = relay
-        .call(
-            Method::POST,
-            "/v1/links/answer",
-            None,
-            Some(json!({"token": token, "result": answer["results"]["choice-0"]}).to_string()),
-        )
-        .await;
+    let (status, _) = holder(
+        &relay,
+        "/v1/links/answer",
+        json!({"token": token, "result": answer["results"]["choice-0"]}),
+    )
+    .await;
     assert_eq!(status, StatusCode::CONFLICT);
     service.assert_no_faults();
 }
@@ -1158,16 +1159,7 @@ async fn actions_are_worded_in_the_subscriptions_language_and_kept_with_an_open_
         push["answer"]["link"],
         format!("https://relay.example.com/answer/#t={token}")
     );
-    let (status, shown) = relay
-        .call(
-            Method::POST,
-            "/v1/links/view",
-            None,
-            Some(json!({ "token": token }).to_string()),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{shown}");
-    assert_eq!(shown["elicitation"]["id"], push["id"]);
+    assert_links_to(&relay, token, push["id"].as_str().unwrap()).await;
     service.assert_no_faults();
 }
 
