@@ -113,7 +113,10 @@ const WORKER_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>app</title></head><body><h1>App</h1>
 <script type="module">
 window.registration = navigator.serviceWorker.register('/sw.js', { type: 'module', scope: '/' }).then(() => navigator.serviceWorker.ready);
-window.shownByWorker = async () => (await (await window.registration).getNotifications()).map((n) => ({ tag: n.tag, title: n.title, body: n.body, data: n.data }));
+window.shownByWorker = async () => (await (await window.registration).getNotifications()).map((n) => ({
+  tag: n.tag, title: n.title, body: n.body, data: n.data,
+  ...(n.actions.length > 0 ? { actions: n.actions.map(({ action, title }) => ({ action, title })) } : {}),
+}));
 const askWorker = async (message) => {
   const registration = await window.registration;
   return new Promise((resolve) => {
@@ -394,6 +397,47 @@ test('push-worker in a real service worker: shows, replaces, closes on settled, 
     assert.equal((await pushShown({ ...elicitation, id: 'el-5' }, (now) => now.length === 2)).length, 2);
     const left = await pushShown({ type: 'settled', id: 'el-4', status: 'accepted' }, (now) => now.length === 1);
     assert.deepEqual(left.map((n) => n.tag), ['el-5']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('push-worker: a one-tap push shows its two actions and keeps what a tap answers with; a forged answer shows none', { timeout: 90_000 }, async () => {
+  const { context, page, errors, pushShown } = await openWorkerApp();
+  try {
+    await page.evaluate(() => window.showAlways());
+    const token = 'T'.repeat(43);
+    const answer = {
+      endpoint: 'https://relay.example.com/v1/links/answer',
+      token,
+      link: `https://relay.example.com/answer/#t=${token}`,
+      results: { 'choice-0': { action: 'accept', content: { deploy: true } }, 'choice-1': { action: 'accept', content: { deploy: false } } },
+    };
+    const actions = [{ action: 'choice-0', title: 'Yes' }, { action: 'choice-1', title: 'No' }];
+    const tagged = (id) => (now) => now.some((n) => n.tag === id);
+    const oneTap = { ...ELICITATION, id: 'tap-0', actions, answer };
+    const shown = (await pushShown(oneTap, tagged('tap-0'))).find((n) => n.tag === 'tap-0');
+    assert.deepEqual(shown.actions, actions);
+    assert.deepEqual(shown.data.answer, answer);
+    // A payload that could make the worker post, or open, anything but the relay's own link route
+    // and page shows the question without buttons.
+    const forged = [
+      { ...answer, link: `https://elsewhere.example/answer/#t=${token}` },
+      { ...answer, endpoint: 'https://relay.example.com/v1/elicitations/x/result' },
+      { ...answer, endpoint: 'javascript:alert(1)' },
+      { ...answer, token: 'short' },
+      { ...answer, results: { 'choice-0': answer.results['choice-0'] } },
+      null,
+    ];
+    for (const [index, bad] of forged.entries()) {
+      const id = `forged-${index}`;
+      const now = (await pushShown({ ...oneTap, id, answer: bad }, tagged(id))).find((n) => n.tag === id);
+      assert.equal(now.actions, undefined, `${id}: ${JSON.stringify(bad)}`);
+      assert.equal(now.data.answer, undefined, id);
+    }
+    const odd = (await pushShown({ ...oneTap, id: 'odd', actions: [{ action: 'open-everything', title: 'Go' }] }, tagged('odd'))).find((n) => n.tag === 'odd');
+    assert.equal(odd.actions, undefined);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
