@@ -9,14 +9,29 @@ use koder_mcp_elicitation_core::i18n::Locale;
 use koder_mcp_elicitation_core::one_tap::one_tap;
 use serde_json::Value;
 
-/// The choices of `stored` (a request as the relay keeps it), worded in `locale`; `None` when it
-/// is not a one-tap shape (or, which the relay's checks rule out, does not parse).
+/// The choices of `stored` (a request as the relay keeps it), worded in `locale`, and its
+/// question (a property's title or description); `None` when it is not a one-tap shape (or,
+/// which the relay's checks rule out, does not parse).
 pub fn tap_choices(stored: &Value, locale: Locale) -> Option<LinkOneTap> {
     let request = stored_request(stored).ok()?;
     let shape = one_tap(&request)?;
+    // A property with neither title nor description is named by its key ("ok"): words for a
+    // program, not for the person, who reads the message instead.
+    let field_name = shape.choices.first().and_then(|choice| {
+        choice
+            .result
+            .get("content")?
+            .as_object()?
+            .keys()
+            .next()
+            .cloned()
+    });
+    let question = shape
+        .question
+        .filter(|question| Some(question) != field_name.as_ref());
     Some(LinkOneTap {
         message: request.message,
-        question: shape.question,
+        question,
         choices: shape
             .choices
             .into_iter()
@@ -80,6 +95,19 @@ mod tests {
         assert_eq!(
             tap.choices[0].result,
             json!({"action": "accept", "content": {}})
+        );
+
+        let untitled = json!({"message": "Deploy?", "requestedSchema": {"type": "object",
+            "properties": {"ok": {"type": "boolean"}}}});
+        assert_eq!(tap_choices(&untitled, Locale::EnUs).unwrap().question, None);
+        let described = json!({"message": "Deploy?", "requestedSchema": {"type": "object",
+            "properties": {"ok": {"type": "boolean", "description": "Ship it"}}}});
+        assert_eq!(
+            tap_choices(&described, Locale::EnUs)
+                .unwrap()
+                .question
+                .as_deref(),
+            Some("Ship it")
         );
 
         let text = json!({"message": "City?", "requestedSchema": {"type": "object",
