@@ -80,7 +80,8 @@ pub struct LinkPageView {
 pub struct LinkOneTap {
     /// The request's message.
     pub message: String,
-    /// The property's title, else its description (none when the request has no properties).
+    /// The property's title, else its description (none when the request has no properties, or
+    /// its property has neither).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
     /// The choices, the last always Reject; `c=<n>` names `choices[n]`.
