@@ -5,6 +5,9 @@
 // was answered. Expired, withdrawn, unknown and forged links show their outcome and nothing of the
 // request. The page runs under its strict CSP with no violation, axe finds nothing in light and
 // dark, it speaks pt-BR to a pt-BR browser, and it never scrolls sideways at 320 and 360 px.
+// One tap (CONTRACT §13): the token leaves the address bar and the history before the question is
+// read, a one-tap question is buttons that answer, and a choice link (`&c=<n>`) opens on "Confirm",
+// sends nothing before the tap, leads back to all choices, and says "Expired" when left too long.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -471,7 +474,7 @@ test('a choice link opens on "Confirm" and sends nothing until the tap; "Show al
   await question(page);
   assert.equal(await page.locator('#confirm').isHidden(), true);
   assert.deepEqual(await choiceNames(page), ['Staging', 'Production', 'Dev', 'Reject']);
-  assert.deepEqual(page.requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url).pathname), ['/v1/links/view']);
+  assert.deepEqual(page.requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url).pathname), ['/v1/links/view', '/v1/links/view'], 'read twice, nothing answered');
   await page.getByRole('button', { name: 'Reject', exact: true }).click();
   assert.equal(await outcome(page, 'declined'), 'Declined. You can close this page.');
   assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'decline' } });
@@ -497,4 +500,16 @@ test('a choice link opens on "Confirm" and sends nothing until the tap; "Show al
   await formPage.context().close();
   assert.deepEqual(await hostResult(another, 0), { status: 'pending' });
   assert.deepEqual(await hostResult(form, 0), { status: 'pending' });
+});
+
+test('a confirm step left open until its question runs out says "Expired" and has sent nothing', { timeout: 60_000 }, async () => {
+  const id = await create({ request: DEPLOY, timeoutMs: 2_000 });
+  const page = await openLink(`${(await linkFor(id)).url}&c=0`);
+  await page.getByRole('button', { name: 'Confirm', exact: true }).waitFor();
+  assert.equal(await outcome(page, 'expired'), 'Expired');
+  assert.equal(await page.locator('#confirm').isHidden(), true, 'no Confirm left to tap');
+  assert.deepEqual(page.requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url).pathname), ['/v1/links/view']);
+  assert.equal((await hostResult(id, 10)).status, 'expired');
+  assert.deepEqual(await page.problems(), []);
+  await page.context().close();
 });

@@ -35,7 +35,7 @@ let chosen = /^\d{1,3}$/.test(fragment.get('c') ?? '') ? Number(fragment.get('c'
 history.replaceState(null, '', location.pathname);
 /** Whether the element's module loaded (and so defined it). */
 const elementLoaded = import('./koder-mcp-elicitation.js').then(() => true, () => false);
-/** The question on the confirm step and the result "Confirm" sends. */
+/** What "Confirm" sends, and the timer that says "Expired" when the question runs out first. */
 let confirming = null;
 
 retry.addEventListener('click', () => {
@@ -47,15 +47,16 @@ showAgain.addEventListener('click', () => {
   view();
 });
 confirmButton.addEventListener('click', () => {
-  const { result } = confirming;
+  clearTimeout(confirming.expiry);
   confirmStep.hidden = true;
-  answer(result);
+  answer(confirming.result);
 });
 allChoices.addEventListener('click', () => {
+  clearTimeout(confirming.expiry);
   chosen = null;
-  confirmStep.hidden = true;
   focusQuestion = true;
-  ask(confirming.elicitation);
+  // Read again: the time left, or how it ended meanwhile.
+  view();
 });
 view();
 
@@ -84,7 +85,8 @@ function chosenChoice(oneTap) {
 
 /** Shows the question with the one answer an e-mail's link chose, and "Confirm"; sends nothing. */
 function showChoice(elicitation, oneTap, choice) {
-  if (!(Number(elicitation.expiresInMs) > 0)) return say('expired');
+  const timeoutMs = Number(elicitation.expiresInMs) || 0;
+  if (timeoutMs <= 0) return say('expired');
   say(null);
   const serverName = typeof elicitation.serverName === 'string' ? elicitation.serverName : '';
   show('confirm-from', serverName !== '');
@@ -93,7 +95,7 @@ function showChoice(elicitation, oneTap, choice) {
   const question = typeof oneTap.question === 'string' ? oneTap.question : '';
   show('confirm-question', question !== '').textContent = question;
   document.getElementById('confirm-answer').textContent = choice.title;
-  confirming = { elicitation, result: choice.result };
+  confirming = { result: choice.result, expiry: setTimeout(() => say('expired'), timeoutMs) };
   confirmStep.hidden = false;
   // Never onto "Confirm": a stray Enter must not answer.
   if (focusQuestion) heading.focus();
