@@ -2,7 +2,6 @@
 //! question, and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
 //! buttons, in which order and with which result is the core's (`one_tap`); this only builds them.
 
-use serde_json::Value;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlSelectElement};
 
@@ -13,8 +12,8 @@ use crate::one_tap::{OneTap, Persist, TapLabel};
 
 /// The buttons of a one-tap question on screen.
 pub struct TapView {
-    /// Each choice's `ElicitResult`, by the `data-choice` its button carries.
-    pub results: Vec<Value>,
+    /// The question's choices; a button's `data-choice` is its index.
+    pub tap: OneTap,
     /// Where first focus goes: the Remember control, else the group itself, never a button that
     /// accepts.
     pub focus: Element,
@@ -28,7 +27,7 @@ pub fn one_tap(
     document: &Document,
     locale: Locale,
     chrome: &Chrome,
-    tap: &OneTap,
+    tap: OneTap,
     offered: &[Persist],
 ) -> TapView {
     let group = create_part(document, "div", "choices", None);
@@ -49,19 +48,21 @@ pub fn one_tap(
     };
     set_attr(&group, "aria-labelledby", question_id);
     // With no properties the scopes are buttons beside Accept; otherwise a control above.
-    let scope_buttons = tap
-        .choices
-        .first()
-        .is_some_and(|choice| choice.label == TapLabel::Accept);
+    let scope_buttons = matches!(
+        tap.choices.first().map(|choice| &choice.label),
+        Some(TapLabel::Accept)
+    );
     let remember = (!scope_buttons && !offered.is_empty()).then(|| {
         let (label, select) = remember(document, locale, offered);
         append(&chrome.body, &label);
         select
     });
-    let mut results = Vec::with_capacity(tap.choices.len());
-    for (index, choice) in tap.choices.iter().enumerate() {
-        let index = index.to_string();
-        let shown = if choice.label == TapLabel::Reject {
+    // At most 5 choices: one digit each, without the integer formatting machinery.
+    let mut digit = '0';
+    for choice in &tap.choices {
+        let index = digit.to_string();
+        digit = char::from(digit as u8 + 1);
+        let shown = if matches!(choice.label, TapLabel::Reject) {
             set_attr(&chrome.reject, "part", "choice reject");
             chrome.reject.clone()
         } else {
@@ -72,7 +73,7 @@ pub fn one_tap(
         };
         set_attr(&shown, "data-choice", &index);
         append(&group, &shown);
-        if choice.label == TapLabel::Accept {
+        if matches!(choice.label, TapLabel::Accept) {
             for scope in offered {
                 let persist = button(
                     document,
@@ -84,11 +85,10 @@ pub fn one_tap(
                 append(&group, &persist);
             }
         }
-        results.push(choice.result.clone());
     }
     append(&chrome.body, &group);
     TapView {
-        results,
+        tap,
         focus: remember.clone().unwrap_or(group),
         remember,
     }
@@ -99,20 +99,18 @@ pub fn one_tap(
 pub fn remember(document: &Document, locale: Locale, offered: &[Persist]) -> (Element, Element) {
     let label = create(document, "label");
     set_attr(&label, "class", "remember");
-    let name = create(document, "span");
-    name.set_text_content(Some(&plain(locale, "mcp-elicitation-remember")));
+    label.set_text_content(Some(&plain(locale, "mcp-elicitation-remember")));
     let select = create_part(document, "select", "remember", None);
-    let once: (&str, &str) = ("", "mcp-elicitation-remember-once");
-    let scopes = offered
-        .iter()
-        .map(|scope| (scope.name(), scope.remember_message()));
-    for (value, message) in std::iter::once(once).chain(scopes) {
+    let option = |value: &str, message: &str| {
         let option = create(document, "option");
         set_attr(&option, "value", value);
         option.set_text_content(Some(&plain(locale, message)));
         append(&select, &option);
+    };
+    option("", "mcp-elicitation-remember-once");
+    for scope in offered {
+        option(scope.name(), scope.remember_message());
     }
-    append(&label, &name);
     append(&label, &select);
     (label, select)
 }

@@ -309,11 +309,14 @@ impl Inner {
         let Some(Body::Tap(tap)) = self.screen.view.as_ref().map(|view| &view.body) else {
             return;
         };
-        let Some(content) = button
+        // One digit: a one-tap question has at most five choices.
+        let index = button
             .get_attribute("data-choice")
-            .and_then(|index| index.parse::<usize>().ok())
-            .and_then(|index| tap.results.get(index))
-            .and_then(|result| result.get("content"))
+            .and_then(|index| index.bytes().next())
+            .map(|digit| usize::from(digit.wrapping_sub(b'0')));
+        let Some(content) = index
+            .and_then(|index| tap.tap.choices.get(index))
+            .and_then(|choice| choice.result.get("content"))
             .cloned()
         else {
             return;
@@ -322,16 +325,19 @@ impl Inner {
         self.accept_remembering(fx, ticket, content, remember);
     }
 
-    /// The scope the person chose: `named` (a scope button's), else the Remember control's; only
-    /// one the request offered.
+    /// The scope the person chose: `named` (a scope button's), else the Remember control's. Both
+    /// hold only scopes the request offered.
     fn remembered(&self, named: Option<String>) -> Option<Persist> {
-        let view = self.screen.view.as_ref()?;
-        let chosen = match named {
+        match named {
             Some(name) => Persist::from_name(&name),
-            None => view.remember.as_ref().and_then(one_tap_view::remembered),
-        }?;
-        let offered = &self.session.get(view.ticket)?.data.request.persist;
-        offered.contains(&chosen).then_some(chosen)
+            None => self
+                .screen
+                .view
+                .as_ref()?
+                .remember
+                .as_ref()
+                .and_then(one_tap_view::remembered),
+        }
     }
 
     /// Accepts `content`, remembered for `remember` when the person chose a scope.

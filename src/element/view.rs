@@ -12,7 +12,7 @@ use super::platform::{browser_url_parts, local_date_time, now};
 use super::{Body, ElementEntry, Held, Inner, View};
 use crate::dom::form_view::FormShell;
 use crate::dom::frame::{self, Chrome, Heading, Presentation};
-use crate::dom::{document, set_attr, set_hidden};
+use crate::dom::{append, document, set_attr, set_hidden};
 use crate::dom::{form_view, one_tap_view, url_view};
 use crate::i18n::{plain, text, Arg, Locale};
 use crate::policy::next_wake;
@@ -437,7 +437,7 @@ fn build_body(
         .then(|| crate::one_tap::one_tap(&held.request))
         .flatten();
     if let Some(tap) = tap {
-        let view = one_tap_view::one_tap(document, locale, chrome, &tap, offered);
+        let view = one_tap_view::one_tap(document, locale, chrome, tap, offered);
         return Some(BuiltBody {
             url_href: None,
             remember: view.remember.clone(),
@@ -479,7 +479,9 @@ fn build_body(
             // A form offering scopes: "Remember" beside Submit.
             let remember = (!offered.is_empty()).then(|| {
                 let (label, select) = one_tap_view::remember(document, locale, offered);
-                let _ = chrome.actions.insert_before(&label, Some(&view.accept));
+                // Before Submit: appending Submit again moves it after the control.
+                append(&chrome.actions, &label);
+                append(&chrome.actions, &view.accept);
                 select
             });
             let focus = shape
