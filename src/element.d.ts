@@ -48,6 +48,8 @@ export interface FormElicitParams {
   mode?: "form";
   message: string;
   requestedSchema: RequestedSchema;
+  /** `persist` offers "remember" scopes (Codex's tool approvals): the result may name one. */
+  _meta?: { persist?: ElicitPersist | readonly ElicitPersist[]; [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -147,9 +149,17 @@ export type ElicitValue = string | number | boolean | string[] | { [name: string
 
 /** The MCP `ElicitResult` the element settles with, exactly once. */
 export type ElicitResult =
-  | { action: "accept"; content?: { [name: string]: ElicitValue } }
+  | {
+      action: "accept";
+      content?: { [name: string]: ElicitValue };
+      /** A remembered accept: `persist` names the scope the person chose, as the request offered. */
+      _meta?: { persist?: ElicitPersist; [key: string]: unknown };
+    }
   | { action: "decline" }
   | { action: "cancel" };
+
+/** A scope a request's `_meta.persist` offers and a remembered accept names (contract §13). */
+export type ElicitPersist = "session" | "always";
 
 /** `ElicitResult` wrapped in the request's own protocol (§7 `reply`). */
 export type ElicitReply =
@@ -160,6 +170,7 @@ export type ElicitReply =
       id: string | number | null;
       content?: { [name: string]: ElicitValue };
       reason?: string;
+      _meta?: { persist?: ElicitPersist; [key: string]: unknown };
     }
   | ElicitResult;
 
@@ -376,6 +387,11 @@ export interface KoderMcpElicitationAttributes {
    * name and the message), if notification permission is granted (`requestNotificationPermission`).
    */
   notify?: boolean;
+  /**
+   * A one-tap shape (no properties, one boolean, or one single select of 2–4 options) shows as
+   * buttons that each settle at once (Accept / Yes, No / each option, then Reject).
+   */
+  "one-tap"?: boolean;
 }
 
 /** `presentation`: a modal dialog, or a card in the page's flow (a chat transcript, a panel). */
@@ -476,6 +492,11 @@ export interface KoderMcpElicitation extends HTMLElement {
    * settles. The element never asks for permission (`requestNotificationPermission()` does).
    */
   notify: boolean;
+  /**
+   * `one-tap` (boolean attribute): a one-tap shape (no properties, one boolean, or one single
+   * select of 2–4 options) shows as buttons that each settle at once; Cancel and Esc stay.
+   */
+  oneTap: boolean;
   /**
    * Inline: moves focus into the card (its first field), or onto the last summary once settled.
    * Modal: the ordinary `HTMLElement.focus()`.

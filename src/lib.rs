@@ -5,9 +5,9 @@
 //! round `elicitInputs()` reads (`inputs`).
 
 pub use koder_mcp_elicitation_core::{
-    batch, content, error, form, format, i18n, input_required, json, limits, notification, pattern,
-    policy, reply, request, required, rng, schema, scope, session, sort, strings, summary, url,
-    url_rounds, validate, wire,
+    batch, content, error, form, format, i18n, input_required, json, limits, notification, one_tap,
+    pattern, policy, reply, request, required, rng, schema, scope, session, sort, strings, summary,
+    url, url_rounds, validate, wire,
 };
 
 #[cfg(target_arch = "wasm32")]

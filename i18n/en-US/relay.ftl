@@ -16,6 +16,11 @@ mcp-elicitation-relay-page-needs-script = This page needs JavaScript to show the
 mcp-elicitation-relay-page-sending = Sending…
 mcp-elicitation-relay-page-not-sent = Not sent. The question stays open: you can answer it with this link until it expires.
 mcp-elicitation-relay-page-show-again = Show the question again
+# An e-mail's choice link (#t=…&c=n) opens the page on one answer, sent only on "Confirm".
+mcp-elicitation-relay-page-from = From
+mcp-elicitation-relay-page-your-answer = Your answer:
+mcp-elicitation-relay-page-confirm = Confirm
+mcp-elicitation-relay-page-all-choices = Show all choices
 
 ## The e-mail with a question's link
 mcp-elicitation-relay-email-subject = { $server } needs your input
@@ -24,3 +29,4 @@ mcp-elicitation-relay-email-answer = Answer
 mcp-elicitation-relay-email-link-text = Open this link to answer:
 mcp-elicitation-relay-email-expires = The question can be answered until { $expires }.
 mcp-elicitation-relay-email-caution = Anyone with this link can answer this one question, so do not forward this message.
+mcp-elicitation-relay-email-choices = Choose your answer; you confirm it on the page that opens:

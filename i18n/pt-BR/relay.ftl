@@ -16,6 +16,11 @@ mcp-elicitation-relay-page-needs-script = Esta página precisa de JavaScript par
 mcp-elicitation-relay-page-sending = Enviando…
 mcp-elicitation-relay-page-not-sent = Não enviado. A pergunta continua aberta: você pode respondê-la com este link até ela expirar.
 mcp-elicitation-relay-page-show-again = Mostrar a pergunta de novo
+# O link de uma opção no e-mail (#t=…&c=n) abre a página com uma resposta, enviada só com "Confirmar".
+mcp-elicitation-relay-page-from = De
+mcp-elicitation-relay-page-your-answer = Sua resposta:
+mcp-elicitation-relay-page-confirm = Confirmar
+mcp-elicitation-relay-page-all-choices = Mostrar todas as opções
 
 ## O e-mail com o link de uma pergunta
 mcp-elicitation-relay-email-subject = { $server } precisa da sua resposta
@@ -24,3 +29,4 @@ mcp-elicitation-relay-email-answer = Responder
 mcp-elicitation-relay-email-link-text = Abra este link para responder:
 mcp-elicitation-relay-email-expires = A pergunta pode ser respondida até { $expires }.
 mcp-elicitation-relay-email-caution = Quem tiver este link pode responder a esta pergunta, então não encaminhe esta mensagem.
+mcp-elicitation-relay-email-choices = Escolha a sua resposta; você a confirma na página que se abre:

@@ -4,6 +4,7 @@
 pub mod form_view;
 pub mod frame;
 pub mod listener;
+pub mod one_tap_view;
 pub mod style;
 pub mod summary_view;
 pub mod url_view;

@@ -130,6 +130,7 @@ impl Inner {
             backoff: PollBackoff::new(self.number_attr("poll-interval-ms")),
             flow,
             notification: None,
+            remember: None,
         };
         let session: &mut ElementSession = &mut self.session;
         let (ticket, change) = session.admit_in_batch(now(), admit, options.batch, answer, held);

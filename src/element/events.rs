@@ -97,7 +97,7 @@ impl Inner {
                 // one, in this order, says what it does.
                 let parts: Vec<&str> = part.split_whitespace().collect();
                 let action = [
-                    "accept", "reject", "cancel", "open", "close", "finished", "continue",
+                    "accept", "reject", "cancel", "open", "close", "finished", "continue", "choice",
                 ]
                 .into_iter()
                 .find(|name| parts.contains(name));
@@ -112,6 +112,7 @@ impl Inner {
                     Some("close") => self.end_wait(fx, ticket),
                     Some("finished") => self.finished_wait(fx, ticket),
                     Some("continue") => self.resume_continue(fx, ticket),
+                    Some("choice") => self.tap(fx, ticket, &button),
                     _ => {}
                 }
             }

@@ -73,6 +73,7 @@ impl Inner {
                     .first()
                     .map(field_focus_target)
                     .unwrap_or_else(|| form.accept.clone()),
+                Body::Tap(tap) => tap.focus.clone(),
                 _ => view.chrome.cancel.clone(),
             }),
             None => self.screen.summaries.last().cloned(),

@@ -161,6 +161,8 @@ struct Held {
     flow: Option<admit::FlowId>,
     /// `notify`: the system notification shown when it arrived unseen, closed once it settles.
     notification: Option<notify::SystemNotification>,
+    /// The scope the person chose to be remembered for, set just before an accept settles.
+    remember: Option<crate::one_tap::Persist>,
 }
 
 type ElementSession = Session<Answer, Held>;
@@ -168,6 +170,8 @@ type ElementEntry = crate::session::Entry<Answer, Held>;
 
 enum Body {
     Form(FormView),
+    /// A one-tap question's buttons (the `one-tap` attribute).
+    Tap(crate::dom::one_tap_view::TapView),
     Url,
     Waiting,
     /// A URL already consented to, asked for again (2026-07-28): `href` is what Open again opens.
@@ -188,6 +192,8 @@ struct View {
     chrome: Chrome,
     body: Body,
     url_href: Option<String>,
+    /// The "Remember" control, when the request offers scopes (`_meta.persist`).
+    remember: Option<web_sys::Element>,
     _listeners: Listeners,
     /// A pending announcement, cancelled if the view goes first.
     _announce: Option<Timeout>,
@@ -314,7 +320,7 @@ impl Controller {
                     inner.finish(fx, changes);
                 }
             }
-            "lang" | "server-name" | "presentation" => inner.sync_view(fx, true),
+            "lang" | "server-name" | "presentation" | "one-tap" => inner.sync_view(fx, true),
             _ => {}
         })
     }

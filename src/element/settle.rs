@@ -5,13 +5,15 @@
 
 use serde_json::Value;
 use wasm_bindgen::JsCast;
-use web_sys::HtmlTextAreaElement;
+use web_sys::{Element, HtmlTextAreaElement};
 
 use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
 use super::{abort_error, to_js, Answer, Body, Held, Inner};
+use crate::dom::one_tap_view;
 use crate::i18n::plain;
 use crate::json;
+use crate::one_tap::Persist;
 use crate::policy::keeps_draft;
 use crate::reply::{CancelSource, Ending};
 use crate::request::Mode;
@@ -86,7 +88,8 @@ impl Inner {
         let left = data
             .as_ref()
             .and_then(|held| self.summary_of(ticket, held, ending));
-        let mut event = wire::settled_detail(&held.request, &held.scope, ending);
+        let mut event =
+            wire::settled_detail_remembering(&held.request, &held.scope, ending, held.remember);
         if !keeps_draft(ending) {
             self.drafts.forms.remove(&held.scope);
         }
@@ -95,6 +98,7 @@ impl Inner {
             .url_consents
             .settled(&held.scope.tenant, &held.server, &held.request, ending);
         let elicitation_id = held.request.elicitation_id.clone();
+        let remember = held.remember;
         // URL-mode consent: the event carries what opens, and opening waits for it (a listener
         // may open the URL its own way). Only a URL the policy let through was kept in the view.
         // Continue, in the resumed view, carries the URL too but opens nothing: `resumed` tells a
@@ -129,7 +133,7 @@ impl Inner {
         });
         self.keep_summary(fx, left);
         match reply_to {
-            Answer::Promise(resolver) => match ending.result() {
+            Answer::Promise(resolver) => match ending.result_remembering(remember) {
                 Some(result) => fx.settle.push((resolver.resolve, to_js(&result))),
                 None => fx.settle.push((resolver.reject, abort_error())),
             },
@@ -283,8 +287,8 @@ impl Inner {
         };
         match state.content(schema) {
             Ok(content) => {
-                let change = self.session.settle(ticket, Ending::Accept(Some(content)));
-                self.finish(fx, change.into_iter().collect());
+                let remember = self.remembered(None);
+                self.accept_remembering(fx, ticket, content, remember);
             }
             Err(problems) => {
                 state.submit_attempted = true;
@@ -297,5 +301,57 @@ impl Inner {
                 }
             }
         }
+    }
+
+    /// A one-tap button that accepts: its choice's content, remembered for the scope its own
+    /// button names (`data-persist`) or the Remember control holds.
+    pub(super) fn tap(&mut self, fx: &mut Effects, ticket: Ticket, button: &Element) {
+        let Some(Body::Tap(tap)) = self.screen.view.as_ref().map(|view| &view.body) else {
+            return;
+        };
+        // One digit: a one-tap question has at most five choices.
+        let index = button
+            .get_attribute("data-choice")
+            .and_then(|index| index.bytes().next())
+            .map(|digit| usize::from(digit.wrapping_sub(b'0')));
+        let Some(content) = index
+            .and_then(|index| tap.tap.choices.get(index))
+            .and_then(|choice| choice.result.get("content"))
+            .cloned()
+        else {
+            return;
+        };
+        let remember = self.remembered(button.get_attribute("data-persist"));
+        self.accept_remembering(fx, ticket, content, remember);
+    }
+
+    /// The scope the person chose: `named` (a scope button's), else the Remember control's. Both
+    /// hold only scopes the request offered.
+    fn remembered(&self, named: Option<String>) -> Option<Persist> {
+        match named {
+            Some(name) => Persist::from_name(&name),
+            None => self
+                .screen
+                .view
+                .as_ref()?
+                .remember
+                .as_ref()
+                .and_then(one_tap_view::remembered),
+        }
+    }
+
+    /// Accepts `content`, remembered for `remember` when the person chose a scope.
+    fn accept_remembering(
+        &mut self,
+        fx: &mut Effects,
+        ticket: Ticket,
+        content: Value,
+        remember: Option<Persist>,
+    ) {
+        if let Some(entry) = self.session.get_mut(ticket) {
+            entry.data.remember = remember;
+        }
+        let change = self.session.settle(ticket, Ending::Accept(Some(content)));
+        self.finish(fx, change.into_iter().collect());
     }
 }

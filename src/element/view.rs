@@ -12,8 +12,8 @@ use super::platform::{browser_url_parts, local_date_time, now};
 use super::{Body, ElementEntry, Held, Inner, View};
 use crate::dom::form_view::FormShell;
 use crate::dom::frame::{self, Chrome, Heading, Presentation};
-use crate::dom::{document, set_attr, set_hidden};
-use crate::dom::{form_view, url_view};
+use crate::dom::{append, document, set_attr, set_hidden};
+use crate::dom::{form_view, one_tap_view, url_view};
 use crate::i18n::{plain, text, Arg, Locale};
 use crate::policy::next_wake;
 use crate::request::Mode;
@@ -260,15 +260,12 @@ impl Inner {
         let (chrome, form_shell) =
             Spare::take_or_build(&mut self.screen.spare, &document, locale, presentation);
         frame::fill(&document, &chrome, locale, &heading);
-        let built = build_body(
-            &document,
-            locale,
-            &chrome,
-            form_shell,
-            &entry.data,
+        let shape = BodyShape {
             url_check,
             focus_index,
-        )?;
+            one_tap: self.attr("one-tap").is_some(),
+        };
+        let built = build_body(&document, locale, &chrome, form_shell, &entry.data, shape)?;
         if takes_focus {
             fx.focus = Some(built.focus);
         }
@@ -299,6 +296,7 @@ impl Inner {
             chrome,
             body: built.body,
             url_href: built.url_href,
+            remember: built.remember,
             _listeners: listeners,
             _announce: announce_later,
         })
@@ -379,11 +377,23 @@ struct UrlCheck {
     step: UrlStep,
 }
 
+/// What decides how a request's body shows, besides the request.
+struct BodyShape {
+    /// URL mode before consent.
+    url_check: Option<UrlCheck>,
+    /// The field focus was on, in a rebuild of the same form.
+    focus_index: Option<usize>,
+    /// The `one-tap` attribute: a one-tap shape shows as buttons.
+    one_tap: bool,
+}
+
 /// What a mode put in the frame.
 struct BuiltBody {
     body: Body,
     /// The URL the open button opens, when the policy lets it.
     url_href: Option<String>,
+    /// The "Remember" control, when the request offers scopes.
+    remember: Option<Element>,
     /// Where focus goes when the view takes it.
     focus: Element,
     /// Said in the view's live region a moment after it appears.
@@ -411,17 +421,32 @@ fn build_body(
     chrome: &Chrome,
     form_shell: Option<FormShell>,
     held: &Held,
-    url_check: Option<UrlCheck>,
-    focus_index: Option<usize>,
+    shape: BodyShape,
 ) -> Option<BuiltBody> {
     // In URL mode, focus goes to a control that neither consents nor claims the user is done.
     let url_body = |body, url_href, announce| BuiltBody {
         body,
         url_href,
+        remember: None,
         focus: chrome.cancel.clone(),
         announce,
     };
-    Some(match (&held.request.mode, url_check) {
+    let offered = &held.request.persist;
+    let tap = shape
+        .one_tap
+        .then(|| crate::one_tap::one_tap(&held.request))
+        .flatten();
+    if let Some(tap) = tap {
+        let view = one_tap_view::one_tap(document, locale, chrome, tap, offered);
+        return Some(BuiltBody {
+            url_href: None,
+            remember: view.remember.clone(),
+            focus: view.focus.clone(),
+            body: Body::Tap(view),
+            announce: None,
+        });
+    }
+    Some(match (&held.request.mode, shape.url_check) {
         (Mode::Url(url), None) => {
             url_view::waiting(document, locale, chrome, &url.url);
             let opening = plain(locale, "mcp-elicitation-url_mode-opening");
@@ -451,7 +476,16 @@ fn build_body(
                 &local_date_time,
             );
             form_view::refresh_form(&view, schema, state, locale);
-            let focus = focus_index
+            // A form offering scopes: "Remember" beside Submit.
+            let remember = (!offered.is_empty()).then(|| {
+                let (label, select) = one_tap_view::remember(document, locale, offered);
+                // Before Submit: appending Submit again moves it after the control.
+                append(&chrome.actions, &label);
+                append(&chrome.actions, &view.accept);
+                select
+            });
+            let focus = shape
+                .focus_index
                 .and_then(|index| view.fields.get(index))
                 .or_else(|| view.fields.first())
                 .map(field_focus_target)
@@ -459,6 +493,7 @@ fn build_body(
             BuiltBody {
                 body: Body::Form(view),
                 url_href: None,
+                remember,
                 focus,
                 announce: None,
             }

@@ -34,6 +34,8 @@ export interface KoderMcpElicitationVueProps {
   settled?: "summary" | "remove";
   /** A request arriving while the page is hidden shows a system notification (permission granted). */
   notify?: boolean;
+  /** A one-tap shape (no properties, one boolean, a select of 2–4) shows as buttons that settle at once. */
+  oneTap?: boolean;
   onAccept?: (event: CustomEvent<ElicitationAcceptDetail>) => void;
   /** Open again (MCP 2026-07-28): cancelable; `preventDefault()` and open `detail.url` yourself. */
   onOpen?: (event: CustomEvent<ElicitationOpenDetail>) => void;

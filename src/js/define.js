@@ -18,9 +18,9 @@ export function abortError() {
 const ATTRIBUTES = [
   "server-name", "lang", "timeout-ms", "user-id", "workspace-id", "conversation-id",
   "status-url", "poll-interval-ms", "rate-limit", "strict", "presentation", "settled",
-  "notify",
+  "notify", "one-tap",
 ];
-const BOOLEAN_ATTRIBUTES = new Set(["strict", "notify"]);
+const BOOLEAN_ATTRIBUTES = new Set(["strict", "notify", "one-tap"]);
 const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 
 function requestText(request) {

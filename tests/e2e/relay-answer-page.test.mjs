@@ -5,6 +5,9 @@
 // was answered. Expired, withdrawn, unknown and forged links show their outcome and nothing of the
 // request. The page runs under its strict CSP with no violation, axe finds nothing in light and
 // dark, it speaks pt-BR to a pt-BR browser, and it never scrolls sideways at 320 and 360 px.
+// One tap (CONTRACT §13): the token leaves the address bar and the history before the question is
+// read, a one-tap question is buttons that answer, and a choice link (`&c=<n>`) opens on "Confirm",
+// sends nothing before the tap, leads back to all choices, and says "Expired" when left too long.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -367,4 +370,146 @@ test('a pt-BR browser gets the page and the element in Portuguese; the relay unr
   assert.equal(await outcome(page, 'sent'), 'Enviado. Obrigado, você pode fechar esta página.');
   assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content: { city: 'Recife' } } });
   await context.close();
+});
+
+// CONTRACT §13: the page turns one-tap on, takes the token out of the address bar and the history
+// as soon as it has read it, and opens an e-mail's choice link (`&c=<n>`) on a "Confirm" step.
+
+const DEPLOY = {
+  message: 'Deploy build 42 to production?',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean', title: 'Deploy now' } }, required: ['ok'] },
+};
+const ENVIRONMENT = {
+  message: 'Where should build 42 go?',
+  requestedSchema: {
+    type: 'object',
+    properties: {
+      env: { type: 'string', title: 'Environment', oneOf: [{ const: 'stg', title: 'Staging' }, { const: 'prd', title: 'Production' }, { const: 'dev', title: 'Dev' }] },
+    },
+    required: ['env'],
+  },
+};
+
+/** The URLs of the page's history entries (Chromium's own list, not what the page can read). */
+async function historyUrls(page) {
+  const session = await page.context().newCDPSession(page);
+  const { entries } = await session.send('Page.getNavigationHistory');
+  await session.detach();
+  return entries.map((entry) => entry.url);
+}
+
+/** The one-tap buttons of the element (CONTRACT §13's DOM), by their words. */
+const choiceNames = (page) => page.locator(`${el} button[part~=choice]`).evaluateAll((buttons) => buttons.map((button) => button.textContent.trim()));
+
+test('the token leaves the address bar and the history before the question is even read; "Show the question again" still reaches it', { timeout: 60_000 }, async () => {
+  const id = await create();
+  const link = await linkFor(id);
+  const token = tokenOf(link.url);
+  const context = await browser.newContext({ viewport: PHONE });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  let duringView = null;
+  await page.route('**/v1/links/view', async (route) => {
+    duringView ??= await page.evaluate(() => location.href);
+    await route.continue();
+  });
+  await page.goto(link.url);
+  await question(page);
+  assert.equal(duringView, `${relay.url}/answer/`, 'gone while the relay is still being asked');
+  assert.equal(await page.evaluate(() => location.href), `${relay.url}/answer/`);
+  const urls = await historyUrls(page);
+  assert.ok(urls.length >= 1 && urls.every((url) => !url.includes(token)), `history: ${urls.join(', ')}`);
+
+  // Put aside, then shown again: the token was kept in memory.
+  await page.locator(`${el} button[part~=cancel]`).click();
+  await outcome(page, 'not-sent');
+  await page.locator('#show-again').click();
+  await question(page);
+  await page.locator(`${el} [data-field="city"] input`).fill('Braga');
+  await page.locator(`${el} button[part~=accept]`).click();
+  await outcome(page, 'sent');
+  assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content: { city: 'Braga' } } });
+  assert.ok(!(await page.evaluate(() => location.href)).includes(token));
+  await context.close();
+});
+
+test('a one-tap question shows as buttons and one tap answers: a boolean\'s "No", a select\'s "Production"', { timeout: 60_000 }, async () => {
+  for (const [request, names, tap, content] of [
+    [DEPLOY, ['Yes', 'No', 'Reject'], 'No', { ok: false }],
+    [ENVIRONMENT, ['Staging', 'Production', 'Dev', 'Reject'], 'Production', { env: 'prd' }],
+  ]) {
+    const id = await create({ request });
+    const page = await openLink((await linkFor(id)).url);
+    await question(page);
+    assert.deepEqual(await choiceNames(page), names);
+    const [property] = Object.values(request.requestedSchema.properties);
+    assert.equal(await page.getByRole('group', { name: property.title }).isVisible(), true, 'the buttons are named by the question');
+    assert.equal(await page.getByRole('button', { name: 'Submit' }).count(), 0, 'no Submit: one tap answers');
+    await page.getByRole('button', { name: tap, exact: true }).click();
+    assert.equal(await outcome(page, 'sent'), 'Sent. Thank you, you can close this page.');
+    assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'accept', content } });
+    assert.deepEqual(await page.problems(), []);
+    await page.context().close();
+  }
+});
+
+test('a choice link opens on "Confirm" and sends nothing until the tap; "Show all choices" leads back to every button; a bad or useless c shows the question as usual', { timeout: 90_000 }, async () => {
+  // The confirm step: the question, the chosen answer's words, one "Confirm"; nothing sent.
+  const id = await create({ request: ENVIRONMENT });
+  const link = (await linkFor(id)).url;
+  const page = await openLink(`${link}&c=2`);
+  const confirm = page.getByRole('button', { name: 'Confirm', exact: true });
+  await confirm.waitFor();
+  assert.equal(await page.locator('#confirm-message').textContent(), ENVIRONMENT.message);
+  assert.equal(await page.locator('#confirm-question').textContent(), 'Environment');
+  assert.equal(await page.locator('#confirm-answer').textContent(), 'Dev');
+  assert.match(await page.locator('#confirm-from').textContent(), /^From Travel desk$/);
+  assert.equal(await page.locator(`${el} [part~=inline]`).count(), 0, 'not the element: one answer, confirmed');
+  assert.notEqual(await page.evaluate(() => document.activeElement?.id), 'confirm-button', 'never focused on Confirm');
+  assert.equal(await page.evaluate(() => location.href), `${relay.url}/answer/`, 'the choice left the address bar too');
+  assert.deepEqual(await hostResult(id, 0), { status: 'pending' });
+
+  // Back to all of them: the element's buttons; a tap there answers.
+  await page.getByRole('button', { name: 'Show all choices' }).click();
+  await question(page);
+  assert.equal(await page.locator('#confirm').isHidden(), true);
+  assert.deepEqual(await choiceNames(page), ['Staging', 'Production', 'Dev', 'Reject']);
+  assert.deepEqual(page.requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url).pathname), ['/v1/links/view', '/v1/links/view'], 'read twice, nothing answered');
+  await page.getByRole('button', { name: 'Reject', exact: true }).click();
+  assert.equal(await outcome(page, 'declined'), 'Declined. You can close this page.');
+  assert.deepEqual(await hostResult(id), { status: 'settled', result: { action: 'decline' } });
+  assert.deepEqual(await page.problems(), []);
+  await page.context().close();
+
+  // c out of range, or not a number: every choice, no confirm step.
+  const another = await create({ request: DEPLOY });
+  const anotherLink = (await linkFor(another)).url;
+  for (const c of ['3', '99', '-1', 'x', '1e0', '']) {
+    const shown = await openLink(`${anotherLink}&c=${c}`);
+    await question(shown);
+    assert.deepEqual(await choiceNames(shown), ['Yes', 'No', 'Reject'], `c=${c}`);
+    assert.equal(await shown.locator('#confirm').isHidden(), true, `c=${c}`);
+    await shown.context().close();
+  }
+  // A question that is not one-tap: its form, whatever c says.
+  const form = await create();
+  const formPage = await openLink(`${(await linkFor(form)).url}&c=0`);
+  await question(formPage);
+  assert.equal(await formPage.locator('#confirm').isHidden(), true);
+  assert.equal(await formPage.locator(`${el} [data-field="city"] input`).count(), 1);
+  await formPage.context().close();
+  assert.deepEqual(await hostResult(another, 0), { status: 'pending' });
+  assert.deepEqual(await hostResult(form, 0), { status: 'pending' });
+});
+
+test('a confirm step left open until its question runs out says "Expired" and has sent nothing', { timeout: 60_000 }, async () => {
+  const id = await create({ request: DEPLOY, timeoutMs: 2_000 });
+  const page = await openLink(`${(await linkFor(id)).url}&c=0`);
+  await page.getByRole('button', { name: 'Confirm', exact: true }).waitFor();
+  assert.equal(await outcome(page, 'expired'), 'Expired');
+  assert.equal(await page.locator('#confirm').isHidden(), true, 'no Confirm left to tap');
+  assert.deepEqual(page.requests.filter((request) => request.method === 'POST').map((request) => new URL(request.url).pathname), ['/v1/links/view']);
+  assert.equal((await hostResult(id, 10)).status, 'expired');
+  assert.deepEqual(await page.problems(), []);
+  await page.context().close();
 });

@@ -7,7 +7,8 @@
 // before --email-after passes gives none; a 5yz gives it up, counted; the password is in no log.
 // The whole path: the link taken from the message, opened in Chromium at 360×640 on the relay's
 // answer page, answered; the host's long-poll reads that answer, and the link then says only
-// "Already answered".
+// "Already answered". A one-tap question's message also carries a link per choice: fetched, or
+// opened and left alone, it answers nothing; its "Confirm" answers with that choice.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import { createRelayElicitation, RelayError } from 'koder-mcp-elicitation/relay';
-import { freePort, launchBrowser, repoRoot } from './harness.mjs';
+import { assertNoAxeViolations, freePort, launchBrowser, repoRoot } from './harness.mjs';
 import { mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
 
 const PERSON = { sub: 'u_mail', workspace: 'w_mail' };
@@ -195,7 +196,7 @@ test('a create with notify.email gets exactly one message over STARTTLS, with it
   assert.match(raw, /multipart\/alternative/);
   assert.match(parsed.text, /Deploy build 42 to production\?/);
   assert.match(parsed.text, /^https:\/\/relay\.example\.com\/answer\/#t=[A-Za-z0-9_-]{43}$/m, 'the link in the text part');
-  const link = parsed.text.match(/https:\/\/\S+#t=\S+/)[0];
+  const link = parsed.text.match(/https:\/\/\S+#t=[A-Za-z0-9_-]{43}$/m)[0];
   assert.ok(parsed.html.includes(`<a href="${link}"`), 'the same link as a button');
   assert.match(parsed.text, /\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/, 'when it expires');
   assert.equal(await emailCount(relay, 'sent'), 1);
@@ -289,7 +290,7 @@ test('an e-mail retried 5 times (SMTP 451) carries the one link made for it, and
   assert.equal(await emailCount(relay, 'retried'), 5);
   assert.equal(await emailCount(relay, 'sent'), 1);
   assert.equal(await linkCount(relay, 'minted'), 1, 'one link for the message, not one per attempt');
-  const link = smtp.messages[0].parsed.text.match(/https:\/\/\S+#t=(\S+)/);
+  const link = smtp.messages[0].parsed.text.match(/https:\/\/\S+#t=([A-Za-z0-9_-]{43})$/m);
   const view = await fetch(`${relay.url}/v1/links/view`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -425,4 +426,96 @@ test('the whole path: the link from the message, answered in Chromium at 360×64
   assert.ok(!(await again.locator('body').innerText()).includes(request.message), 'nothing of the question');
   await again.context().close();
   assert.equal(smtp.messages.length, 1, 'still one message');
+});
+
+/** Every choice link of a message's text part, `{ title, url, c }`, in order. */
+function choiceLinks(text) {
+  return [...text.matchAll(/^(.+): (http:\/\/127\.0\.0\.1:\d+\/answer\/#t=[A-Za-z0-9_-]{43}&c=(\d+))$/gm)]
+    .map(([, title, url, c]) => ({ title: isolated(title), url, c: Number(c) }));
+}
+
+test('a one-tap question\'s choice link: fetched, or opened and left alone, it answers nothing; "Confirm" answers with that choice; axe finds nothing on the confirm step', { timeout: 90_000 }, async () => {
+  const smtp = await startSmtp();
+  const port = await freePort();
+  const relay = await launch(smtp.port, { listen: `127.0.0.1:${port}`, publicUrl: `http://127.0.0.1:${port}` });
+  const id = await created(relay, { serverName: 'Deployer' });
+  const ptId = await created(relay, { serverName: 'Deployer', notify: { email: 'bo@example.com', language: 'pt-BR' } });
+  await until(() => smtp.messages.length === 2, 'both messages');
+  const mail = (to) => smtp.messages.find((message) => message.parsed.to.value[0].address === to).parsed;
+  const { text, html } = mail('ana@example.com');
+  const choices = choiceLinks(text);
+  assert.deepEqual(choices.map(({ title, c }) => [title, c]), [['Yes', 0], ['No', 1], ['Reject', 2]], text);
+  for (const { url, title } of choices) {
+    assert.match(html, new RegExp(`<a href="${url.replace('&', '&amp;').replace(/[.?]/g, '\\$&')}"[^>]*>${title}</a>`), `the ${title} button`);
+  }
+  const waiting = fetch(`${relay.url}/v1/elicitations/${id}/result?wait=30`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })
+    .then((response) => response.json());
+  const pending = async () => (await (await fetch(`${relay.url}/v1/elicitations/${id}/result`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).json()).status;
+
+  // A link scanner's GET: the fragment never leaves it, the page is all it gets.
+  for (const { url } of choices) {
+    const response = await fetch(url);
+    assert.equal(response.status, 200);
+    assert.match(await response.text(), /<!doctype html>/i);
+  }
+  assert.equal(await pending(), 'pending', 'fetching the links answered nothing');
+
+  // A scanner that runs the page, and a person who opens "No": the confirm step, nothing sent.
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const open = async (url, { locale = 'en-US', colorScheme = 'light' } = {}) => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 640 }, locale, colorScheme });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.posts = [];
+    page.on('request', (request) => request.method() === 'POST' && page.posts.push(new URL(request.url()).pathname));
+    await page.goto(url);
+    await page.getByRole('button', { name: locale === 'pt-BR' ? 'Confirmar' : 'Confirm', exact: true }).waitFor();
+    return page;
+  };
+  const no = choices[1].url;
+  const scanner = await open(no);
+  await sleep(1500);
+  assert.deepEqual(scanner.posts, ['/v1/links/view'], 'the page only read the question');
+  await scanner.context().close();
+  assert.equal(await pending(), 'pending', 'opening the link answered nothing');
+
+  const page = await open(no);
+  assert.equal(await page.locator('#confirm-message').textContent(), FORM.message);
+  assert.equal(await page.locator('#confirm-answer').textContent(), 'No');
+  assert.equal(await page.evaluate(() => location.href), `${relay.url}/answer/`, 'no token left in the address bar');
+  await assertNoAxeViolations(page, 'confirm step, light');
+  assert.equal(await pending(), 'pending');
+  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await page.waitForFunction(() => document.getElementById('status')?.dataset.outcome === 'sent');
+  assert.deepEqual(page.posts, ['/v1/links/view', '/v1/links/answer']);
+  assert.deepEqual(await waiting, { status: 'settled', result: { action: 'accept', content: { ok: false } } });
+  await page.context().close();
+
+  // In Portuguese, dark: the message's words and the page's; "Sim" confirmed is a yes.
+  const portuguese = choiceLinks(mail('bo@example.com').text);
+  assert.deepEqual(portuguese.map(({ title }) => title), ['Sim', 'Não', 'Recusar']);
+  const pt = await open(portuguese[0].url, { locale: 'pt-BR', colorScheme: 'dark' });
+  assert.equal(await pt.locator('#confirm-answer').textContent(), 'Sim');
+  assert.equal(await pt.getByRole('button', { name: 'Mostrar todas as opções' }).count(), 1);
+  await assertNoAxeViolations(pt, 'confirm step, pt-BR, dark');
+  await pt.getByRole('button', { name: 'Confirmar', exact: true }).click();
+  await pt.waitForFunction(() => document.getElementById('status')?.dataset.outcome === 'sent');
+  await pt.context().close();
+  const settled = await (await fetch(`${relay.url}/v1/elicitations/${ptId}/result`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).json();
+  assert.deepEqual(settled, { status: 'settled', result: { action: 'accept', content: { ok: true } } });
+  assert.equal(smtp.messages.length, 2, 'one message per question');
+});
+
+test('a text question\'s message has no choice links', { timeout: 60_000 }, async () => {
+  const smtp = await startSmtp();
+  const relay = await launch(smtp.port);
+  const request = { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } };
+  await created(relay, { request });
+  await until(() => smtp.messages.length === 1, 'the message');
+  const { text, html } = smtp.messages[0].parsed;
+  assert.doesNotMatch(text, /&c=/);
+  assert.doesNotMatch(html, /&amp;c=|&c=/);
+  assert.match(html, />Answer<\/a>/);
+  assert.equal((text.match(/#t=/g) ?? []).length, 1, 'the one link');
 });

@@ -41,7 +41,12 @@ impl Persist {
 
     /// The scope named `name`, if it is one.
     pub fn from_name(name: &str) -> Option<Persist> {
-        Persist::ALL.into_iter().find(|scope| scope.name() == name)
+        // A match, not a search of `ALL`: the element's wasm carries this one.
+        match name {
+            "session" => Some(Persist::Session),
+            "always" => Some(Persist::Always),
+            _ => None,
+        }
     }
 
     /// The message id of the one-tap button that accepts with this scope.
@@ -62,18 +67,14 @@ impl Persist {
 
     /// Adds `_meta.persist` naming this scope to an `ElicitResult`, keeping any other `_meta`.
     pub fn mark(self, result: &mut Value) {
-        let Some(result) = result.as_object_mut() else {
-            return;
+        // A copy of `_meta` set back, rather than the map's `get_mut` or entry API: the
+        // element's wasm already carries `get` and `set`.
+        let mut meta = match result.get("_meta") {
+            Some(meta @ Value::Object(_)) => meta.clone(),
+            _ => Value::Object(Map::new()),
         };
-        let meta = result
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if !meta.is_object() {
-            *meta = Value::Object(Map::new());
-        }
-        if let Some(meta) = meta.as_object_mut() {
-            meta.insert("persist".into(), self.name().into());
-        }
+        crate::json::set(&mut meta, "persist", self.name().into());
+        crate::json::set(result, "_meta", meta);
     }
 }
 
@@ -180,63 +181,56 @@ pub fn one_tap(request: &Request) -> Option<OneTap> {
     let Mode::Form(form) = &request.mode else {
         return None;
     };
-    let field = match (form.layout.as_slice(), form.fields.as_slice()) {
-        ([], []) => {
-            return Some(OneTap {
-                question: None,
-                choices: vec![
-                    accepting(TapLabel::Accept, Map::new()),
-                    TapChoice {
-                        label: TapLabel::Reject,
-                        result: object([("action", "decline".into())]),
-                    },
-                ],
-                push_actions: 2,
-            })
+    // Plain loops and pushes rather than iterator chains and `vec!`s: each would be compiled into
+    // the element's wasm once more.
+    let mut choices = Vec::new();
+    let mut question = None;
+    match (form.layout.as_slice(), form.fields.as_slice()) {
+        ([], []) => choices.push(accepting(TapLabel::Accept, Map::new())),
+        ([Item::Field(_)], [field]) => {
+            let mut answer = |label: TapLabel, value: Value| {
+                let mut content = Map::new();
+                content.insert(field.name.clone(), value);
+                choices.push(accepting(label, content));
+            };
+            match &field.kind {
+                FieldKind::Toggle => {
+                    answer(TapLabel::Yes, Value::Bool(true));
+                    answer(TapLabel::No, Value::Bool(false));
+                }
+                FieldKind::Choice { options }
+                    if (2..=MAX_ONE_TAP_OPTIONS).contains(&options.len()) =>
+                {
+                    for option in options {
+                        answer(
+                            TapLabel::Option(option.label.clone()),
+                            Value::String(option.value.clone()),
+                        );
+                    }
+                }
+                _ => return None,
+            }
+            question = Some(if field.label != field.name {
+                field.label.clone()
+            } else {
+                field
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| field.label.clone())
+            });
         }
-        ([Item::Field(_)], [field]) => field,
         _ => return None,
-    };
-    let with = |value: Value| {
-        let mut content = Map::new();
-        content.insert(field.name.clone(), value);
-        content
-    };
-    let mut choices = match &field.kind {
-        FieldKind::Toggle => vec![
-            accepting(TapLabel::Yes, with(Value::Bool(true))),
-            accepting(TapLabel::No, with(Value::Bool(false))),
-        ],
-        FieldKind::Choice { options } if (2..=MAX_ONE_TAP_OPTIONS).contains(&options.len()) => {
-            options
-                .iter()
-                .map(|option| {
-                    accepting(
-                        TapLabel::Option(option.label.clone()),
-                        with(Value::String(option.value.clone())),
-                    )
-                })
-                .collect()
-        }
-        _ => return None,
-    };
-    let push_actions = if choices.len() <= MAX_PUSH_ACTIONS {
-        choices.len()
-    } else {
-        0
+    }
+    let push_actions = match choices.len() {
+        // No properties: Accept and Reject.
+        1 => 2,
+        accepting if accepting <= MAX_PUSH_ACTIONS => accepting,
+        _ => 0,
     };
     choices.push(TapChoice {
         label: TapLabel::Reject,
         result: object([("action", "decline".into())]),
     });
-    let question = if field.label != field.name {
-        Some(field.label.clone())
-    } else {
-        field
-            .description
-            .clone()
-            .or_else(|| Some(field.label.clone()))
-    };
     Some(OneTap {
         question,
         choices,

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::json::object;
-
+use crate::one_tap::Persist;
 use crate::request::Protocol;
 
 /// Who ended an elicitation with `cancel` (event detail `source`).
@@ -60,6 +60,20 @@ impl Ending {
 
     /// The `ElicitResult` to send back, or `None` when nothing must be sent.
     pub fn result(&self) -> Option<Value> {
+        self.result_remembering(None)
+    }
+
+    /// [`Ending::result`], with `_meta.persist` naming `persist` when the person accepted and
+    /// chose to be remembered (contract §13); any other ending carries no `_meta`.
+    pub fn result_remembering(&self, persist: Option<Persist>) -> Option<Value> {
+        let mut result = self.bare_result()?;
+        if let (Ending::Accept(_), Some(persist)) = (self, persist) {
+            persist.mark(&mut result);
+        }
+        Some(result)
+    }
+
+    fn bare_result(&self) -> Option<Value> {
         match self {
             Ending::Accept(Some(content)) => Some(object([
                 ("action", "accept".into()),
@@ -74,7 +88,18 @@ impl Ending {
 
     /// The result in the request's own protocol (`None` when nothing must be sent).
     pub fn reply(&self, protocol: &Protocol, id: Option<&Value>) -> Option<Value> {
-        let result = self.result()?;
+        self.reply_remembering(protocol, id, None)
+    }
+
+    /// [`Ending::reply`] of [`Ending::result_remembering`]: a JSON-RPC response or a bare result
+    /// carries the result's `_meta`, and a Koder envelope reply carries it beside `content`.
+    pub fn reply_remembering(
+        &self,
+        protocol: &Protocol,
+        id: Option<&Value>,
+        persist: Option<Persist>,
+    ) -> Option<Value> {
+        let result = self.result_remembering(persist)?;
         Some(match protocol {
             Protocol::JsonRpc => object([
                 ("jsonrpc", "2.0".into()),
@@ -105,6 +130,9 @@ impl Ending {
                         reply.insert("reason".into(), source.name().into());
                     }
                     _ => {}
+                }
+                if let Some(meta) = result.get("_meta") {
+                    reply.insert("_meta".into(), meta.clone());
                 }
                 Value::Object(reply)
             }
@@ -169,6 +197,55 @@ mod tests {
         assert_eq!(
             Ending::Cancel(CancelSource::Server).reply(&Protocol::JsonRpc, Some(&json!(1))),
             None
+        );
+    }
+
+    #[test]
+    fn a_remembered_accept_carries_meta_persist_in_every_protocol() {
+        let accept = Ending::Accept(Some(json!({"ok": true})));
+        let always = Some(Persist::Always);
+        assert_eq!(
+            accept.result_remembering(always),
+            Some(
+                json!({"action": "accept", "content": {"ok": true}, "_meta": {"persist": "always"}})
+            )
+        );
+        assert_eq!(
+            accept.reply_remembering(&Protocol::JsonRpc, Some(&json!(3)), Some(Persist::Session)),
+            Some(json!({"jsonrpc": "2.0", "id": 3, "result":
+                {"action": "accept", "content": {"ok": true}, "_meta": {"persist": "session"}}}))
+        );
+        assert_eq!(
+            accept.reply_remembering(&Protocol::Bare, None, always),
+            accept.result_remembering(always)
+        );
+        assert_eq!(
+            accept.reply_remembering(&Protocol::Envelope, Some(&json!("e")), always),
+            Some(
+                json!({"type": "elicitation/accept", "id": "e", "content": {"ok": true},
+                "_meta": {"persist": "always"}})
+            )
+        );
+    }
+
+    #[test]
+    fn only_an_accept_is_remembered() {
+        let always = Some(Persist::Always);
+        assert_eq!(
+            Ending::Decline { reason: None }.result_remembering(always),
+            Some(json!({"action": "decline"}))
+        );
+        assert_eq!(
+            Ending::Cancel(CancelSource::User).reply_remembering(
+                &Protocol::Envelope,
+                Some(&json!("e")),
+                always
+            ),
+            Some(json!({"type": "elicitation/cancel", "id": "e", "reason": "user"}))
+        );
+        assert_eq!(
+            Ending::Accept(None).result_remembering(None),
+            Some(json!({"action": "accept"}))
         );
     }
 }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::error::ElicitationError;
 use crate::json::{self, object};
+use crate::one_tap::Persist;
 use crate::reply::Ending;
 use crate::request::{Mode, Protocol, Request};
 use crate::scope::{Scope, Tenant};
@@ -82,6 +83,17 @@ pub fn invalid_detail(
 /// The detail every event about a held elicitation carries: `id`, `mode`, `scope`, and the
 /// `result` and `reply` of `answered` (both `null` without one, or when nothing is sent back).
 pub fn event_detail(request: &Request, scope: &Scope, answered: Option<&Ending>) -> Value {
+    detail_remembering(request, scope, answered, None)
+}
+
+/// [`event_detail`] whose `result` and `reply` carry the scope the person chose to be remembered
+/// for (`_meta.persist`, contract §13).
+fn detail_remembering(
+    request: &Request,
+    scope: &Scope,
+    answered: Option<&Ending>,
+    persist: Option<Persist>,
+) -> Value {
     let id = match request.protocol {
         Protocol::Bare => Value::String(request.elicitation_id.clone()),
         _ => request.id.clone().unwrap_or(Value::Null),
@@ -90,11 +102,18 @@ pub fn event_detail(request: &Request, scope: &Scope, answered: Option<&Ending>)
         ("id", id),
         ("mode", request.mode_name().into()),
         ("scope", scope.to_json()),
-        ("result", answered.and_then(Ending::result).into()),
+        (
+            "result",
+            answered
+                .and_then(|ending| ending.result_remembering(persist))
+                .into(),
+        ),
         (
             "reply",
             answered
-                .and_then(|ending| ending.reply(&request.protocol, request.id.as_ref()))
+                .and_then(|ending| {
+                    ending.reply_remembering(&request.protocol, request.id.as_ref(), persist)
+                })
                 .into(),
         ),
     ])
@@ -104,7 +123,18 @@ pub fn event_detail(request: &Request, scope: &Scope, answered: Option<&Ending>)
 /// `timeout`): [`event_detail`] with its result, plus `source` for a cancel and `reason` for a
 /// decline.
 pub fn settled_detail(request: &Request, scope: &Scope, ending: &Ending) -> Value {
-    let mut detail = event_detail(request, scope, Some(ending));
+    settled_detail_remembering(request, scope, ending, None)
+}
+
+/// [`settled_detail`] of an ending the person chose to be remembered for (`persist`), so its
+/// `result` and `reply` carry `_meta.persist`.
+pub fn settled_detail_remembering(
+    request: &Request,
+    scope: &Scope,
+    ending: &Ending,
+    persist: Option<Persist>,
+) -> Value {
+    let mut detail = detail_remembering(request, scope, Some(ending), persist);
     add_ending_fields(&mut detail, ending);
     detail
 }
@@ -295,6 +325,22 @@ mod tests {
                 "reply": {"jsonrpc": "2.0", "id": 7, "result": {"action": "accept", "content": {"city": "Lisbon"}}},
             })
         );
+    }
+
+    #[test]
+    fn a_remembered_accept_carries_meta_persist_in_result_and_reply() {
+        let ending = Ending::Accept(Some(json!({"ok": true})));
+        let detail =
+            settled_detail_remembering(&form_rpc(), &scope("7"), &ending, Some(Persist::Session));
+        let result =
+            json!({"action": "accept", "content": {"ok": true}, "_meta": {"persist": "session"}});
+        assert_eq!(detail["result"], result);
+        assert_eq!(
+            detail["reply"],
+            json!({"jsonrpc": "2.0", "id": 7, "result": result})
+        );
+        let once = settled_detail(&form_rpc(), &scope("7"), &ending);
+        assert_eq!(once["result"].get("_meta"), None);
     }
 
     #[test]

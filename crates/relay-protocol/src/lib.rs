@@ -4,7 +4,7 @@
 //! ([`StreamEvent`]), what webhooks POST ([`WebhookEvent`]) and what `GET /v1/audit` lists
 //! ([`AuditLine`], [`AuditCheckpoint`]), and Web Push's key and subscriptions ([`PushKey`],
 //! [`PushSubscriptionBody`], [`PushSubscriptionCreated`], [`PushSubscriptionList`]) and what a
-//! push carries ([`PushPayload`]); answer links ([`LinkCreated`], [`LinkView`]). The relay
+//! push carries ([`PushPayload`]); answer links ([`LinkCreated`], [`LinkView`], [`LinkPageView`]). The relay
 //! parses and renders with these types and its Rust client uses the same ones; `crates/relay/openapi.json` is checked against them by a test, so the three cannot
 //! drift. Field names, and which fields are left out when empty, are the JSON on the wire.
 
@@ -28,7 +28,10 @@ pub use create::{
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
-pub use links::{LinkAnswer, LinkCreated, LinkElicitation, LinkToken, LinkView};
+pub use links::{
+    LinkAnswer, LinkChoice, LinkCreated, LinkElicitation, LinkOneTap, LinkPageView, LinkToken,
+    LinkView,
+};
 pub use push::{
     PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
     PushSubscriptionList, PushSubscriptionView, MAX_PUSH_ENDPOINT_CHARS, MAX_PUSH_KEY_CHARS,

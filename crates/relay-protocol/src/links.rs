@@ -1,6 +1,6 @@
 //! Answer links: what a host gets for one (`POST /v1/elicitations/{id}/link`), what the answer
 //! page sends with a link's token (`POST /v1/links/view`, `POST /v1/links/answer`), and what a
-//! link shows of its one elicitation.
+//! link shows of its one elicitation (with its one-tap choices, when it has them).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -61,4 +61,38 @@ pub struct LinkElicitation {
     /// While pending: the time left by the relay's clock when this was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_in_ms: Option<i64>,
+}
+
+/// `POST /v1/links/view`'s answer: what a link shows, and, while its question is a one-tap shape
+/// (contract §13), the buttons that answer it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkPageView {
+    /// Its one elicitation.
+    pub elicitation: LinkElicitation,
+    /// While pending and a one-tap shape: its choices, in the order an e-mail's `c=<n>` counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_tap: Option<LinkOneTap>,
+}
+
+/// A one-tap question's choices, worded in the language the page asked in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkOneTap {
+    /// The request's message.
+    pub message: String,
+    /// The property's title, else its description (none when the request has no properties, or
+    /// its property has neither).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The choices, the last always Reject; `c=<n>` names `choices[n]`.
+    pub choices: Vec<LinkChoice>,
+}
+
+/// One choice of a one-tap question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkChoice {
+    /// Its words ("Yes", "No", an option's title, "Reject").
+    pub title: String,
+    /// The `ElicitResult` it answers with.
+    pub result: Value,
 }

@@ -31,6 +31,7 @@ pub mod secret;
 mod server;
 pub mod service;
 pub mod store;
+mod tap_choices;
 pub mod time;
 mod tls;
 mod views;

@@ -272,10 +272,10 @@ mod wire {
     use koder_elicitation_relay_protocol::{
         random_id, AuditCheckpoint, AuditLine, ContentError, CreateElicitation, Created,
         ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent,
-        LinkAnswer, LinkCreated, LinkElicitation, LinkToken, LinkView, Notify, PublicStatus,
-        PushKey, PushSubscriptionBody, PushSubscriptionCreated, PushSubscriptionKeys,
-        PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent, StatusView, StreamEvent,
-        StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
+        LinkAnswer, LinkChoice, LinkCreated, LinkElicitation, LinkOneTap, LinkPageView, LinkToken,
+        LinkView, Notify, PublicStatus, PushKey, PushSubscriptionBody, PushSubscriptionCreated,
+        PushSubscriptionKeys, PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent,
+        StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -539,6 +539,27 @@ mod wire {
         }
     }
 
+    /// A link's view for the page; `one_tap` `Some(question)` gives it the choices of a
+    /// boolean with that question (none with no properties).
+    fn link_page_view(status: HostStatus, one_tap: Option<Option<&str>>) -> LinkPageView {
+        let choice = |title: &str, result: Value| LinkChoice {
+            title: title.into(),
+            result,
+        };
+        LinkPageView {
+            elicitation: link_view(status, None).elicitation,
+            one_tap: one_tap.map(|question| LinkOneTap {
+                message: "Deploy build 42?".into(),
+                question: question.map(str::to_string),
+                choices: vec![
+                    choice("Yes", json!({"action": "accept", "content": {"ok": true}})),
+                    choice("No", json!({"action": "accept", "content": {"ok": false}})),
+                    choice("Reject", json!({"action": "decline"})),
+                ],
+            }),
+        }
+    }
+
     fn push_body(expiration_time: Option<f64>, language: Option<&str>) -> PushSubscriptionBody {
         let browser = koder_web_push::Receiver::generate();
         PushSubscriptionBody {
@@ -765,6 +786,17 @@ mod wire {
                     json_of(&link_view(HostStatus::Pending, Some("Weather"))),
                     json_of(&link_view(HostStatus::Expired, None)),
                     json_of(&link_view(HostStatus::Withdrawn, None)),
+                ],
+            ),
+            (
+                "LinkPageView",
+                vec![
+                    json_of(&link_page_view(HostStatus::Settled, None)),
+                    json_of(&link_page_view(
+                        HostStatus::Pending,
+                        Some(Some("Deploy now")),
+                    )),
+                    json_of(&link_page_view(HostStatus::Pending, Some(None))),
                 ],
             ),
         ]

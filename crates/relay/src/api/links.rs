@@ -3,14 +3,16 @@
 //! (never a query string, which logs, proxies and `Referer` keep), and a POST is what a person
 //! does: mail scanners and unfurlers that follow links only GET. No CORS: the answer page is
 //! served from this same origin. An unknown, forged or malformed token, and a link whose
-//! elicitation retention deleted, all get one identical 404.
+//! elicitation retention deleted, all get one identical 404. The view of a pending one-tap
+//! question also carries its choices, worded in the caller's `Accept-Language`, so the page
+//! shows an e-mail's chosen answer (`c=<n>`) with the core's words and result, never a guess.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use koder_elicitation_relay_protocol::LinkView;
+use koder_elicitation_relay_protocol::{LinkPageView, LinkView};
 use serde_json::Value;
 
 use super::checks::{check_answer, AnswerError};
@@ -20,6 +22,7 @@ use crate::error::ApiError;
 use crate::record::{Record, Status};
 use crate::service::links::Redeemed;
 use crate::service::{Changed, Links};
+use crate::tap_choices::tap_choices;
 use crate::views::link_view;
 
 /// The one answer for a token that names no link (unknown, forged, malformed, or purged).
@@ -32,16 +35,28 @@ pub fn routes() -> Routes {
         .post("/v1/links/answer", answer)
 }
 
-/// `POST /v1/links/view` `{"token"}`: the link's elicitation, as [`link_view`] shows it.
+/// `POST /v1/links/view` `{"token"}`: the link's elicitation, as [`link_view`] shows it, and
+/// while it is pending and a one-tap shape, its choices in the caller's language.
 pub async fn view(
     State(state): State<AppState>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<LinkView>, ApiError> {
+) -> Result<Json<LinkPageView>, ApiError> {
     let links = links_of(&state)?;
     let body = json_body(body)?;
     let redeemed = redeem(links, &body).await?;
-    let now = state.elicitations.now_ms();
-    Ok(Json(link_view(&redeemed.record, now)))
+    let record = &redeemed.record;
+    let LinkView { elicitation } = link_view(record, state.elicitations.now_ms());
+    let one_tap = elicitation.request.as_ref().and_then(|request| {
+        tap_choices(
+            request,
+            state.messages.negotiate(accepted_languages(&headers)),
+        )
+    });
+    Ok(Json(LinkPageView {
+        elicitation,
+        one_tap,
+    }))
 }
 
 /// `POST /v1/links/answer` `{"token","result"}`: the person's `ElicitResult`, checked as any

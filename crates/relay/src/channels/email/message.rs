@@ -1,7 +1,8 @@
 //! The message that carries a question's link, in the person's language (the core's Fluent
 //! messages `mcp-elicitation-relay-email-*`): the server's name and the question as text
-//! (escaped in the HTML part), the link as a button and as text, and when it expires. Never the
-//! answer. Headers go through lettre's builder, which encodes them; the server's name is also
+//! (escaped in the HTML part), the link as a button and as text, and when it expires. A one-tap
+//! question (contract §13) gets one link per choice instead of the button; each opens the page
+//! with that choice selected, to be confirmed there with one more tap. Never the answer. Headers go through lettre's builder, which encodes them; the server's name is also
 //! made one line first, so no character of it can start a header of its own.
 
 use koder_mcp_elicitation_core::i18n::{plain, text, Arg, Locale};
@@ -9,8 +10,11 @@ use lettre::message::header::{Header, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::Message;
 
+use serde_json::Value;
+
 use crate::channels::webhooks::iso_8601;
 use crate::record::Record;
+use crate::tap_choices::{choice_link, tap_choices};
 use crate::views::escape_html;
 
 /// `Auto-Submitted: auto-generated` (RFC 3834): out-of-office replies and other automatic
@@ -72,8 +76,61 @@ fn one_line(text: &str) -> String {
         .join(" ")
 }
 
+/// The HTML of one link styled as a button: filled for the main action, outlined for the rest.
+fn button(href: &str, words: &str, filled: bool) -> String {
+    let look = if filled {
+        "background:#1d4ed8;color:#ffffff;border:2px solid #1d4ed8"
+    } else {
+        "background:#ffffff;color:#1d4ed8;border:2px solid #1d4ed8"
+    };
+    format!(
+        "<a href=\"{}\" style=\"display:inline-block;margin:0 8px 8px 0;padding:12px 24px;\
+         {look};text-decoration:none;border-radius:6px;font-weight:600\">{}</a>",
+        escape_html(href),
+        escape_html(words)
+    )
+}
+
+/// A one-tap question's part of a message: its choice links, each in the text part on a line
+/// of its own and in the HTML part as a button (the accepting ones filled, Reject outlined).
+struct ChoiceLinks {
+    text: String,
+    html: String,
+}
+
+impl ChoiceLinks {
+    /// The choice links of `record`'s question, or `None` when it is not a one-tap shape.
+    fn of(record: &Record, link: &str, locale: Locale) -> Option<ChoiceLinks> {
+        let tap = tap_choices(&record.request, locale)?;
+        let intro = plain(locale, "mcp-elicitation-relay-email-choices");
+        let question = tap.question.as_deref().map(one_line);
+        let mut text = question
+            .clone()
+            .map(|q| format!("{q}\n"))
+            .unwrap_or_default();
+        text.push_str(&format!("{intro}\n"));
+        let mut buttons = String::new();
+        for (index, choice) in tap.choices.iter().enumerate() {
+            let href = choice_link(link, index);
+            let title = one_line(&choice.title);
+            text.push_str(&format!("{title}: {href}\n"));
+            let accepts = choice.result.get("action").and_then(Value::as_str) == Some("accept");
+            buttons.push_str(&button(&href, &title, accepts));
+        }
+        let question = question
+            .map(|q| format!("<p style=\"font-weight:600\">{}</p>\n", escape_html(&q)))
+            .unwrap_or_default();
+        let html = format!(
+            "{question}<p>{}</p>\n<p>{buttons}</p>\n",
+            escape_html(&intro)
+        );
+        Some(ChoiceLinks { text, html })
+    }
+}
+
 impl Question<'_> {
-    /// The subject and both parts, in the question's language.
+    /// The subject and both parts, in the question's language. A one-tap question also gets
+    /// one link per choice (`<link>&c=<n>`) in place of the single "Answer" button.
     pub fn worded(&self) -> Worded {
         let locale = self.locale;
         let server = match self.record.server_name.as_deref().map(one_line) {
@@ -103,13 +160,23 @@ impl Question<'_> {
         let link_text = plain(locale, "mcp-elicitation-relay-email-link-text");
         let caution = plain(locale, "mcp-elicitation-relay-email-caution");
         let link = self.link;
-        let text = format!("{intro}\n\n{message}\n\n{link_text}\n{link}\n\n{expires}\n{caution}\n");
-        let [tag, subject_html, intro, message, answer, link_text, link, expires, caution] = [
+        let choices = ChoiceLinks::of(self.record, link, locale);
+        let choices_text = choices
+            .as_ref()
+            .map(|choices| format!("{}\n", choices.text))
+            .unwrap_or_default();
+        let text = format!(
+            "{intro}\n\n{message}\n\n{choices_text}{link_text}\n{link}\n\n{expires}\n{caution}\n"
+        );
+        let answer_button = match choices {
+            Some(choices) => choices.html,
+            None => format!("<p>{}</p>\n", button(link, &answer, true)),
+        };
+        let [tag, subject_html, intro, message, link_text, link, expires, caution] = [
             &locale.tag(),
             &subject,
             &intro,
             message,
-            &answer,
             &link_text,
             link,
             &expires,
@@ -124,9 +191,7 @@ impl Question<'_> {
              <p>{intro}</p>\n\
              <p style=\"white-space:pre-wrap;border-inline-start:3px solid #888;\
              padding-inline-start:12px\">{message}</p>\n\
-             <p><a href=\"{link}\" style=\"display:inline-block;padding:12px 24px;\
-             background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px;\
-             font-weight:600\">{answer}</a></p>\n\
+             {answer_button}\
              <p>{link_text}<br><a href=\"{link}\">{link}</a></p>\n\
              <p>{expires}</p>\n<p style=\"color:#555\">{caution}</p>\n</body></html>\n"
         );
@@ -205,6 +270,57 @@ mod tests {
 
     fn record_with_server(server: Option<&str>) -> Record {
         record(server, "hi")
+    }
+
+    #[test]
+    fn a_one_tap_question_gets_a_link_per_choice_in_both_parts_and_others_none() {
+        let mut record = record(Some("Deployer"), "Deploy build 42?");
+        record.request = json!({"message": "Deploy build 42?", "requestedSchema": {
+            "type": "object", "properties": {"ok": {"type": "boolean", "title": "Deploy <now>"}}}});
+        let question = Question {
+            record: &record,
+            link: LINK,
+            locale: Locale::EnUs,
+        };
+        let worded = question.worded();
+        for (index, title) in ["Yes", "No", "Reject"].iter().enumerate() {
+            let href = format!("{LINK}&c={index}");
+            assert!(
+                worded.text.contains(&format!("\n{title}: {href}\n")),
+                "{}",
+                worded.text
+            );
+            let escaped = escape_html(&href);
+            assert!(
+                worded.html.contains(&format!("<a href=\"{escaped}\"")),
+                "{}",
+                worded.html
+            );
+        }
+        assert!(!worded.text.contains("&c=3") && !worded.html.contains("c=3"));
+        assert!(worded.text.contains("Deploy <now>\nChoose your answer"));
+        assert!(worded.html.contains("Deploy &lt;now&gt;"));
+        // The link to all of them stays, the single "Answer" button goes.
+        assert!(worded.text.contains(&format!("\n{LINK}\n")));
+        assert!(!worded.html.contains(">Answer</a>"));
+
+        let pt = Question {
+            locale: Locale::PtBr,
+            ..question
+        };
+        assert!(pt.worded().text.contains(&format!("\nSim: {LINK}&c=0\n")));
+
+        let mut text_question = self::record(Some("Deployer"), "Which city?");
+        text_question.request = json!({"message": "Which city?", "requestedSchema": {
+            "type": "object", "properties": {"city": {"type": "string"}}}});
+        let worded = Question {
+            record: &text_question,
+            link: LINK,
+            locale: Locale::EnUs,
+        }
+        .worded();
+        assert!(!worded.text.contains("&c=") && !worded.html.contains("c=0"));
+        assert!(worded.html.contains(">Answer</a>"));
     }
 
     #[test]

@@ -1,0 +1,365 @@
+//! One tap through links and e-mail (contract §13), against a real relay over HTTP on a SQLite
+//! file that mails through lettre's real SMTP client to a small SMTP server in this test: a
+//! one-tap question's message carries one choice link per choice (`#t=<token>&c=<n>`) in both
+//! parts, all on the message's one token, and a text question's none; the link's view gives the
+//! core's choices in the caller's language, and posting one's result answers with it.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod http_support;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use http_support::{Relay, TempDir};
+use koder_elicitation_relay::answer_page::AnswerPageSettings;
+use koder_elicitation_relay::channels::email::{EmailSettings, SmtpSecurity, SmtpUrl};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+const PUBLIC_URL: &str = "https://relay.example.com";
+
+/// Every message the SMTP server took, as sent (its DATA).
+type Inbox = Arc<Mutex<Vec<String>>>;
+
+/// An SMTP server on 127.0.0.1 that takes every message (no STARTTLS offered: the relay sends
+/// in the clear only to the local host) and keeps it.
+fn smtp_server() -> (u16, Inbox) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let inbox = Inbox::default();
+    let kept = Arc::clone(&inbox);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let kept = Arc::clone(&kept);
+            std::thread::spawn(move || converse(stream, &kept));
+        }
+    });
+    (port, inbox)
+}
+
+/// One SMTP session: EHLO, MAIL, RCPT, DATA (kept), RSET, NOOP, QUIT.
+fn converse(stream: TcpStream, inbox: &Mutex<Vec<String>>) {
+    let mut writer = stream.try_clone().unwrap();
+    let mut reply = |line: &str| writer.write_all(format!("{line}\r\n").as_bytes()).is_ok();
+    let mut reader = BufReader::new(stream);
+    reply("220 sink.test ESMTP");
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let command = line.trim_end().to_ascii_uppercase();
+        let answered = if command.starts_with("EHLO") || command.starts_with("HELO") {
+            reply("250-sink.test") && reply("250 8BITMIME")
+        } else if command == "DATA" {
+            reply("354 go on");
+            let mut data = String::new();
+            loop {
+                line.clear();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                if line == ".\r\n" {
+                    break;
+                }
+                data.push_str(line.strip_prefix('.').unwrap_or(&line));
+            }
+            inbox.lock().unwrap().push(data);
+            reply("250 kept")
+        } else if command == "QUIT" {
+            reply("221 bye");
+            return;
+        } else {
+            reply("250 ok")
+        };
+        if !answered {
+            return;
+        }
+    }
+}
+
+/// The decoded body of the part of `message` whose type is `content_type`.
+fn part(message: &str, content_type: &str) -> String {
+    let start = message
+        .find(&format!("Content-Type: {content_type}"))
+        .unwrap_or_else(|| panic!("no {content_type} part in {message}"));
+    let part = &message[start..];
+    let (head, body) = part.split_once("\r\n\r\n").unwrap();
+    let body = body.split("\r\n--").next().unwrap();
+    let encoding = head
+        .lines()
+        .find_map(|line| line.strip_prefix("Content-Transfer-Encoding: "))
+        .unwrap_or("7bit");
+    match encoding.trim() {
+        "base64" => {
+            let joined: String = body.split_whitespace().collect();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(joined)
+                .unwrap();
+            String::from_utf8(bytes).unwrap()
+        }
+        "quoted-printable" => {
+            let bytes = quoted_printable::decode(body, quoted_printable::ParseMode::Robust);
+            String::from_utf8(bytes.unwrap()).unwrap()
+        }
+        _ => body.to_string(),
+    }
+}
+
+/// A relay with the answer page on, mailing through the SMTP server at `port`.
+async fn relay_mailing(port: u16, assets: &TempDir) -> Relay {
+    std::fs::write(assets.0.join("koder-mcp-elicitation.js"), "export {};\n").unwrap();
+    let page = AnswerPageSettings::new(PUBLIC_URL, &assets.0).unwrap();
+    Relay::start_with(|config| {
+        config.answer_page = Some(page);
+        config.email = Some(EmailSettings {
+            smtp: SmtpUrl {
+                host: "127.0.0.1".into(),
+                port,
+                security: SmtpSecurity::StartTlsWhenOffered,
+            },
+            user: None,
+            password: None,
+            from: "Koder Relay <relay@relay.test>".into(),
+            allow_domains: vec!["example.com".into()],
+            after: Duration::ZERO,
+        });
+    })
+    .await
+}
+
+/// Creates a question about `schema` that asks for an e-mail (in `language`); its id.
+async fn create_mailed(relay: &Relay, schema: Value, language: &str) -> String {
+    relay
+        .create_id(json!({
+            "scope": {"userId": "ana", "workspaceId": "acme"},
+            "request": {"message": "Deploy build 42?", "requestedSchema": schema},
+            "serverName": "Deployer",
+            "notify": {"email": "ana@example.com", "language": language},
+        }))
+        .await
+}
+
+/// The message whose `Message-ID` names `id`, once it has arrived.
+async fn message_about(inbox: &Inbox, id: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = inbox
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|message| message.contains(&format!("<elicitation-{id}@relay.test>")))
+            .cloned();
+        if let Some(message) = found {
+            return message;
+        }
+        assert!(Instant::now() < deadline, "no message about {id}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Every answer link in `text` (`<public-url>/answer/#t=…`, with its `&c=n` if any; HTML's
+/// `&amp;` read as `&`).
+fn links_in(text: &str) -> Vec<String> {
+    let prefix = format!("{PUBLIC_URL}/answer/#t=");
+    text.match_indices(&prefix)
+        .map(|(start, _)| {
+            text[start..]
+                .split(|c: char| c.is_whitespace() || c == '"' || c == '<')
+                .next()
+                .unwrap()
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// The words of the HTML button (`<a href="…" …>words</a>`) that opens `link`.
+fn button_words(html: &str, link: &str) -> Option<String> {
+    let start = html.find(&format!("<a href=\"{}\"", link.replace('&', "&amp;")))?;
+    let (_, after_tag) = html[start..].split_once('>')?;
+    Some(after_tag.split_once("</a>")?.0.to_string())
+}
+
+/// The token of a link, and its choice (`c`), if any.
+fn token_and_choice(link: &str) -> (String, Option<String>) {
+    let fragment = link.split_once("#t=").unwrap().1;
+    match fragment.split_once("&c=") {
+        Some((token, choice)) => (token.to_string(), Some(choice.to_string())),
+        None => (fragment.to_string(), None),
+    }
+}
+
+#[tokio::test]
+async fn one_tap_shapes_get_a_link_per_choice_in_both_parts_and_a_text_question_none() {
+    let (port, inbox) = smtp_server();
+    let assets = TempDir::new("one-tap-dist");
+    let relay = relay_mailing(port, &assets).await;
+    let select = json!({"type": "object", "properties": {"env": {"type": "string", "title": "Where",
+        "oneOf": [{"const": "stg", "title": "Staging"}, {"const": "prd", "title": "Production"},
+                  {"const": "dev", "title": "Dev"}]}}});
+    let cases = [
+        (
+            json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+            "en-US",
+            vec!["Yes", "No", "Reject"],
+        ),
+        (
+            select,
+            "en-US",
+            vec!["Staging", "Production", "Dev", "Reject"],
+        ),
+        (
+            json!({"type": "object", "properties": {}}),
+            "pt-BR",
+            vec!["Aceitar", "Recusar"],
+        ),
+        (
+            json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+            "en-US",
+            vec![],
+        ),
+    ];
+    for (schema, language, titles) in cases {
+        let id = create_mailed(&relay, schema.clone(), language).await;
+        let message = message_about(&inbox, &id).await;
+        let text = part(&message, "text/plain");
+        let html = part(&message, "text/html");
+        for (part_name, body) in [("text", &text), ("html", &html)] {
+            let links = links_in(body);
+            let tokens: BTreeSet<String> =
+                links.iter().map(|link| token_and_choice(link).0).collect();
+            assert_eq!(
+                tokens.len(),
+                1,
+                "one token per message ({part_name}): {body}"
+            );
+            let choices: Vec<String> = links
+                .iter()
+                .filter_map(|link| token_and_choice(link).1)
+                .collect();
+            let expected: Vec<String> = (0..titles.len()).map(|n| n.to_string()).collect();
+            assert_eq!(choices, expected, "{schema} ({part_name}): {body}");
+        }
+        // Each choice by its words: a line of its own in the text part, a button in the HTML.
+        let token = token_and_choice(&links_in(&text)[0]).0;
+        for (index, title) in titles.iter().enumerate() {
+            let link = format!("{PUBLIC_URL}/answer/#t={token}&c={index}");
+            assert!(
+                text.lines().any(|line| line == format!("{title}: {link}")),
+                "{title}: {text}"
+            );
+            assert_eq!(
+                button_words(&html, &link).as_deref(),
+                Some(*title),
+                "{html}"
+            );
+        }
+        if titles.is_empty() {
+            assert!(html.contains(">Answer</a>"), "{html}");
+        } else {
+            assert!(!html.contains(">Answer</a>") && !html.contains(">Responder</a>"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_links_view_gives_the_cores_choices_in_the_callers_language_and_one_answers() {
+    let (port, inbox) = smtp_server();
+    let assets = TempDir::new("one-tap-dist");
+    let relay = relay_mailing(port, &assets).await;
+    let schema =
+        json!({"type": "object", "properties": {"ok": {"type": "boolean", "title": "Deploy now"}}});
+    let id = create_mailed(&relay, schema, "pt-BR").await;
+    let message = message_about(&inbox, &id).await;
+    let text = part(&message, "text/plain");
+    assert!(text.contains("Sim: "), "{text}");
+    let (token, _) = token_and_choice(&links_in(&text)[0]);
+
+    let view = |language: &'static str| {
+        let relay = &relay;
+        let token = token.clone();
+        async move {
+            let response = relay
+                .client
+                .post(format!("{}/v1/links/view", relay.url))
+                .header("accept-language", language)
+                .json(&json!({ "token": token }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let english = view("en-US,en;q=0.9").await;
+    assert_eq!(
+        english["oneTap"],
+        json!({"message": "Deploy build 42?", "question": "Deploy now", "choices": [
+            {"title": "Yes", "result": {"action": "accept", "content": {"ok": true}}},
+            {"title": "No", "result": {"action": "accept", "content": {"ok": false}}},
+            {"title": "Reject", "result": {"action": "decline"}},
+        ]})
+    );
+    let portuguese = view("pt-BR").await;
+    let titles: Vec<&str> = portuguese["oneTap"]["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|choice| choice["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Sim", "Não", "Recusar"]);
+
+    // "No" (c=1), posted as the view gives it, is the answer the host reads.
+    let chosen = english["oneTap"]["choices"][1]["result"].clone();
+    let (status, body) = relay
+        .call(
+            Method::POST,
+            "/v1/links/answer",
+            None,
+            Some(json!({ "token": token, "result": chosen }).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, outcome) = relay.result(&id, 0.0).await;
+    assert_eq!(
+        outcome,
+        json!({"status": "settled", "result": {"action": "accept", "content": {"ok": false}}})
+    );
+    // Over: no choices, nothing of the question.
+    let over = view("en-US").await;
+    assert_eq!(over.get("oneTap"), None);
+    assert_eq!(over["elicitation"]["status"], "settled");
+
+    // A text question's view has none.
+    let text_id = create_mailed(
+        &relay,
+        json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+        "en-US",
+    )
+    .await;
+    let text = part(&message_about(&inbox, &text_id).await, "text/plain");
+    let (text_token, choice) = token_and_choice(&links_in(&text)[0]);
+    assert_eq!(choice, None);
+    let (status, body) = relay
+        .call(
+            Method::POST,
+            "/v1/links/view",
+            None,
+            Some(json!({ "token": text_token }).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["elicitation"]["status"], "pending");
+    assert_eq!(body.get("oneTap"), None);
+}

@@ -1,0 +1,121 @@
+//! One tap and "remember" (contract §13): a one-tap question's buttons in a group named by the
+//! question, and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
+//! buttons, in which order and with which result is the core's (`one_tap`); this only builds them.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlSelectElement};
+
+use super::frame::{button, Chrome};
+use super::{append, create, create_part, set_attr, set_server_text};
+use crate::i18n::{plain, Locale};
+use crate::one_tap::{OneTap, Persist, TapLabel};
+
+/// The buttons of a one-tap question on screen.
+pub struct TapView {
+    /// The question's choices; a button's `data-choice` is its index.
+    pub tap: OneTap,
+    /// Where first focus goes: the Remember control, else the group itself, never a button that
+    /// accepts.
+    pub focus: Element,
+    /// The Remember control, when the request offers scopes and they are not buttons of their own.
+    pub remember: Option<Element>,
+}
+
+/// Builds `tap`'s buttons into the frame, in `locale`: "Accept" (then one button per scope in
+/// `offered`) or Yes / No or the options, then the frame's own Reject moved in as the last choice.
+pub fn one_tap(
+    document: &Document,
+    locale: Locale,
+    chrome: &Chrome,
+    tap: OneTap,
+    offered: &[Persist],
+) -> TapView {
+    let group = create_part(document, "div", "choices", None);
+    set_attr(&group, "role", "group");
+    // Focusable only from code: the modal's first focus, so a screen reader hears the question.
+    set_attr(&group, "tabindex", "-1");
+    let question_id = match &tap.question {
+        Some(question) => {
+            let shown = create_part(document, "p", "question", None);
+            set_attr(&shown, "id", "kme-question");
+            set_attr(&shown, "dir", "auto");
+            set_server_text(&shown, question);
+            append(&chrome.body, &shown);
+            "kme-question"
+        }
+        // No properties: the request's message is the question.
+        None => "kme-message",
+    };
+    set_attr(&group, "aria-labelledby", question_id);
+    // With no properties the scopes are buttons beside Accept; otherwise a control above.
+    let scope_buttons = matches!(
+        tap.choices.first().map(|choice| &choice.label),
+        Some(TapLabel::Accept)
+    );
+    let remember = (!scope_buttons && !offered.is_empty()).then(|| {
+        let (label, select) = remember(document, locale, offered);
+        append(&chrome.body, &label);
+        select
+    });
+    // At most 5 choices: one digit each, without the integer formatting machinery.
+    let mut digit = '0';
+    for choice in &tap.choices {
+        let index = digit.to_string();
+        digit = char::from(digit as u8 + 1);
+        let shown = if matches!(choice.label, TapLabel::Reject) {
+            set_attr(&chrome.reject, "part", "choice reject");
+            chrome.reject.clone()
+        } else {
+            let shown = button(document, "choice", "");
+            set_attr(&shown, "dir", "auto");
+            set_server_text(&shown, &choice.title(locale));
+            shown
+        };
+        set_attr(&shown, "data-choice", &index);
+        append(&group, &shown);
+        if matches!(choice.label, TapLabel::Accept) {
+            for scope in offered {
+                let persist = button(
+                    document,
+                    "choice persist",
+                    &plain(locale, scope.button_message()),
+                );
+                set_attr(&persist, "data-choice", &index);
+                set_attr(&persist, "data-persist", scope.name());
+                append(&group, &persist);
+            }
+        }
+    }
+    append(&chrome.body, &group);
+    TapView {
+        tap,
+        focus: remember.clone().unwrap_or(group),
+        remember,
+    }
+}
+
+/// The "Remember" control: a labelled `select[part~=remember]` with "Only this time" (the
+/// default, value empty), then each scope in `offered`. Returns the label holding it, and it.
+pub fn remember(document: &Document, locale: Locale, offered: &[Persist]) -> (Element, Element) {
+    let label = create(document, "label");
+    set_attr(&label, "class", "remember");
+    label.set_text_content(Some(&plain(locale, "mcp-elicitation-remember")));
+    let select = create_part(document, "select", "remember", None);
+    let option = |value: &str, message: &str| {
+        let option = create(document, "option");
+        set_attr(&option, "value", value);
+        option.set_text_content(Some(&plain(locale, message)));
+        append(&select, &option);
+    };
+    option("", "mcp-elicitation-remember-once");
+    for scope in offered {
+        option(scope.name(), scope.remember_message());
+    }
+    append(&label, &select);
+    (label, select)
+}
+
+/// The scope a Remember control holds (`None`: only this time).
+pub fn remembered(select: &Element) -> Option<Persist> {
+    Persist::from_name(&select.dyn_ref::<HtmlSelectElement>()?.value())
+}
