@@ -321,22 +321,19 @@ async fn approve_and_remember(lifecycle: ClientLifecycleMode) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_remembered_approval_reaches_the_server_on_2025_11_25() {
-    assert_eq!(
-        approve_and_remember(ClientLifecycleMode::Initialize).await,
-        "Ran `cargo test`; _meta.persist: session, remembered.\nProtocol revision: 2025-11-25."
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_remembered_approval_reaches_the_server_on_2026_07_28() {
-    assert_eq!(
-        approve_and_remember(ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        })
-        .await,
-        "Ran `cargo test`; _meta.persist: session, remembered.\nProtocol revision: 2026-07-28."
-    );
+async fn a_remembered_approval_reaches_the_server_on_both_revisions() {
+    let modern = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    for (lifecycle, revision) in [
+        (ClientLifecycleMode::Initialize, "2025-11-25"),
+        (modern, "2026-07-28"),
+    ] {
+        assert_eq!(
+            approve_and_remember(lifecycle).await,
+            format!("Ran `cargo test`; _meta.persist: session, remembered.\nProtocol revision: {revision}.")
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
