@@ -16,7 +16,19 @@ export interface RelayScope {
 export interface RelayElicitResult {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, string | number | boolean | string[]>;
+  /**
+   * The answer's `_meta`, as the person's page sent it. `persist` only on an accept that chose
+   * to be remembered, naming a scope the request's `_meta.persist` offered (the relay refuses
+   * any other).
+   */
+  _meta?: { persist?: 'session' | 'always'; [key: string]: unknown };
   [key: string]: unknown;
+}
+
+/** One embedded request of an MCP 2026-07-28 `input_required` result. */
+export interface RelayInputRequest {
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 /** The part of an SDK v2 handler context the handler reads. */
@@ -74,6 +86,25 @@ export interface RelayElicitationHandler {
    * `client.setNotificationHandler("notifications/elicitation/complete", (n) => handler.complete(n.params.elicitationId))`
    */
   complete(elicitationId: string): Promise<void>;
+  /**
+   * One `input_required` round of MCP 2026-07-28 through the relay: every `elicitation/create`
+   * entry is asked at once, and the `inputResponses` to retry with resolve, each result as the
+   * person gave it, `_meta` included (SDK v2's own rounds keep only `action` and `content`).
+   * An entry of another method rejects with a TypeError before anything is asked; when one
+   * fails or `signal` aborts, the others are withdrawn and it rejects.
+   *
+   * ```js
+   * let result = await client.callTool(params, { allowInputRequired: true });
+   * while (result.resultType === 'input_required') {
+   *   const inputResponses = await handler.inputResponses(result.inputRequests ?? {});
+   *   result = await client.callTool({ ...params, inputResponses, requestState: result.requestState }, { allowInputRequired: true });
+   * }
+   * ```
+   */
+  inputResponses(
+    inputRequests: Record<string, RelayInputRequest>,
+    options?: { signal?: AbortSignal },
+  ): Promise<Record<string, RelayElicitResult>>;
 }
 
 /**

@@ -8,6 +8,16 @@
 //   // URL mode on MCP 2025-11-25: the server's completion reaches the person's dialog too.
 //   client.setNotificationHandler("notifications/elicitation/complete", (n) => handler.complete(n.params.elicitationId));
 //
+// The person's ElicitResult reaches the server as they gave it, `_meta` included (a "remember"
+// choice is `_meta.persist`). On MCP 2026-07-28 the SDK's own rounds keep only action and content;
+// to hand `_meta` on there too, run the rounds with the handler:
+//
+//   let result = await client.callTool(params, { allowInputRequired: true });
+//   while (result.resultType === 'input_required') {
+//     const inputResponses = await handler.inputResponses(result.inputRequests ?? {});
+//     result = await client.callTool({ ...params, inputResponses, requestState: result.requestState }, { allowInputRequired: true });
+//   }
+//
 // Each elicitation/create the client gets is posted to the relay for that person, and the handler
 // waits (long-polling) until the person answers in their browser, the relay expires it, or the
 // call that asked is aborted; then the relay is told to withdraw it, so the person's dialog closes.
@@ -107,6 +117,43 @@ export function relayElicitationHandler(options) {
       if (urlId !== undefined && result?.action !== 'accept') awaitingCompletion.delete(urlId);
     }
   }
+
+  /**
+   * One `input_required` round of MCP 2026-07-28, fulfilled through the relay: each
+   * `elicitation/create` entry of `inputRequests` is asked at once (in parallel), and the
+   * `inputResponses` to retry with come back, each result as the person gave it, `_meta`
+   * included. SDK v2's own rounds keep only `action` and `content` of a handler's result; a
+   * host that needs `_meta` (`_meta.persist`: "remember") runs the rounds itself with this. When
+   * one fails (or `signal` aborts), the others are withdrawn and it rejects.
+   */
+  relayElicitation.inputResponses = async (inputRequests, { signal } = {}) => {
+    if (typeof inputRequests !== 'object' || inputRequests === null) {
+      throw new TypeError('inputResponses: `inputRequests` must be the input_required result\'s map of embedded requests');
+    }
+    const entries = Object.entries(inputRequests);
+    for (const [key, entry] of entries) {
+      if (entry?.method !== 'elicitation/create') {
+        throw new TypeError(`inputResponses: input request ${JSON.stringify(key)} is ${JSON.stringify(entry?.method)}, not an elicitation/create the relay can ask`);
+      }
+    }
+    const round = new AbortController();
+    const stop = () => round.abort(abortReason(signal));
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
+    try {
+      const answered = await Promise.all(entries.map(async ([key, entry]) => {
+        try {
+          return [key, await relayElicitation(entry, { mcpReq: { id: key, signal: round.signal } })];
+        } catch (error) {
+          round.abort(error);
+          throw error;
+        }
+      }));
+      return Object.fromEntries(answered);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
+  };
 
   /**
    * The server reported a URL-mode elicitation complete (`notifications/elicitation/complete`,

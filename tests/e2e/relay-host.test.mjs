@@ -59,16 +59,17 @@ async function waitForPending(person, count, timeoutMs = 20_000) {
   }
 }
 
-/** An SDK v2 client on the peer over stdio, asking through the relay. */
-async function hostClient(mode, handlerOptions) {
+/** An SDK v2 client on the peer (`server`, over stdio) asking through the relay; `client.relayHandler` is its handler. */
+async function hostClient(mode, handlerOptions, server = SERVER) {
   const client = new Client(
     { name: 'koder-relay-host-test', version: '0.1.0' },
     { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode } },
   );
-  client.setRequestHandler('elicitation/create', relayElicitationHandler({
+  client.relayHandler = relayElicitationHandler({
     url: relay.url, serviceToken: SERVICE_TOKEN, serverName: 'MRTR test peer', ...handlerOptions,
-  }));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' }));
+  });
+  client.setRequestHandler('elicitation/create', client.relayHandler);
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'ignore' }));
   return client;
 }
 
@@ -158,6 +159,98 @@ for (const [mode, revision, asked] of [['auto', '2026-07-28', 2], ['legacy', '20
     }
   });
 }
+
+const APPROVAL_SERVER = path.join(repoRoot, 'tests', 'peers', 'approval-server.mjs');
+
+/**
+ * `client.callTool(params)` with MCP 2026-07-28's rounds run through the relay handler (as the
+ * docs show), so each answer reaches the server with its `_meta`; on 2025-11-25 a plain call.
+ */
+async function callRemembering(client, params) {
+  let result = await client.callTool(params, { allowInputRequired: true });
+  while (result.resultType === 'input_required') {
+    const inputResponses = await client.relayHandler.inputResponses(result.inputRequests ?? {});
+    result = await client.callTool({ ...params, inputResponses, requestState: result.requestState }, { allowInputRequired: true });
+  }
+  return result;
+}
+
+for (const [mode, revision] of [['auto', '2026-07-28'], ['legacy', '2025-11-25']]) {
+  test(`${revision}: "remember": the person's _meta.persist reaches the server, which then stops asking`, { timeout: 60_000 }, async () => {
+    const person = newPerson();
+    const client = await hostClient(mode, { scope: person.scope }, APPROVAL_SERVER);
+    try {
+      const params = { name: 'run_command', arguments: { command: 'cargo test' } };
+      const call = callRemembering(client, params);
+      const [shown] = await waitForPending(person, 1);
+      assert.equal(shown.request.message, 'Run `cargo test`?');
+      // The person's view carries the request's _meta: what "remember" is offered from.
+      assert.deepEqual(shown.request._meta.persist, ['session', 'always']);
+      assert.equal(shown.request._meta.codex_approval_kind, 'exec');
+      // The person's page posts the element's result as it is (connectRelay).
+      const remembered = { action: 'accept', content: {}, _meta: { persist: 'session' } };
+      assert.deepEqual(await person.answer(shown.id, remembered), { status: 200, body: { status: 'settled', result: remembered } });
+      assert.equal(toolText(await call), `Ran \`cargo test\`; _meta.persist: session, remembered.\nProtocol revision: ${revision}.`);
+      // The server remembered: the next call runs without asking the person.
+      assert.equal(toolText(await callRemembering(client, params)),
+        `Ran \`cargo test\` without asking: remembered (session).\nProtocol revision: ${revision}.`);
+      assert.deepEqual(await person.pending(), []);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test(`${revision}: a one-time accept reaches the server with no _meta.persist; a scope not offered is refused`, { timeout: 60_000 }, async () => {
+    const person = newPerson();
+    const client = await hostClient(mode, { scope: person.scope }, APPROVAL_SERVER);
+    try {
+      const params = { name: 'run_command', arguments: { command: 'make clean', offer: ['session'] } };
+      const call = callRemembering(client, params);
+      const [shown] = await waitForPending(person, 1);
+      assert.deepEqual(shown.request._meta.persist, ['session']);
+      const always = await person.answer(shown.id, { action: 'accept', content: {}, _meta: { persist: 'always' } });
+      assert.deepEqual(always, {
+        status: 400,
+        body: { error: { status: 400, message: '_meta.persist "always" was not offered by the request', jsonrpcCode: -32602 } },
+      });
+      assert.equal(await person.status(shown.id), 'pending', 'the refused answer settled nothing');
+      assert.equal((await person.answer(shown.id, { action: 'accept', content: {} })).status, 200);
+      assert.equal(toolText(await call), `Ran \`make clean\` this time only; _meta: null.\nProtocol revision: ${revision}.`);
+      // Not remembered: the next call asks again.
+      const again = callRemembering(client, params);
+      const [next] = (await waitForPending(person, 1)).filter((view) => view.id !== shown.id);
+      assert.ok(next, 'asked again');
+      assert.equal((await person.answer(next.id, { action: 'decline' })).status, 200);
+      assert.equal(toolText(await again), `Not run: the person chose decline.\nProtocol revision: ${revision}.`);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+test('inputResponses: a round asks all at once, takes only elicitation/create, and an abort withdraws it', { timeout: 60_000 }, async () => {
+  const person = newPerson();
+  const handler = relayElicitationHandler({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: person.scope });
+  const ask = (message) => ({ method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties: {} } } });
+  await assert.rejects(handler.inputResponses({ approval: ask('Proceed?'), roots: { method: 'roots/list' } }), {
+    name: 'TypeError',
+    message: 'inputResponses: input request "roots" is "roots/list", not an elicitation/create the relay can ask',
+  });
+  assert.deepEqual(await person.pending(), [], 'nothing was asked');
+
+  const abort = new AbortController();
+  const round = handler.inputResponses({ first: ask('First?'), second: ask('Second?') }, { signal: abort.signal });
+  const shown = await waitForPending(person, 2);
+  abort.abort(new Error('the host gave up'));
+  await assert.rejects(round, { message: 'the host gave up' });
+  for (const view of shown) {
+    const deadline = Date.now() + 10_000;
+    while (await person.status(view.id) !== 'withdrawn') {
+      if (Date.now() > deadline) throw new Error(`${view.request.message} was not withdrawn`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+});
 
 // A 2025-11-25 server whose `sign_in` tool asks for a URL-mode elicitation and, once accepted,
 // reports it complete (`notifications/elicitation/complete`).

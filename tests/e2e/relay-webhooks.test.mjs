@@ -279,3 +279,26 @@ test('the host helper\'s serverless path: create and return at once, resume on t
   assert.deepEqual(final, [{ id: created.id, status: 'settled', result: { action: 'accept', content: { city: 'Porto' } }, scope: SCOPE }]);
   assert.equal(relayWebhookOutcome({ type: 'elicitation.settled', data: { id: created.id, status: 'pending' } }), null);
 });
+
+test('the serverless path hands the answer\'s _meta on: a remembered approval\'s _meta.persist is in the outcome', { timeout: 60_000 }, async () => {
+  const secret = newSecret();
+  const receiver = await startReceiver(secret);
+  const relay = await launch(receiver.url, secret);
+  const approval = {
+    message: 'Run `cargo test`?',
+    requestedSchema: { type: 'object', properties: {} },
+    _meta: { persist: ['session', 'always'], codex_approval_kind: 'exec' },
+  };
+  const created = await createRelayElicitation({ url: relay.url, serviceToken: SERVICE_TOKEN, scope: SCOPE, request: approval });
+  const remembered = { action: 'accept', content: {}, _meta: { persist: 'always' } };
+  const response = await fetch(`${relay.url}/v1/elicitations/${created.id}/result`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${mintToken(PERSON)}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(remembered),
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  await until(() => ofType(receiver.deliveries, 'elicitation.settled', created.id).length === 1, 'the settled event');
+  const [settled] = ofType(receiver.deliveries, 'elicitation.settled', created.id);
+  assert.deepEqual(relayWebhookOutcome(new Webhook(secret).verify(settled.body, settled.headers)),
+    { id: created.id, status: 'settled', result: remembered, scope: SCOPE });
+});

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, TypeAlias
 
 import anyio
 import fastmcp
@@ -23,7 +23,7 @@ from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.test import TestModel
 
-from conftest import Person, Relay, server_command
+from conftest import REPO_ROOT, Person, Relay, server_command
 from koder_elicitation_relay import RelayElicitation, RelayError
 
 pytestmark = pytest.mark.anyio
@@ -32,61 +32,70 @@ BOOKING = {"name": "Ada Lovelace", "seats": 3, "outdoor": True}
 REVISIONS = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
 
 
-def stdio_server() -> StdioServerParameters:
-    command, args = server_command()
+Server: TypeAlias = tuple[str, list[str]]
+"""How to start an MCP server over stdio: a command and its arguments."""
+
+
+def stdio_server(server: Server) -> StdioServerParameters:
+    command, args = server
     return StdioServerParameters(command=command, args=args)
 
 
 class Host:
-    """One MCP client on the test server, whichever library it is: `call` runs a tool and
-    returns its text, `revision` is the protocol it speaks."""
+    """One MCP client on the test server, whichever library it is: `call` runs a tool (with
+    its arguments, if any) and returns its text, `revision` is the protocol it speaks."""
 
-    def __init__(self, call: Callable[[str], Any], revision: Callable[[], str | None]) -> None:
+    def __init__(self, call: Callable[..., Awaitable[str]], revision: Callable[[], str | None]) -> None:
         self.call = call
         self.revision = revision
 
 
 @asynccontextmanager
-async def sdk_session(relay: RelayElicitation) -> AsyncIterator[Host]:
+async def sdk_session(relay: RelayElicitation, server: Server | None = None) -> AsyncIterator[Host]:
     """The SDK's ClientSession itself, on the initialize handshake (2025-11-25)."""
     async with (
-        stdio_client(stdio_server()) as (read, write),
+        stdio_client(stdio_server(server or server_command())) as (read, write),
         ClientSession(
             read, write, elicitation_callback=relay, message_handler=relay.message_handler
         ) as session,
     ):
         await session.initialize()
 
-        async def call(name: str) -> str:
-            return text_of(await session.call_tool(name, {}))
+        async def call(name: str, arguments: dict[str, Any] | None = None) -> str:
+            return text_of(await session.call_tool(name, arguments or {}))
 
         yield Host(call, lambda: session.protocol_version)
 
 
 @asynccontextmanager
-async def sdk_client(relay: RelayElicitation, mode: str) -> AsyncIterator[Host]:
+async def sdk_client(relay: RelayElicitation, mode: str, server: Server | None = None) -> AsyncIterator[Host]:
     """The SDK's Client (a ClientSession that drives 2026-07-28's input_required rounds)."""
     async with Client(
-        stdio_server(), mode=mode, elicitation_callback=relay, message_handler=relay.message_handler
+        stdio_server(server or server_command()),
+        mode=mode,
+        elicitation_callback=relay,
+        message_handler=relay.message_handler,
     ) as client:
 
-        async def call(name: str) -> str:
-            return text_of(await client.call_tool(name, {}))
+        async def call(name: str, arguments: dict[str, Any] | None = None) -> str:
+            return text_of(await client.call_tool(name, arguments or {}))
 
         yield Host(call, lambda: client.session.protocol_version)
 
 
 @asynccontextmanager
-async def fastmcp_client(relay: RelayElicitation, mode: str) -> AsyncIterator[Host]:
+async def fastmcp_client(
+    relay: RelayElicitation, mode: str, server: Server | None = None
+) -> AsyncIterator[Host]:
     """FastMCP's Client, with `relay.fastmcp` as its elicitation_handler."""
-    command, args = server_command()
+    command, args = server or server_command()
     transport = fastmcp.client.transports.StdioTransport(command=command, args=args)
     async with fastmcp.Client(
         transport, mode=mode, elicitation_handler=relay.fastmcp, message_handler=relay.message_handler
     ) as client:
 
-        async def call(name: str) -> str:
-            return text_of(await client.call_tool_mcp(name, {}))
+        async def call(name: str, arguments: dict[str, Any] | None = None) -> str:
+            return text_of(await client.call_tool_mcp(name, arguments or {}))
 
         yield Host(call, lambda: client.session.protocol_version)
 
@@ -243,3 +252,105 @@ async def test_a_pydantic_ai_agent_asks_through_the_relay(
     assert json.loads(answers[0]) == {
         "book_table": f"{revision}: accept {json.dumps(BOOKING, sort_keys=True)}"
     }
+
+
+def approval_server() -> Server:
+    """The SDK v2 peer with the same `run_command` tool (tests/peers/approval-server.mjs): on
+    2026-07-28 it sends the request's `_meta` inside the round, which the Python server does not."""
+    return "node", [str(REPO_ROOT / "tests" / "peers" / "approval-server.mjs")]
+
+
+# Each host on each revision, on a server whose request carries `_meta` on that revision.
+REMEMBER_HOSTS: list[tuple[str, str, HostFactory]] = [
+    ("ClientSession", "2025-11-25", sdk_session),
+    ("mcp Client", "2025-11-25", lambda r: sdk_client(r, "legacy")),
+    ("FastMCP Client", "2025-11-25", lambda r: fastmcp_client(r, "legacy")),
+    ("mcp Client", "2026-07-28", lambda r: sdk_client(r, "auto", approval_server())),
+    ("FastMCP Client", "2026-07-28", lambda r: fastmcp_client(r, "auto", approval_server())),
+]
+REMEMBER_IDS = [f"{name} {revision}" for name, revision, _ in REMEMBER_HOSTS]
+
+
+async def call_and_answer(
+    client: Host,
+    person: Person,
+    arguments: dict[str, Any],
+    answer: Callable[[dict[str, Any]], Awaitable[None]],
+) -> str:
+    """Runs `run_command` with `arguments` while `answer(shown)` answers the one question it asks;
+    the tool's text."""
+    texts: list[str] = []
+
+    async def call() -> None:
+        texts.append(await client.call("run_command", arguments))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(call)
+        [shown] = await person.wait_for_pending(1)
+        await answer(shown)
+    return texts[0]
+
+
+@pytest.mark.parametrize(("name", "revision", "host"), REMEMBER_HOSTS, ids=REMEMBER_IDS)
+async def test_remember_the_persons_meta_persist_reaches_the_server(
+    relay: Relay, person: Person, name: str, revision: str, host: HostFactory
+) -> None:
+    remembered = {"action": "accept", "content": {}, "_meta": {"persist": "session"}}
+
+    async def answer(shown: dict[str, Any]) -> None:
+        assert shown["request"]["message"] == "Run `cargo test`?"
+        # The person's view carries the request's `_meta`: what "remember" is offered from.
+        assert shown["request"]["_meta"]["persist"] == ["session", "always"]
+        assert shown["request"]["_meta"]["codex_approval_kind"] == "exec"
+        # The person's page posts the element's result as it is.
+        assert await person.answer(shown["id"], remembered) == (
+            200,
+            {"status": "settled", "result": remembered},
+        )
+
+    with anyio.fail_after(60):
+        async with host(relay_for(relay, person)) as client:
+            command = {"command": "cargo test"}
+            text = await call_and_answer(client, person, command, answer)
+            assert (
+                text
+                == f"Ran `cargo test`; _meta.persist: session, remembered.\nProtocol revision: {revision}."
+            )
+            # The server remembered: the next call runs without asking the person.
+            assert await client.call("run_command", command) == (
+                f"Ran `cargo test` without asking: remembered (session).\nProtocol revision: {revision}."
+            )
+            assert await person.pending() == []
+
+
+@pytest.mark.parametrize(("name", "revision", "host"), REMEMBER_HOSTS, ids=REMEMBER_IDS)
+async def test_a_one_time_accept_has_no_persist_and_a_scope_not_offered_is_refused(
+    relay: Relay, person: Person, name: str, revision: str, host: HostFactory
+) -> None:
+    async def answer(shown: dict[str, Any]) -> None:
+        assert shown["request"]["_meta"]["persist"] == ["session"]
+        always = {"action": "accept", "content": {}, "_meta": {"persist": "always"}}
+        assert await person.answer(shown["id"], always) == (
+            400,
+            {
+                "error": {
+                    "status": 400,
+                    "message": '_meta.persist "always" was not offered by the request',
+                    "jsonrpcCode": -32602,
+                }
+            },
+        )
+        assert await person.status(shown["id"]) == "pending", "the refused answer settled nothing"
+        assert (await person.answer(shown["id"], {"action": "accept", "content": {}}))[0] == 200
+
+    async def decline(shown: dict[str, Any]) -> None:
+        assert (await person.answer(shown["id"], {"action": "decline"}))[0] == 200
+
+    with anyio.fail_after(60):
+        async with host(relay_for(relay, person)) as client:
+            command = {"command": "make clean", "offer": ["session"]}
+            text = await call_and_answer(client, person, command, answer)
+            assert text == f"Ran `make clean` this time only; _meta: null.\nProtocol revision: {revision}."
+            # Not remembered: the next call asks again.
+            text = await call_and_answer(client, person, command, decline)
+            assert text == f"Not run: the person chose decline.\nProtocol revision: {revision}."

@@ -69,6 +69,14 @@ impl ClientHandler for RelayElicitationHandler {
     ) -> Result<ElicitResult, ErrorData> {
         let mut request = serde_json::to_value(&params)
             .map_err(|error| ErrorData::invalid_params(error.to_string(), None))?;
+        // rmcp hands the request's `_meta` over in the context, not in the params: put it back,
+        // so the person sees what the server offered (`_meta.persist`: "remember").
+        if let Some(object) = request.as_object_mut() {
+            if !object.contains_key("_meta") && !context.meta.0 .0.is_empty() {
+                let meta = Value::Object(context.meta.0 .0.clone());
+                object.insert("_meta".into(), meta);
+            }
+        }
         // rmcp fills a missing URL-mode elicitationId (2026-07-28) with "": take it back out, so
         // the request reads as the kind it is.
         let url_id = match request.as_object_mut() {

@@ -2,7 +2,8 @@
 //! served in-process on a fresh SQLite file, the TypeScript SDK v2 MCP server
 //! (tests/peers/mrtr-server.mjs, over stdio with `node`) whose tools elicit, an rmcp client with
 //! `RelayElicitationHandler`, and a person answering over the people's API with their JWT. The
-//! tools' own results prove what the server received.
+//! tools' own results prove what the server received (a remembered approval's `_meta.persist`
+//! too, from tests/peers/approval-server.mjs).
 
 #![allow(
     clippy::unwrap_used,
@@ -180,8 +181,17 @@ fn workspace_root() -> PathBuf {
         .unwrap()
 }
 
-/// An rmcp client with the relay adapter, on the SDK v2 peer over stdio.
+/// An rmcp client with the relay adapter, on the SDK v2 MRTR peer over stdio.
 async fn mcp_client(
+    handler: RelayElicitationHandler,
+    lifecycle: ClientLifecycleMode,
+) -> RunningService<RoleClient, RelayElicitationHandler> {
+    mcp_client_of("tests/peers/mrtr-server.mjs", handler, lifecycle).await
+}
+
+/// An rmcp client with the relay adapter, on the SDK v2 peer `script` over stdio.
+async fn mcp_client_of(
+    script: &str,
     handler: RelayElicitationHandler,
     lifecycle: ClientLifecycleMode,
 ) -> RunningService<RoleClient, RelayElicitationHandler> {
@@ -192,7 +202,7 @@ async fn mcp_client(
         "node_modules is missing: run `npm ci` at the workspace root"
     );
     let mut command = tokio::process::Command::new("node");
-    command.arg(root.join("tests/peers/mrtr-server.mjs"));
+    command.arg(root.join(script));
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
@@ -277,6 +287,53 @@ async fn a_tool_on_2026_07_28_gets_what_the_person_answered() {
          server's zod schemas.\n\
          Protocol revision: 2026-07-28."
     );
+}
+
+/// Calls `run_command` on the approval peer; the person chooses "remember for this session";
+/// the tool's text.
+async fn approve_and_remember(lifecycle: ClientLifecycleMode) -> String {
+    let relay = Relay::start().await;
+    let person = Person::new(&relay);
+    let handler = RelayElicitationHandler::new(relay.client(), person.scope.clone());
+    let service = mcp_client_of("tests/peers/approval-server.mjs", handler, lifecycle).await;
+    let mut params = CallToolRequestParams::new("run_command");
+    params.arguments = json!({ "command": "cargo test" }).as_object().cloned();
+    let call = service.call_tool(params);
+    let remembered =
+        json!({ "action": "accept", "content": {}, "_meta": { "persist": "session" } });
+    let answering = async {
+        let [shown] = <[Value; 1]>::try_from(person.wait_for_pending(1).await).unwrap();
+        // The person's view carries the request's `_meta`, what "remember" is offered from.
+        assert_eq!(
+            shown["request"]["_meta"]["persist"],
+            json!(["session", "always"])
+        );
+        assert_eq!(shown["request"]["_meta"]["codex_approval_kind"], "exec");
+        let id = shown["id"].as_str().unwrap();
+        let (status, body) = person.answer(id, remembered.clone()).await;
+        assert_eq!(status, 200, "{body}");
+    };
+    let (result, ()) = tokio::join!(call, answering);
+    let result = result.expect("the tool call completes");
+    let _ = service.cancel().await;
+    relay.stop().await;
+    text(&result)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remembered_approval_reaches_the_server_on_both_revisions() {
+    let modern = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    for (lifecycle, revision) in [
+        (ClientLifecycleMode::Initialize, "2025-11-25"),
+        (modern, "2026-07-28"),
+    ] {
+        assert_eq!(
+            approve_and_remember(lifecycle).await,
+            format!("Ran `cargo test`; _meta.persist: session, remembered.\nProtocol revision: {revision}.")
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

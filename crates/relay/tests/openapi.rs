@@ -631,6 +631,13 @@ mod wire {
                 vec![
                     json_of(&host_view(HostStatus::Pending, None)),
                     json_of(&host_view(HostStatus::Settled, Some(accepted()))),
+                    // A remembered approval: the answer's `_meta` returns to the host.
+                    json_of(&host_view(
+                        HostStatus::Settled,
+                        Some(
+                            json!({"action": "accept", "content": {}, "_meta": {"persist": "session"}}),
+                        ),
+                    )),
                     json_of(&host_view(
                         HostStatus::Expired,
                         Some(json!({"action": "cancel"})),

@@ -1,6 +1,7 @@
 """What every framework's scenario shares: the relay handler from the environment the test gives
-(`RELAY_URL`, `RELAY_SERVICE_TOKEN`, `RELAY_SCOPE`), and how to start the test's MCP server
-(`SERVER_PYTHON` running `SERVER_SCRIPT`, over stdio). Each scenario prints the tool's text last."""
+(`RELAY_URL`, `RELAY_SERVICE_TOKEN`, `RELAY_SCOPE`), how to start the test's MCP server
+(`SERVER_COMMAND` running `SERVER_SCRIPT`, over stdio), and the tool to call (`TOOL`, default
+`book_table`, with `TOOL_ARGUMENTS`, a JSON object). Each scenario prints the tool's text last."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 
 from koder_elicitation_relay import RelayElicitation
 
-TOOL = "book_table"
+TOOL = os.environ.get("TOOL", "book_table")
+ARGUMENTS: dict[str, Any] = json.loads(os.environ.get("TOOL_ARGUMENTS", "{}"))
 
 
 def relay_from_env() -> RelayElicitation:
@@ -22,7 +24,7 @@ def relay_from_env() -> RelayElicitation:
 
 
 def server_command() -> tuple[str, list[str]]:
-    return os.environ["SERVER_PYTHON"], [os.environ["SERVER_SCRIPT"]]
+    return os.environ["SERVER_COMMAND"], [os.environ["SERVER_SCRIPT"]]
 
 
 def text_of(content: Any) -> str:

@@ -7,7 +7,7 @@ import asyncio
 
 import fastmcp
 from fastmcp.client.transports import StdioTransport
-from peer import TOOL, relay_from_env, server_command, text_of
+from peer import ARGUMENTS, TOOL, relay_from_env, server_command, text_of
 
 
 async def main() -> None:
@@ -18,7 +18,7 @@ async def main() -> None:
             StdioTransport(command=command, args=args), elicitation_handler=relay.fastmcp
         ) as client,
     ):
-        result = await client.call_tool_mcp(TOOL, {})
+        result = await client.call_tool_mcp(TOOL, ARGUMENTS)
     print(text_of(result.content))
 
 

@@ -7,7 +7,7 @@ import asyncio
 
 from langchain_mcp_adapters.callbacks import Callbacks
 from langchain_mcp_adapters.client import MultiServerMCPClient
-from peer import TOOL, relay_from_env, server_command, text_of
+from peer import ARGUMENTS, TOOL, relay_from_env, server_command, text_of
 
 
 async def main() -> None:
@@ -18,7 +18,7 @@ async def main() -> None:
             callbacks=Callbacks(on_elicitation=relay),
         )
         [tool] = [tool for tool in await client.get_tools() if tool.name == TOOL]
-        print(text_of(await tool.ainvoke({})))
+        print(text_of(await tool.ainvoke(ARGUMENTS)))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from mcp_use import MCPClient
-from peer import TOOL, relay_from_env, server_command, text_of
+from peer import ARGUMENTS, TOOL, relay_from_env, server_command, text_of
 
 
 async def main() -> None:
@@ -17,7 +17,7 @@ async def main() -> None:
         )
         try:
             session = await client.create_session("booking")
-            result = await session.call_tool(TOOL, {})
+            result = await session.call_tool(TOOL, ARGUMENTS)
         finally:
             await client.close_all_sessions()
     print(text_of(result.content))

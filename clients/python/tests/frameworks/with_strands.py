@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
-from peer import TOOL, relay_from_env, server_command, text_of
+from peer import ARGUMENTS, TOOL, relay_from_env, server_command, text_of
 from strands.tools.mcp import MCPClient
 
 
@@ -16,7 +16,7 @@ def main() -> None:
         lambda: stdio_client(StdioServerParameters(command=command, args=args)), elicitation_callback=relay
     )
     with client:
-        result = client.call_tool_sync("call-1", TOOL, {})
+        result = client.call_tool_sync("call-1", TOOL, ARGUMENTS)
     print(text_of(result["content"]))
 
 
