@@ -20,11 +20,17 @@
 //   node bench/relay.mjs [--no-build] [--write-results] [--replicas N] [--streams N] [--elicitations N] [--hosts N]
 //                        [--light-hosts N] [--perf] [--statements] [--only sqlite|postgres] [--wait-quiet SECONDS] [--quiet-load L]
 //   node bench/relay.mjs --streams-only [--streams 10000] [--no-build]
+//   node bench/relay.mjs --team-only [--team-members 1000] [--team-questions 20] [--no-build]
 //
 //   --streams-only    memory only: one SQLite relay holds --streams open streams (default 10,000), one
 //                     person each and then the same number shared by 10 people; prints the relay's VmRSS
 //                     growth per stream against the 16 KiB target. Each relay and generator raises its
 //                     open-files soft limit to the hard limit first (one descriptor per stream).
+//
+//   --team-only       only the team run (issue 51; also last in a full run unless --no-team): one SQLite
+//                     relay, one group of --team-members members each with an open stream, asked
+//                     --team-questions questions one after another (crates/relay/examples/team_load.rs):
+//                     create → shown on every member's stream, answer → `settled` on every stream
 //
 //   --light-hosts N   after the main run, a second one on the same relays with N hosts in flight and
 //                     a fifth of the elicitations: the latencies without a queue (default 8; 0: none)
@@ -55,6 +61,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(ROOT, 'target');
 const RELAY_BIN = join(TARGET, 'release', 'koder-elicitation-relay');
 const LOAD_BIN = join(TARGET, 'release', 'examples', 'load');
+const TEAM_BIN = join(TARGET, 'release', 'examples', 'team_load');
 const OUT = join(ROOT, 'bench', 'out');
 const SECTION = '## Relay load (issue 25)';
 const SERVICE_TOKEN = 'bench-service-token-0123456789abcdef';
@@ -70,6 +77,10 @@ const option = (name, dflt) => {
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : dflt;
 };
 const STREAMS_ONLY = flag('--streams-only');
+const TEAM_ONLY = flag('--team-only');
+// The team run (issue 51): one group of this many members, each with an open stream, asked this many questions.
+const TEAM_MEMBERS = Number(option('--team-members', 1000));
+const TEAM_QUESTIONS = Number(option('--team-questions', 20));
 const STREAMS = Number(option('--streams', STREAMS_ONLY ? 10_000 : 1000));
 const ELICITATIONS = Number(option('--elicitations', 10_000));
 const HOSTS = Number(option('--hosts', 64));
@@ -117,7 +128,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 function build() {
   log('building the relay and the load generator (release)…');
-  const r = spawnSync('cargo', ['build', '--release', '-p', 'koder-elicitation-relay', '--bin', 'koder-elicitation-relay', '--example', 'load'], {
+  const r = spawnSync('cargo', ['build', '--release', '-p', 'koder-elicitation-relay', '--bin', 'koder-elicitation-relay', '--example', 'load', '--example', 'team_load'], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, PATH: `${process.env.CARGO_HOME ?? join(process.env.HOME ?? '', '.cargo')}/bin:${process.env.PATH}` },
@@ -796,11 +807,51 @@ async function streamsOnly(streams = STREAMS) {
   return lines;
 }
 
+/**
+ * The team run: TEAM_MEMBERS streams of one group's members on a fresh SQLite relay, TEAM_QUESTIONS
+ * questions to the group (crates/relay/examples/team_load.rs); its table's lines.
+ */
+async function teamRun() {
+  const marks = cleanups.length;
+  try {
+    const { relays } = await sqliteRun();
+    const [relay] = relays;
+    log(`a group of ${n(TEAM_MEMBERS)} members with open streams, ${TEAM_QUESTIONS} questions, on a fresh SQLite relay…`);
+    const args = ['--service-token', SERVICE_TOKEN, '--jwt-secret', JWT_SECRET, '--members', String(TEAM_MEMBERS), '--questions', String(TEAM_QUESTIONS), '--relay', relay.url, '--pid', String(relay.pid)];
+    const figures = await new Promise((resolveRun, rejectRun) => {
+      const child = spawnWithFiles(TEAM_BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
+      child.once('exit', (code) => (code === 0 ? resolveRun(JSON.parse(stdout.trim().split('\n').pop())) : rejectRun(new Error(`the team generator exited ${code}`))));
+    });
+    const ms = (summary) => `${summary.p50 ?? '–'} / ${summary.p95 ?? '–'} / ${summary.max ?? '–'}`;
+    const lines = [
+      '| members · questions | create → shown on each member\'s stream, ms (p50 / p95 / max) | create → shown on all, ms (p50 / p95 / max) | answer → `settled` on all, ms (p50 / p95 / max) | missed (shown · settled) | per stream, KiB |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| ${n(figures.members)} · ${figures.questions} | ${ms(figures.createToShownOnEachMs)} | ${ms(figures.createToShownOnAllMs)} | ${ms(figures.answerToSettledOnAllMs)} | ${figures.notShownToAll} · ${figures.notSettledToAll} | ${kb(figures.perStreamBytes)} |`,
+    ];
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(join(OUT, 'relay-team.json'), `${JSON.stringify(figures, null, 2)}\n`);
+    console.log(`\n${lines.join('\n')}\n`);
+    log('wrote bench/out/relay-team.json');
+    return lines;
+  } finally {
+    await cleanUpTo(marks);
+  }
+}
+
 // --- main ----------------------------------------------------------------------------------------
 try {
   const loadAtStart = loadavg();
   if (!flag('--no-build')) build();
-  for (const bin of [RELAY_BIN, LOAD_BIN]) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it or drop --no-build`);
+  for (const bin of [RELAY_BIN, LOAD_BIN, TEAM_BIN]) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it or drop --no-build`);
+  if (TEAM_ONLY) {
+    await teamRun();
+    await cleanUp();
+    process.exit(0);
+  }
   if (STREAMS_ONLY) {
     await streamsOnly();
     await cleanUp();
@@ -827,6 +878,7 @@ try {
   // The stream capacity apart: 10,000 streams on one replica, without the elicitation load.
   const CAPACITY_STREAMS = 10_000;
   const capacity = flag('--no-capacity') ? null : await streamsOnly(CAPACITY_STREAMS);
+  const team = flag('--no-team') ? null : await teamRun();
   const loadAtEnd = loadavg();
   const pgVersion = (() => {
     if (!PG_BIN) return 'n/a';
@@ -851,6 +903,7 @@ try {
       + `With two replicas the streams alternate between them, half the creates go to the person's stream's replica and half to the other, the host long-polls the replica it did not create on, and the person answers on their stream's replica. `
       + `SQLite: WAL, synchronous=NORMAL. PostgreSQL ${pgVersion} as scripts/pg-temp.sh starts it (fsync off, synchronous_commit off): neither fsyncs per commit.`,
     '',
+    ...(team ? [`A question for a team (SQLite relay, one group of ${n(TEAM_MEMBERS)} members, each with an open stream, asked ${TEAM_QUESTIONS} questions one after another; each answered by one member, and every member's stream then gets \`settled\` with \`answeredBy\`):`, '', ...team, ''] : []),
     ...(capacity ? [`Open streams on one replica (SQLite relay, ${n(CAPACITY_STREAMS)} streams held open with a light load of 100 elicitations; memory = VmRSS growth ÷ streams):`, '', ...capacity, ''] : []),
     'Where the time and the memory go (measured in this run):',
     '',

@@ -19,17 +19,17 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use jsonwebtoken::{EncodingKey, Header};
 use koder_elicitation_relay_client::wire::ElicitationView;
 use koder_elicitation_relay_client::{Created, Outcome, RelayClient};
 use reqwest::{Client, StatusCode};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
 
-type Failure = Box<dyn std::error::Error + Send + Sync>;
+mod support;
+use support::{millis, mint_token, round3, rss_bytes, summary, Failure, WORKSPACE};
 
 /// Every figure the bench can be told to change.
 #[derive(Debug, Clone, clap::Parser)]
@@ -90,8 +90,6 @@ struct Person {
     token: String,
     relay: usize,
 }
-
-const WORKSPACE: &str = "bench";
 
 /// What happened to one elicitation, on the generator's monotonic clock.
 #[derive(Debug, Default)]
@@ -172,24 +170,6 @@ impl Shared {
         let relays = &self.options.relays;
         relays.get(index % relays.len()).map_or("", String::as_str)
     }
-}
-
-fn mint_token(secret: &str, user_id: &str) -> Result<String, Failure> {
-    let exp = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + 4 * 3600;
-    let claims = json!({"sub": user_id, "workspace": WORKSPACE, "aud": "koder-elicitation-relay", "exp": exp});
-    Ok(jsonwebtoken::encode(
-        &Header::default(),
-        &claims,
-        &EncodingKey::from_secret(secret.as_bytes()),
-    )?)
-}
-
-/// `VmRSS` of a process in bytes, from /proc.
-fn rss_bytes(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// What the bench reads of a process's or a thread's `stat` in /proc.
@@ -315,34 +295,6 @@ fn thread_usage_delta(
         (name.clone(), usage)
     });
     Value::Object(delta.collect())
-}
-
-/// Milliseconds with microsecond resolution.
-fn millis(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
-
-fn round3(value: f64) -> f64 {
-    (value * 1000.0).round() / 1000.0
-}
-
-/// p50 / p95 / p99 / max (nearest rank) of a set of latencies in ms.
-fn summary(mut values: Vec<f64>) -> Value {
-    values.sort_by(f64::total_cmp);
-    let rank = |p: f64| {
-        let index = ((p * values.len() as f64).ceil() as usize).saturating_sub(1);
-        values.get(index).copied().map(round3)
-    };
-    let mean =
-        (!values.is_empty()).then(|| round3(values.iter().sum::<f64>() / values.len() as f64));
-    json!({
-        "count": values.len(),
-        "p50": rank(0.50),
-        "p95": rank(0.95),
-        "p99": rank(0.99),
-        "max": values.last().copied().map(round3),
-        "mean": mean,
-    })
 }
 
 /// Opens one person's stream; `Ok` once the relay answered it with a success status.
@@ -610,7 +562,7 @@ async fn run(options: Options) -> Result<Value, Failure> {
     let people = (0..options.streams)
         .map(|index| {
             let user_id = format!("person-{:05}", index % people_count);
-            let token = mint_token(&options.jwt_secret, &user_id)?;
+            let token = mint_token(&options.jwt_secret, &user_id, Map::new())?;
             Ok(Person {
                 user_id,
                 token,
