@@ -1,5 +1,5 @@
 //! One tap and "remember" (contract §13): a one-tap question's buttons in a group named by the
-//! question, and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
+//! question (the dialog's heading), and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
 //! buttons, in which order and with which result is the core's (`one_tap`); this only builds them.
 
 use wasm_bindgen::JsCast;
@@ -34,16 +34,10 @@ pub fn one_tap(
     set_attr(&group, "role", "group");
     // Focusable only from code: the modal's first focus, so a screen reader hears the question.
     set_attr(&group, "tabindex", "-1");
-    let question_id = match &tap.question {
-        Some(question) => {
-            let shown = create_part(document, "p", "question", None);
-            set_attr(&shown, "id", "kme-question");
-            set_attr(&shown, "dir", "auto");
-            set_server_text(&shown, question);
-            append(&chrome.body, &shown);
-            "kme-question"
-        }
-        // No properties: the request's message is the question.
+    // The question is the heading (the property's title or description); with no properties it
+    // is the request's message.
+    let question_id = match tap.question {
+        Some(_) => "kme-title",
         None => "kme-message",
     };
     set_attr(&group, "aria-labelledby", question_id);

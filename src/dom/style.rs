@@ -161,8 +161,7 @@ input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="
 .segmented label:has(input:focus-visible) { outline: 3px solid var(--kme-focus); outline-offset: 2px; z-index: 2; }
 fieldset[aria-invalid="true"] .segmented label { border-color: var(--kme-danger); }
 .check { display: flex; align-items: center; gap: 8px; }
-/* One tap: the question, its answers in a row that wraps, "Remember" above them or beside Submit. */
-[part~="question"] { font-weight: 600; overflow-wrap: anywhere; margin: 0 0 8px; }
+/* One tap: the answers in a row that wraps, "Remember" above them or beside Submit. */
 [part~="choices"], .remember { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 0 0 12px; }
 .remember select { width: auto; }
 footer .remember { margin: 0; }
