@@ -1,9 +1,9 @@
 //! How a settled elicitation is reported: the MCP `ElicitResult`, and the same result wrapped in the
 //! protocol the request came in (JSON-RPC response, Koder envelope reply, or the bare result).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::json::object;
+use crate::json::{self, object};
 use crate::one_tap::Persist;
 use crate::request::Protocol;
 
@@ -108,33 +108,34 @@ impl Ending {
             ]),
             Protocol::Bare => result,
             Protocol::Envelope => {
-                let mut reply = Map::new();
                 let kind = match self {
                     Ending::Accept(_) => "elicitation/accept",
                     Ending::Decline { .. } => "elicitation/reject",
                     Ending::Cancel(_) => "elicitation/cancel",
                     Ending::Timeout => "elicitation/timeout",
                 };
-                reply.insert("type".into(), kind.into());
-                reply.insert("id".into(), id.cloned().unwrap_or(Value::Null));
-                match self {
-                    Ending::Accept(Some(content)) => {
-                        reply.insert("content".into(), content.clone());
+                let mut reply = object([
+                    ("type", kind.into()),
+                    ("id", id.cloned().unwrap_or(Value::Null)),
+                ]);
+                // The result's own fields but `action`: the content, and a remembered accept's
+                // `_meta`.
+                if let Value::Object(fields) = &result {
+                    for (name, value) in fields {
+                        if name != "action" {
+                            json::set(&mut reply, name, value.clone());
+                        }
                     }
-                    Ending::Decline {
-                        reason: Some(reason),
-                    } => {
-                        reply.insert("reason".into(), reason.clone().into());
-                    }
-                    Ending::Cancel(source) => {
-                        reply.insert("reason".into(), source.name().into());
-                    }
-                    _ => {}
                 }
-                if let Some(meta) = result.get("_meta") {
-                    reply.insert("_meta".into(), meta.clone());
+                let reason = match self {
+                    Ending::Decline { reason } => reason.as_deref(),
+                    Ending::Cancel(source) => Some(source.name()),
+                    _ => None,
+                };
+                if let Some(reason) = reason {
+                    json::set(&mut reply, "reason", reason.into());
                 }
-                Value::Object(reply)
+                reply
             }
         })
     }
