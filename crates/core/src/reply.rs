@@ -68,7 +68,12 @@ impl Ending {
     pub fn result_remembering(&self, persist: Option<Persist>) -> Option<Value> {
         let mut result = self.bare_result()?;
         if let (Ending::Accept(_), Some(persist)) = (self, persist) {
-            persist.mark(&mut result);
+            // A fresh result has no `_meta` to keep, so [`Persist::mark`]'s merge is not needed.
+            json::set(
+                &mut result,
+                "_meta",
+                object([("persist", persist.name().into())]),
+            );
         }
         Some(result)
     }
