@@ -66,29 +66,26 @@ impl Ending {
     /// [`Ending::result`], with `_meta.persist` naming `persist` when the person accepted and
     /// chose to be remembered (contract §13); any other ending carries no `_meta`.
     pub fn result_remembering(&self, persist: Option<Persist>) -> Option<Value> {
-        let mut result = self.bare_result()?;
-        if let (Ending::Accept(_), Some(persist)) = (self, persist) {
-            // A fresh result has no `_meta` to keep, so [`Persist::mark`]'s merge is not needed.
-            json::set(
-                &mut result,
-                "_meta",
-                object([("persist", persist.name().into())]),
-            );
+        let action = match self {
+            Ending::Accept(_) => "accept",
+            Ending::Decline { .. } => "decline",
+            Ending::Cancel(CancelSource::Server) => return None,
+            Ending::Cancel(_) | Ending::Timeout => "cancel",
+        };
+        let mut result = object([("action", action.into())]);
+        if let Ending::Accept(content) = self {
+            if let Some(content) = content {
+                json::set(&mut result, "content", content.clone());
+            }
+            if let Some(persist) = persist {
+                json::set(
+                    &mut result,
+                    "_meta",
+                    object([("persist", persist.name().into())]),
+                );
+            }
         }
         Some(result)
-    }
-
-    fn bare_result(&self) -> Option<Value> {
-        match self {
-            Ending::Accept(Some(content)) => Some(object([
-                ("action", "accept".into()),
-                ("content", content.clone()),
-            ])),
-            Ending::Accept(None) => Some(object([("action", "accept".into())])),
-            Ending::Decline { .. } => Some(object([("action", "decline".into())])),
-            Ending::Cancel(CancelSource::Server) => None,
-            Ending::Cancel(_) | Ending::Timeout => Some(object([("action", "cancel".into())])),
-        }
     }
 
     /// The result in the request's own protocol (`None` when nothing must be sent).
