@@ -51,32 +51,25 @@ pub fn one_tap(
         append(&chrome.body, &label);
         select
     });
-    // At most 5 choices: one digit each, without the integer formatting machinery.
-    let mut digit = '0';
-    for choice in &tap.choices {
-        let index = digit.to_string();
-        digit = char::from(digit as u8 + 1);
-        let shown = if matches!(choice.label, TapLabel::Reject) {
+    for (index, choice) in tap.choices.iter().enumerate() {
+        // A one-tap question has at most five choices: their numbers without integer formatting.
+        let index = ["0", "1", "2", "3", "4"]
+            .get(index)
+            .copied()
+            .unwrap_or_default();
+        if matches!(choice.label, TapLabel::Reject) {
+            // The frame's own Reject, moved in as the last choice.
             set_attr(&chrome.reject, "part", "choice reject");
-            chrome.reject.clone()
-        } else {
-            let shown = button(document, "choice", "");
-            set_attr(&shown, "dir", "auto");
-            set_server_text(&shown, &choice.title(locale));
-            shown
-        };
-        set_attr(&shown, "data-choice", &index);
-        append(&group, &shown);
+            set_attr(&chrome.reject, "data-choice", index);
+            append(&group, &chrome.reject);
+            continue;
+        }
+        choice_button(document, &group, "choice", &choice.title(locale), index);
         if matches!(choice.label, TapLabel::Accept) {
             for scope in offered {
-                let persist = button(
-                    document,
-                    "choice persist",
-                    &plain(locale, scope.button_message()),
-                );
-                set_attr(&persist, "data-choice", &index);
+                let words = plain(locale, scope.button_message());
+                let persist = choice_button(document, &group, "choice persist", &words, index);
                 set_attr(&persist, "data-persist", scope.name());
-                append(&group, &persist);
             }
         }
     }
@@ -86,6 +79,22 @@ pub fn one_tap(
         focus: remember.clone().unwrap_or(group),
         remember,
     }
+}
+
+/// One answer button in `group`: its part, its words (in their own direction) and its choice.
+fn choice_button(
+    document: &Document,
+    group: &Element,
+    part: &str,
+    words: &str,
+    index: &str,
+) -> Element {
+    let shown = button(document, part, "");
+    set_attr(&shown, "dir", "auto");
+    set_server_text(&shown, words);
+    set_attr(&shown, "data-choice", index);
+    append(group, &shown);
+    shown
 }
 
 /// The "Remember" control: a labelled `select[part~=remember]` with "Only this time" (the
