@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertNoAxeViolations, launchBrowser, startServer } from './harness.mjs';
-import { HOST, activeDescription, elicit, openA11yPage } from './a11y-fixtures.mjs';
+import { HOST, activeDescription, elicit, openA11yPage, registerSpanish } from './a11y-fixtures.mjs';
 
 let server;
 let browser;
@@ -363,13 +363,6 @@ test('remember, a form: "Remember" beside Submit, chosen by keyboard, and _meta.
   page.assertNoErrors();
   await page.close();
 });
-
-/** Registers the demo page's Spanish through the public entry, as a host would. */
-const registerSpanish = (page) =>
-  page.evaluate(async () => {
-    const { registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
-    registerTranslation('es', await (await fetch('/www/es.ftl')).text());
-  });
 
 for (const [lang, words] of [
   ['pt-BR', { yes: 'Sim', no: 'Não', reject: 'Recusar', accept: 'Aceitar', session: 'Permitir nesta sessão', always: 'Sempre permitir', remember: 'Lembrar', once: 'Só desta vez', rememberAlways: 'Sempre', cancel: 'Cancelar' }],
