@@ -2,8 +2,7 @@
 //! question (the dialog's heading), and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
 //! buttons, in which order and with which result is the core's (`one_tap`); this only builds them.
 
-use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlSelectElement};
+use web_sys::{Document, Element};
 
 use super::frame::{button, Chrome};
 use super::{append, create, create_part, set_attr, set_server_text};
@@ -116,9 +115,4 @@ pub fn remember(document: &Document, locale: Locale, offered: &[Persist]) -> (El
     }
     append(&label, &select);
     (label, select)
-}
-
-/// The scope a Remember control holds (`None`: only this time).
-pub fn remembered(select: &Element) -> Option<Persist> {
-    Persist::from_name(&select.dyn_ref::<HtmlSelectElement>()?.value())
 }
