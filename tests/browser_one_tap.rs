@@ -40,7 +40,7 @@ fn deploy() -> Value {
 
 /// Each answer button as `words|part|data-choice|data-persist`, in order.
 fn buttons(element: &HtmlElement) -> Vec<String> {
-    find_all(element, "[role=group] button")
+    find_all(element, "[part~=choices] button")
         .iter()
         .map(|button| {
             format!(
@@ -56,7 +56,7 @@ fn buttons(element: &HtmlElement) -> Vec<String> {
 
 /// Clicks the answer button whose words are `words`.
 fn tap(element: &HtmlElement, words: &str) {
-    let button = find_all(element, "[role=group] button")
+    let button = find_all(element, "[part~=choices] button")
         .into_iter()
         .find(|button| button.text_content().as_deref() == Some(words))
         .unwrap_or_else(|| panic!("no button {words:?}: {:?}", buttons(element)));
@@ -72,7 +72,7 @@ async fn a_boolean_is_yes_no_reject_named_by_the_question_and_no_settles_false()
         buttons(&element),
         ["Yes|choice|0|", "No|choice|1|", "Reject|choice reject|2|"]
     );
-    let group = find(&element, "[role=group]").unwrap();
+    let group = find(&element, "[part~=choices]").unwrap();
     assert_eq!(
         group.get_attribute("aria-labelledby").as_deref(),
         Some("kme-title")
@@ -110,7 +110,7 @@ async fn without_the_attribute_a_boolean_is_the_switch_and_submit() {
     let element = element(&[]);
     let pending = elicit(&element, &request(deploy(), Value::Null));
     assert!(find(&element, "input[type=checkbox][role=switch]").is_some());
-    assert!(find(&element, "[role=group], [part~=choice]").is_none());
+    assert!(find(&element, "[part~=choices], [part~=choice]").is_none());
     let submit = find(&element, "button[part~=accept]").unwrap();
     assert_eq!(submit.text_content().as_deref(), Some("Submit"));
     click(&submit);
@@ -158,7 +158,7 @@ async fn esc_still_cancels_as_the_user() {
     let element = element(&[("one-tap", "")]);
     let recorder = Recorder::new(&element, &["cancel"]);
     let pending = elicit(&element, &request(json!({}), Value::Null));
-    key(&find(&element, "[role=group]").unwrap(), "Escape");
+    key(&find(&element, "[part~=choices]").unwrap(), "Escape");
     assert_eq!(
         json_of(&settle(pending).await.unwrap()),
         json!({"action": "cancel"})
@@ -185,7 +185,7 @@ async fn no_properties_offers_a_button_per_scope_and_the_chosen_one_returns_in_m
         ]
     );
     assert_eq!(
-        find(&element, "[role=group]")
+        find(&element, "[part~=choices]")
             .unwrap()
             .get_attribute("aria-labelledby")
             .as_deref(),

@@ -29,7 +29,10 @@ pub fn one_tap(
     tap: OneTap,
     offered: &[Persist],
 ) -> TapView {
-    let group = create_part(document, "div", "choices", None);
+    // A fieldset styled as the form's groups: the answers stacked, each a wide target. Its role
+    // is spelled out too, as the shared DOM names it (`[role=group]`).
+    let group = create_part(document, "fieldset", "choices", None);
+    set_attr(&group, "class", "choices");
     set_attr(&group, "role", "group");
     // Focusable only from code: the modal's first focus, so a screen reader hears the question.
     set_attr(&group, "tabindex", "-1");
@@ -40,14 +43,14 @@ pub fn one_tap(
         None => "kme-message",
     };
     set_attr(&group, "aria-labelledby", question_id);
-    // With no properties the scopes are buttons beside Accept; otherwise a control above.
+    // With no properties the scopes are buttons beside Accept; otherwise a control over them.
     let scope_buttons = matches!(
         tap.choices.first().map(|choice| &choice.label),
         Some(TapLabel::Accept)
     );
     let remember = (!scope_buttons && !offered.is_empty()).then(|| {
         let (label, select) = remember(document, locale, offered);
-        append(&chrome.body, &label);
+        append(&group, &label);
         select
     });
     for (index, choice) in tap.choices.iter().enumerate() {
@@ -100,7 +103,7 @@ fn choice_button(
 /// default, value empty), then each scope in `offered`. Returns the label holding it, and it.
 pub fn remember(document: &Document, locale: Locale, offered: &[Persist]) -> (Element, Element) {
     let label = create(document, "label");
-    set_attr(&label, "class", "remember");
+    set_attr(&label, "class", "check");
     label.set_text_content(Some(&plain(locale, "mcp-elicitation-remember")));
     let select = create_part(document, "select", "remember", None);
     let option = |value: &str, message: &str| {
