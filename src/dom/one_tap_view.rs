@@ -1,9 +1,8 @@
 //! One tap and "remember" (contract §13): a one-tap question's buttons in a group named by the
-//! question, and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
+//! question (the dialog's heading), and the "Remember" control of a request whose `_meta.persist` offers scopes. Which
 //! buttons, in which order and with which result is the core's (`one_tap`); this only builds them.
 
-use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlSelectElement};
+use web_sys::{Document, Element};
 
 use super::frame::{button, Chrome};
 use super::{append, create, create_part, set_attr, set_server_text};
@@ -30,59 +29,49 @@ pub fn one_tap(
     tap: OneTap,
     offered: &[Persist],
 ) -> TapView {
-    let group = create_part(document, "div", "choices", None);
+    // A fieldset styled as the form's groups: the answers stacked, each a wide target. Its role
+    // is spelled out too, as the shared DOM names it (`[role=group]`).
+    let group = create_part(document, "fieldset", "choices", None);
+    set_attr(&group, "class", "choices");
     set_attr(&group, "role", "group");
     // Focusable only from code: the modal's first focus, so a screen reader hears the question.
     set_attr(&group, "tabindex", "-1");
-    let question_id = match &tap.question {
-        Some(question) => {
-            let shown = create_part(document, "p", "question", None);
-            set_attr(&shown, "id", "kme-question");
-            set_attr(&shown, "dir", "auto");
-            set_server_text(&shown, question);
-            append(&chrome.body, &shown);
-            "kme-question"
-        }
-        // No properties: the request's message is the question.
+    // The question is the heading (the property's title or description); with no properties it
+    // is the request's message.
+    let question_id = match tap.question {
+        Some(_) => "kme-title",
         None => "kme-message",
     };
     set_attr(&group, "aria-labelledby", question_id);
-    // With no properties the scopes are buttons beside Accept; otherwise a control above.
+    // With no properties the scopes are buttons beside Accept; otherwise a control over them.
     let scope_buttons = matches!(
         tap.choices.first().map(|choice| &choice.label),
         Some(TapLabel::Accept)
     );
     let remember = (!scope_buttons && !offered.is_empty()).then(|| {
         let (label, select) = remember(document, locale, offered);
-        append(&chrome.body, &label);
+        append(&group, &label);
         select
     });
-    // At most 5 choices: one digit each, without the integer formatting machinery.
-    let mut digit = '0';
-    for choice in &tap.choices {
-        let index = digit.to_string();
-        digit = char::from(digit as u8 + 1);
-        let shown = if matches!(choice.label, TapLabel::Reject) {
+    for (index, choice) in tap.choices.iter().enumerate() {
+        // A one-tap question has at most five choices: their numbers without integer formatting.
+        let index = ["0", "1", "2", "3", "4"]
+            .get(index)
+            .copied()
+            .unwrap_or_default();
+        if matches!(choice.label, TapLabel::Reject) {
+            // The frame's own Reject, moved in as the last choice.
             set_attr(&chrome.reject, "part", "choice reject");
-            chrome.reject.clone()
-        } else {
-            let shown = button(document, "choice", "");
-            set_attr(&shown, "dir", "auto");
-            set_server_text(&shown, &choice.title(locale));
-            shown
-        };
-        set_attr(&shown, "data-choice", &index);
-        append(&group, &shown);
+            set_attr(&chrome.reject, "data-choice", index);
+            append(&group, &chrome.reject);
+            continue;
+        }
+        choice_button(document, &group, "choice", &choice.title(locale), index);
         if matches!(choice.label, TapLabel::Accept) {
             for scope in offered {
-                let persist = button(
-                    document,
-                    "choice persist",
-                    &plain(locale, scope.button_message()),
-                );
-                set_attr(&persist, "data-choice", &index);
+                let words = plain(locale, scope.button_message());
+                let persist = choice_button(document, &group, "choice persist", &words, index);
                 set_attr(&persist, "data-persist", scope.name());
-                append(&group, &persist);
             }
         }
     }
@@ -94,11 +83,27 @@ pub fn one_tap(
     }
 }
 
+/// One answer button in `group`: its part, its words (in their own direction) and its choice.
+fn choice_button(
+    document: &Document,
+    group: &Element,
+    part: &str,
+    words: &str,
+    index: &str,
+) -> Element {
+    let shown = button(document, part, "");
+    set_attr(&shown, "dir", "auto");
+    set_server_text(&shown, words);
+    set_attr(&shown, "data-choice", index);
+    append(group, &shown);
+    shown
+}
+
 /// The "Remember" control: a labelled `select[part~=remember]` with "Only this time" (the
 /// default, value empty), then each scope in `offered`. Returns the label holding it, and it.
 pub fn remember(document: &Document, locale: Locale, offered: &[Persist]) -> (Element, Element) {
     let label = create(document, "label");
-    set_attr(&label, "class", "remember");
+    set_attr(&label, "class", "check");
     label.set_text_content(Some(&plain(locale, "mcp-elicitation-remember")));
     let select = create_part(document, "select", "remember", None);
     let option = |value: &str, message: &str| {
@@ -113,9 +118,4 @@ pub fn remember(document: &Document, locale: Locale, offered: &[Persist]) -> (El
     }
     append(&label, &select);
     (label, select)
-}
-
-/// The scope a Remember control holds (`None`: only this time).
-pub fn remembered(select: &Element) -> Option<Persist> {
-    Persist::from_name(&select.dyn_ref::<HtmlSelectElement>()?.value())
 }

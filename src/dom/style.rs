@@ -161,11 +161,6 @@ input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="
 .segmented label:has(input:focus-visible) { outline: 3px solid var(--kme-focus); outline-offset: 2px; z-index: 2; }
 fieldset[aria-invalid="true"] .segmented label { border-color: var(--kme-danger); }
 .check { display: flex; align-items: center; gap: 8px; }
-/* One tap: the question, its answers in a row that wraps, "Remember" above them or beside Submit. */
-[part~="question"] { font-weight: 600; overflow-wrap: anywhere; margin: 0 0 8px; }
-[part~="choices"], .remember { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 0 0 12px; }
-.remember select { width: auto; }
-footer .remember { margin: 0; }
 .switch { display: flex; align-items: center; gap: 10px; }
 .tags ul { list-style: none; display: flex; flex-wrap: wrap; gap: 6px; padding: 0; margin: 0 0 6px; }
 .tags li { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--kme-border); border-radius: 999px; padding: 2px 4px; padding-inline-start: 10px; }

@@ -5,12 +5,11 @@
 
 use serde_json::Value;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlTextAreaElement};
+use web_sys::{Element, HtmlSelectElement, HtmlTextAreaElement};
 
 use super::effects::{Dispatch, Effects};
 use super::focus::field_focus_target;
 use super::{abort_error, to_js, Answer, Body, Held, Inner};
-use crate::dom::one_tap_view;
 use crate::i18n::plain;
 use crate::json;
 use crate::one_tap::Persist;
@@ -328,16 +327,11 @@ impl Inner {
     /// The scope the person chose: `named` (a scope button's), else the Remember control's. Both
     /// hold only scopes the request offered.
     fn remembered(&self, named: Option<String>) -> Option<Persist> {
-        match named {
-            Some(name) => Persist::from_name(&name),
-            None => self
-                .screen
-                .view
-                .as_ref()?
-                .remember
-                .as_ref()
-                .and_then(one_tap_view::remembered),
-        }
+        let name = named.or_else(|| {
+            let control = self.screen.view.as_ref()?.remember.as_ref()?;
+            Some(control.dyn_ref::<HtmlSelectElement>()?.value())
+        })?;
+        Persist::from_name(&name)
     }
 
     /// Accepts `content`, remembered for `remember` when the person chose a scope.

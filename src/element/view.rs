@@ -247,13 +247,16 @@ impl Inner {
         let url_check = self.url_check(entry, waiting);
         let server = super::server_or_unknown(&entry.server, locale);
         let default_title = default_title(&entry.data.request.mode, url_check.as_ref(), locale);
+        // `one-tap`: a one-tap shape shows as buttons, its question as the heading.
+        let tap = self
+            .attr("one-tap")
+            .and_then(|_| crate::one_tap::one_tap(&entry.data.request));
         let heading = Heading {
             server: &server,
-            title: entry
-                .data
-                .request
-                .title
-                .as_deref()
+            title: tap
+                .as_ref()
+                .and_then(|tap| tap.question.as_deref())
+                .or(entry.data.request.title.as_deref())
                 .unwrap_or(&default_title),
             message: &entry.data.request.message,
         };
@@ -263,7 +266,7 @@ impl Inner {
         let shape = BodyShape {
             url_check,
             focus_index,
-            one_tap: self.attr("one-tap").is_some(),
+            tap,
         };
         let built = build_body(&document, locale, &chrome, form_shell, &entry.data, shape)?;
         if takes_focus {
@@ -383,8 +386,8 @@ struct BodyShape {
     url_check: Option<UrlCheck>,
     /// The field focus was on, in a rebuild of the same form.
     focus_index: Option<usize>,
-    /// The `one-tap` attribute: a one-tap shape shows as buttons.
-    one_tap: bool,
+    /// The one-tap shape to show as buttons (the `one-tap` attribute on, and the core found one).
+    tap: Option<crate::one_tap::OneTap>,
 }
 
 /// What a mode put in the frame.
@@ -432,11 +435,7 @@ fn build_body(
         announce,
     };
     let offered = &held.request.persist;
-    let tap = shape
-        .one_tap
-        .then(|| crate::one_tap::one_tap(&held.request))
-        .flatten();
-    if let Some(tap) = tap {
+    if let Some(tap) = shape.tap {
         let view = one_tap_view::one_tap(document, locale, chrome, tap, offered);
         return Some(BuiltBody {
             url_href: None,

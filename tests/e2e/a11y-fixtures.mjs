@@ -118,6 +118,13 @@ export async function elicit(page, request, options = {}) {
   await page.locator(`${HOST} dialog[open]`).waitFor();
 }
 
+/** Registers the demo page's Spanish through the public entry, as a host would. */
+export const registerSpanish = (page) =>
+  page.evaluate(async () => {
+    const { registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
+    registerTranslation('es', await (await fetch('/www/es.ftl')).text());
+  });
+
 /** The deep active element, described as `tag#id[part]` / `input[name=…][value=…]` for asserts. */
 export async function activeDescription(page) {
   return page.evaluate(() => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { launchBrowser, openPage, startServer, whenDefined } from './harness.mjs';
 import {
   ANNOUNCER, EVERY_CONTROL, HOST, PAGE, SECRET, STATES, URL_BLOCKED, URL_DEV, URL_INTERNATIONAL, URL_OK, openA11yPage,
+  registerSpanish,
 } from './a11y-fixtures.mjs';
 
 /** Words that are spelled the same in English and Portuguese. */
@@ -74,13 +75,6 @@ const strings = (page) =>
 
 /** Letters only: "Site: " and "Site" are the same word; "*", "×" and "25s" carry none to translate. */
 const words = (text) => text.replace(/[^\p{L}]+/gu, ' ').trim();
-
-/** Registers the demo page's Spanish through the public entry, as a host would. */
-const registerSpanish = (page) =>
-  page.evaluate(async () => {
-    const { registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
-    registerTranslation('es', await (await fetch('/www/es.ftl')).text());
-  });
 
 // pt-BR ships; es is registered at run time (registerTranslation) and must be just as complete.
 for (const [target, state, enter] of Object.entries(STATES).flatMap(([state, enter]) => [['pt-BR', state, enter], ['es', state, enter]])) {

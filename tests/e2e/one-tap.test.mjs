@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertNoAxeViolations, launchBrowser, startServer } from './harness.mjs';
-import { HOST, activeDescription, elicit, openA11yPage } from './a11y-fixtures.mjs';
+import { HOST, activeDescription, elicit, openA11yPage, registerSpanish } from './a11y-fixtures.mjs';
 
 let server;
 let browser;
@@ -167,7 +167,7 @@ test('without one-tap a single boolean is still the switch and Submit', { timeou
   const dialog = page.locator(`${HOST} dialog[open]`);
   assert.equal(await dialog.locator('input[type=checkbox][role=switch]').count(), 1);
   assert.equal(await dialog.locator('button[part~=accept]').innerText(), 'Submit');
-  assert.equal(await dialog.locator('[part~=choice], [role=group]').count(), 0);
+  assert.equal(await dialog.locator('[part~=choice], [part~=choices]').count(), 0);
   await dialog.locator('input[role=switch]').check();
   await dialog.locator('button[part~=accept]').click();
   const { result } = await settled(page);
@@ -179,7 +179,7 @@ test('without one-tap a single boolean is still the switch and Submit', { timeou
 test('keyboard: first focus on the question, Tab walks Yes, No, Reject, Cancel and wraps; Space and Enter answer', { timeout: 60_000 }, async () => {
   const page = await openOneTap();
   await elicit(page, rpc(DEPLOY));
-  assert.equal(await activeDescription(page), 'div[part=choices]', 'first focus is the question, not a button that accepts');
+  assert.equal(await activeDescription(page), 'fieldset[part=choices]', 'first focus is the question, not a button that accepts');
   const stops = [];
   for (let i = 0; i < 5; i += 1) {
     await page.keyboard.press('Tab');
@@ -363,13 +363,6 @@ test('remember, a form: "Remember" beside Submit, chosen by keyboard, and _meta.
   page.assertNoErrors();
   await page.close();
 });
-
-/** Registers the demo page's Spanish through the public entry, as a host would. */
-const registerSpanish = (page) =>
-  page.evaluate(async () => {
-    const { registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
-    registerTranslation('es', await (await fetch('/www/es.ftl')).text());
-  });
 
 for (const [lang, words] of [
   ['pt-BR', { yes: 'Sim', no: 'Não', reject: 'Recusar', accept: 'Aceitar', session: 'Permitir nesta sessão', always: 'Sempre permitir', remember: 'Lembrar', once: 'Só desta vez', rememberAlways: 'Sempre', cancel: 'Cancelar' }],

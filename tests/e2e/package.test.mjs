@@ -333,7 +333,7 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     const proto = Class.prototype;
     const members = {};
     for (const name of ['elicit', 'elicitRequired', 'elicitInputs', 'connectRelay', 'complete', 'cancel', 'open', 'pending', 'serverName', 'lang', 'timeoutMs', 'userId',
-      'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict', 'presentation', 'settled', 'notify']) {
+      'workspaceId', 'conversationId', 'statusUrl', 'pollIntervalMs', 'rateLimit', 'strict', 'presentation', 'settled', 'notify', 'oneTap']) {
       members[name] = name in proto ? typeof (Object.getOwnPropertyDescriptor(proto, name)?.value ?? 'accessor') : 'missing';
     }
     const parts = new Set();
@@ -395,6 +395,22 @@ test('custom-elements.json lists exactly what the element observes, exposes and 
     el.shadowRoot.querySelector('button[part~=accept]').click();
     await inline;
     collect();
+    // one-tap: the answers with a scope's button, then a boolean's Remember control.
+    el.oneTap = true;
+    const tap = el.elicit({ message: 'Tap', requestedSchema: { type: 'object', properties: {} }, _meta: { persist: 'session' } });
+    await new Promise((r) => setTimeout(r, 100));
+    collect();
+    el.shadowRoot.querySelector('button[part~=persist]').click();
+    await tap;
+    const remember = el.elicit({
+      message: 'Remember',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      _meta: { persist: 'always' },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    collect();
+    el.shadowRoot.querySelector('button[part~=reject]').click();
+    await remember;
     return { attributes: Class.observedAttributes, members, parts: [...parts].sort() };
   });
   assert.deepEqual(element.attributes.map((a) => a.name).sort(), [...runtime.attributes].sort());

@@ -67,14 +67,18 @@ impl Persist {
 
     /// Adds `_meta.persist` naming this scope to an `ElicitResult`, keeping any other `_meta`.
     pub fn mark(self, result: &mut Value) {
-        // A copy of `_meta` set back, rather than the map's `get_mut` or entry API: the
-        // element's wasm already carries `get` and `set`.
-        let mut meta = match result.get("_meta") {
-            Some(meta @ Value::Object(_)) => meta.clone(),
-            _ => Value::Object(Map::new()),
+        let Some(result) = result.as_object_mut() else {
+            return;
         };
-        crate::json::set(&mut meta, "persist", self.name().into());
-        crate::json::set(result, "_meta", meta);
+        let meta = result
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert("persist".into(), self.name().into());
+        }
     }
 }
 

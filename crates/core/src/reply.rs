@@ -1,9 +1,9 @@
 //! How a settled elicitation is reported: the MCP `ElicitResult`, and the same result wrapped in the
 //! protocol the request came in (JSON-RPC response, Koder envelope reply, or the bare result).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::json::object;
+use crate::json::{self, object};
 use crate::one_tap::Persist;
 use crate::request::Protocol;
 
@@ -66,24 +66,26 @@ impl Ending {
     /// [`Ending::result`], with `_meta.persist` naming `persist` when the person accepted and
     /// chose to be remembered (contract §13); any other ending carries no `_meta`.
     pub fn result_remembering(&self, persist: Option<Persist>) -> Option<Value> {
-        let mut result = self.bare_result()?;
-        if let (Ending::Accept(_), Some(persist)) = (self, persist) {
-            persist.mark(&mut result);
+        let action = match self {
+            Ending::Accept(_) => "accept",
+            Ending::Decline { .. } => "decline",
+            Ending::Cancel(CancelSource::Server) => return None,
+            Ending::Cancel(_) | Ending::Timeout => "cancel",
+        };
+        let mut result = object([("action", action.into())]);
+        if let Ending::Accept(content) = self {
+            if let Some(content) = content {
+                json::set(&mut result, "content", content.clone());
+            }
+            if let Some(persist) = persist {
+                json::set(
+                    &mut result,
+                    "_meta",
+                    object([("persist", persist.name().into())]),
+                );
+            }
         }
         Some(result)
-    }
-
-    fn bare_result(&self) -> Option<Value> {
-        match self {
-            Ending::Accept(Some(content)) => Some(object([
-                ("action", "accept".into()),
-                ("content", content.clone()),
-            ])),
-            Ending::Accept(None) => Some(object([("action", "accept".into())])),
-            Ending::Decline { .. } => Some(object([("action", "decline".into())])),
-            Ending::Cancel(CancelSource::Server) => None,
-            Ending::Cancel(_) | Ending::Timeout => Some(object([("action", "cancel".into())])),
-        }
     }
 
     /// The result in the request's own protocol (`None` when nothing must be sent).
@@ -108,33 +110,34 @@ impl Ending {
             ]),
             Protocol::Bare => result,
             Protocol::Envelope => {
-                let mut reply = Map::new();
                 let kind = match self {
                     Ending::Accept(_) => "elicitation/accept",
                     Ending::Decline { .. } => "elicitation/reject",
                     Ending::Cancel(_) => "elicitation/cancel",
                     Ending::Timeout => "elicitation/timeout",
                 };
-                reply.insert("type".into(), kind.into());
-                reply.insert("id".into(), id.cloned().unwrap_or(Value::Null));
-                match self {
-                    Ending::Accept(Some(content)) => {
-                        reply.insert("content".into(), content.clone());
+                let mut reply = object([
+                    ("type", kind.into()),
+                    ("id", id.cloned().unwrap_or(Value::Null)),
+                ]);
+                // The result's own fields but `action`: the content, and a remembered accept's
+                // `_meta`.
+                if let Value::Object(fields) = &result {
+                    for (name, value) in fields {
+                        if name != "action" {
+                            json::set(&mut reply, name, value.clone());
+                        }
                     }
-                    Ending::Decline {
-                        reason: Some(reason),
-                    } => {
-                        reply.insert("reason".into(), reason.clone().into());
-                    }
-                    Ending::Cancel(source) => {
-                        reply.insert("reason".into(), source.name().into());
-                    }
-                    _ => {}
                 }
-                if let Some(meta) = result.get("_meta") {
-                    reply.insert("_meta".into(), meta.clone());
+                let reason = match self {
+                    Ending::Decline { reason } => reason.as_deref(),
+                    Ending::Cancel(source) => Some(source.name()),
+                    _ => None,
+                };
+                if let Some(reason) = reason {
+                    json::set(&mut reply, "reason", reason.into());
                 }
-                Value::Object(reply)
+                reply
             }
         })
     }
