@@ -4,6 +4,13 @@
 //! the first answer wins and everyone hears who; escalation stages admit their audience once
 //! and never after an answer; create bodies with both, neither or too much are refused.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::sync::{Arc, Mutex};
