@@ -34,6 +34,27 @@ fn outboxes() -> Outboxes {
     Outboxes::new(vec![outbox_of::<Pushes>(queue)])
 }
 
+/// Runs `statement` with `binds` on the database at `url`, as the relay's routes would have.
+async fn execute(url: &str, statement: &'static str, binds: &[&str]) {
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        let mut query = sqlx::query(statement);
+        for bind in binds {
+            query = query.bind(*bind);
+        }
+        query.execute(&pool).await.unwrap();
+        pool.close().await;
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        let mut query = sqlx::query(statement);
+        for bind in binds {
+            query = query.bind(*bind);
+        }
+        query.execute(&pool).await.unwrap();
+        pool.close().await;
+    }
+}
+
 /// Stores subscriptions as the subscription routes do: (id, user, workspace).
 async fn subscribe(url: &str, subscriptions: &[(&str, &str, &str)]) {
     let insert = "INSERT INTO koder_push_subscriptions \
@@ -41,29 +62,7 @@ async fn subscribe(url: &str, subscriptions: &[(&str, &str, &str)]) {
          VALUES ($1, $2, $3, $4, 'key', 'auth', 0)";
     for (id, user, workspace) in subscriptions {
         let endpoint = format!("https://push.example.net/{id}");
-        if url.starts_with("sqlite:") {
-            let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-            sqlx::query(insert)
-                .bind(id)
-                .bind(user)
-                .bind(workspace)
-                .bind(endpoint)
-                .execute(&pool)
-                .await
-                .unwrap();
-            pool.close().await;
-        } else {
-            let pool = sqlx::PgPool::connect(url).await.unwrap();
-            sqlx::query(insert)
-                .bind(id)
-                .bind(user)
-                .bind(workspace)
-                .bind(endpoint)
-                .execute(&pool)
-                .await
-                .unwrap();
-            pool.close().await;
-        }
+        execute(url, insert, &[id, user, workspace, &endpoint]).await;
     }
 }
 
@@ -248,25 +247,7 @@ async fn keep_groups(url: &str, id: &str, groups: &[&str]) {
     let insert =
         "INSERT INTO koder_push_subscription_groups (subscription_id, name) VALUES ($1, $2)";
     for group in groups {
-        if url.starts_with("sqlite:") {
-            let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-            sqlx::query(insert)
-                .bind(id)
-                .bind(group)
-                .execute(&pool)
-                .await
-                .unwrap();
-            pool.close().await;
-        } else {
-            let pool = sqlx::PgPool::connect(url).await.unwrap();
-            sqlx::query(insert)
-                .bind(id)
-                .bind(group)
-                .execute(&pool)
-                .await
-                .unwrap();
-            pool.close().await;
-        }
+        execute(url, insert, &[id, group]).await;
     }
 }
 
