@@ -12,8 +12,9 @@ use sqlx::QueryBuilder;
 use super::beside::Beside;
 use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 use crate::record::NewElicitation;
+use koder_elicitation_relay_protocol::EscalateStage;
 
 /// What an attempt came to, as the outbox keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -252,6 +253,23 @@ pub struct Queued<'a> {
     pub at: i64,
 }
 
+impl Queued<'_> {
+    /// When the change is a team question reaching an escalation stage
+    /// ([`Elicitations::escalate`](crate::service::Elicitations::escalate)): the stage (from 1)
+    /// and what the create said of it (its `audience`, its `notify`). A channel queues what a
+    /// stage sends (its e-mails, its `elicitation.escalated` webhook) from this, in the
+    /// escalation's own transaction; the push channel already queues the stage's pushes.
+    pub fn escalation(&self) -> Option<(i64, &EscalateStage)> {
+        if self.event.kind != EventKind::Escalated {
+            return None;
+        }
+        let stage = self.event.record.escalated;
+        let index = usize::try_from(stage.checked_sub(1)?).ok()?;
+        let team = self.event.record.team.as_ref()?;
+        Some((stage, team.escalate.get(index)?))
+    }
+}
+
 /// What a change queues to one channel: the rows it writes beside itself, committed with it.
 pub trait Queue: Send + Sync + Debug {
     /// The rows `change` writes beside itself (none for a change the channel ignores).
@@ -316,5 +334,44 @@ impl Outboxes {
     /// Every channel's table, on or off.
     pub fn tables(&self) -> impl Iterator<Item = &'static OutboxTable> + '_ {
         self.channels.iter().map(|channel| channel.table)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Record, Status};
+
+    #[test]
+    fn an_escalation_names_its_stage_and_what_the_create_said_of_it() {
+        let mut record = Record::example("e1", Status::Pending, serde_json::json!({}));
+        record.team = Some(
+            serde_json::from_value(serde_json::json!({
+                "audience": {"users": ["ana"]},
+                "escalate": [
+                    {"after": "1m", "audience": {"groups": ["leads"]}},
+                    {"after": "2m", "audience": {"users": ["boss"]},
+                     "notify": {"email": "boss@example.com"}}
+                ]
+            }))
+            .unwrap(),
+        );
+        record.escalated = 2;
+        let escalated = Event::new(EventKind::Escalated, record.clone());
+        let queued = Queued {
+            event: &escalated,
+            created: None,
+            at: 0,
+        };
+        let (stage, said) = queued.escalation().unwrap();
+        assert_eq!(stage, 2);
+        assert_eq!(said.audience.users, ["boss"]);
+        assert!(said.notify.is_some());
+        let settled = Event::new(EventKind::Settled, record);
+        let other = Queued {
+            event: &settled,
+            ..queued
+        };
+        assert!(other.escalation().is_none());
     }
 }
