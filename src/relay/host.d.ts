@@ -133,7 +133,7 @@ export interface RelayEscalationStage {
   /** A duration from the create (e.g. `"30m"`), strictly increasing across stages and shorter than the timeout. */
   after: string;
   /** Who joins the question's audience. */
-  audience?: RelayAudience;
+  audience: RelayAudience;
   /** Whom the relay e-mails the question's link then. */
   notify?: { email: string | string[]; language?: string };
 }

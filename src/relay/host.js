@@ -268,7 +268,7 @@ function isAnsweredBy(answeredBy) {
 const SCOPE_SHAPE = '{ workspaceId, userId?, conversationId? } (non-empty strings)';
 const AUDIENCE_SHAPE = '{ users?, groups? } (lists of non-empty strings, at least one of them non-empty)';
 const NOTIFY_SHAPE = '{ email?, language?, remindAfter? } (email: an address or a list of them; at least email or remindAfter)';
-const ESCALATE_SHAPE = '[{ after, audience?, notify? }, …] (after: a duration such as "30m")';
+const ESCALATE_SHAPE = '[{ after, audience, notify? }, …] (after: a duration such as "30m")';
 const ASKING = [
   ['scope', isScope, SCOPE_SHAPE],
   ['audience', isAudience, AUDIENCE_SHAPE],
@@ -348,11 +348,10 @@ function isNotify(notify) {
     && (notify.email !== undefined || notify.remindAfter !== undefined);
 }
 
-/** `[{ after, audience?, notify? }, …]`: who else is asked, and mailed, when nobody answered by then. */
+/** `[{ after, audience, notify? }, …]`: who else is asked, and mailed, when nobody answered by then. */
 function isEscalate(escalate) {
   return Array.isArray(escalate) && escalate.length > 0 && escalate.every((stage) => record(stage) && text(stage.after)
-    && (stage.audience === undefined || isAudience(stage.audience))
-    && (stage.notify === undefined || isNotify(stage.notify)));
+    && isAudience(stage.audience) && (stage.notify === undefined || isNotify(stage.notify)));
 }
 
 /** `attempt()` (a relay call) until it succeeds, fails for good, `signal` aborts, or `deadline` (ms) passes. */

@@ -127,8 +127,9 @@ describe('what the host sends, and refuses', () => {
       [{ audience: { users: [''] } }, /`audience` must be/],
       [{ notify: { email: ['ana@example.com', ''] } }, /`notify` must be \{ email\?, language\?, remindAfter\? \}/],
       [{ notify: { language: 'pt-BR' } }, /`notify` must be/],
-      [{ escalate: { after: '1h', audience: { users: ['u_lead'] } } }, /`escalate` must be \[\{ after, audience\?, notify\? \}, …\]/],
+      [{ escalate: { after: '1h', audience: { users: ['u_lead'] } } }, /`escalate` must be \[\{ after, audience, notify\? \}, …\]/],
       [{ escalate: [{ audience: { users: ['u_lead'] } }] }, /`escalate` must be/],
+      [{ escalate: [{ after: '1h', notify: { email: 'lead@example.com' } }] }, /`escalate` must be/],
       [{ scope: { userId: '', workspaceId: 'w_1' } }, /`scope` must be \{ workspaceId, userId\?, conversationId\? \}/],
     ];
     for (const [change, message] of refusals) {
@@ -163,11 +164,14 @@ describe('what the host sends, and refuses', () => {
         seen.push(request);
         return { users: ['u_ana'] };
       },
-      escalate: [{ after: '5m', notify: { email: ['lead@example.com'] } }],
+      escalate: [{ after: '5m', audience: { groups: ['leads'] }, notify: { email: ['lead@example.com'] } }],
     });
     assert.deepEqual(seen, [QUESTION]);
     assert.deepEqual(relay.calls[0].body, {
-      scope: { workspaceId: 'w_1' }, audience: { users: ['u_ana'] }, request: QUESTION, escalate: [{ after: '5m', notify: { email: ['lead@example.com'] } }],
+      scope: { workspaceId: 'w_1' },
+      audience: { users: ['u_ana'] },
+      request: QUESTION,
+      escalate: [{ after: '5m', audience: { groups: ['leads'] }, notify: { email: ['lead@example.com'] } }],
     });
 
     const data = { id: 'e_1', status: 'settled', result: { action: 'accept', content: { ok: true } }, scope: { workspaceId: 'w_1', conversationId: '' } };

@@ -175,7 +175,8 @@ async def test_on_settled_hears_who_answered_and_the_server_gets_the_result_alon
         ({"audience": {"users": [""]}}, "`audience` must be"),
         ({"notify": {"email": ["ana@example.com", ""]}}, r"`notify` must be \{\"email\"\?"),
         ({"notify": {"language": "pt-BR"}}, "`notify` must be"),
-        ({"escalate": {"after": "1h"}}, r"`escalate` must be \[\{\"after\""),
+        ({"escalate": {"after": "1h"}}, r"`escalate` must be \[\{\"after\", \"audience\""),
+        ({"escalate": [{"after": "1h", "notify": {"email": "lead@example.com"}}]}, "`escalate` must be"),
         ({"escalate": [{"audience": {"users": ["u_lead"]}}]}, "`escalate` must be"),
         ({"scope": {"userId": "", "workspaceId": "w_1"}}, "`scope` must be"),
     ],
@@ -219,12 +220,13 @@ async def test_relay_client_calls_its_functions_with_the_request_once() -> None:
         seen.append(request)
         return {"users": ["u_ana"]}
 
+    escalate: list[EscalationStage] = [{"after": "5m", "audience": {"users": ["u_lead"]}}]
     async with RelayClient("http://relay.test", "token", http_client=relay.http) as client:
-        await client.elicit(TEAM_SCOPE, QUESTION, audience=audience, escalate=[{"after": "5m"}])
+        await client.elicit(TEAM_SCOPE, QUESTION, audience=audience, escalate=escalate)
     assert seen == [QUESTION]
     assert relay.create_body == {
         "scope": TEAM_SCOPE,
         "audience": {"users": ["u_ana"]},
         "request": QUESTION,
-        "escalate": [{"after": "5m"}],
+        "escalate": escalate,
     }

@@ -40,7 +40,7 @@ class EscalationStage(TypedDict):
     mailed."""
 
     after: str
-    audience: NotRequired[Audience]
+    audience: Audience
     notify: NotRequired[Notify]
 
 
@@ -72,7 +72,7 @@ NOTIFY_SHAPE = (
     '{"email"?, "language"?, "remindAfter"?} (email: an address or a list of them; '
     "at least email or remindAfter)"
 )
-ESCALATE_SHAPE = '[{"after", "audience"?, "notify"?}, ...] (after: a duration such as "30m")'
+ESCALATE_SHAPE = '[{"after", "audience", "notify"?}, ...] (after: a duration such as "30m")'
 
 
 async def awaited(value: Any) -> Any:
@@ -117,7 +117,7 @@ def is_escalate(value: Any) -> TypeGuard[list[EscalationStage]]:
         and all(
             isinstance(stage, Mapping)
             and _text(stage.get("after"))
-            and ("audience" not in stage or is_audience(stage["audience"]))
+            and is_audience(stage.get("audience"))
             and ("notify" not in stage or is_notify(stage["notify"]))
             for stage in value
         )
