@@ -180,3 +180,129 @@ describe('what the host sends, and refuses', () => {
     assert.deepEqual(relayWebhookOutcome({ type: 'elicitation.settled', timestamp: '', data }), data);
   });
 });
+
+describe('end to end: a question to a group, through the real relay and a real MCP server', () => {
+  const SERVER = path.join(repoRoot, 'tests', 'peers', 'mrtr-server.mjs');
+  const IDENTITY = 'Who is booking the table?';
+  const WORKSPACE = 'w_team';
+  let relay;
+
+  before(async () => {
+    relay = await startRelay();
+  });
+
+  after(async () => {
+    await relay?.stop();
+  });
+
+  /** Someone with a token of the workspace (`groups`, `name` claims as given), answering over the people's API. */
+  function member(sub, claims = {}) {
+    const token = mintToken({ sub, workspace: WORKSPACE, exp: Math.floor(Date.now() / 1000) + 600, ...claims });
+    const call = async (method, url, body) => {
+      const response = await fetch(`${relay.url}${url}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...(body && { 'Content-Type': 'application/json' }) },
+        ...(body && { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: await response.json() };
+    };
+    return {
+      pending: async () => (await call('GET', '/v1/elicitations?status=pending')).body.elicitations,
+      answer: (id, result) => call('POST', `/v1/elicitations/${id}/result`, result),
+    };
+  }
+
+  /** The member's pending question other than those in `seen`, once there is one. */
+  async function nextQuestion(someone, seen, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const fresh = (await someone.pending()).find((view) => !seen.includes(view.id));
+      if (fresh) return fresh;
+      if (Date.now() > deadline) throw new Error(`no new question (seen ${JSON.stringify(seen)})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** An SDK v2 client on the peer whose elicitation/create handler asks through the relay; `results` collects what the handler returned. */
+  async function hostClient(mode, options) {
+    const client = new Client(
+      { name: 'koder-relay-team-test', version: '0.1.0' },
+      { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode } },
+    );
+    const handler = relayElicitationHandler({ url: relay.url, serviceToken: SERVICE_TOKEN, serverName: 'MRTR test peer', ...options });
+    client.results = [];
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
+      const result = await handler(request, ctx);
+      client.results.push(result);
+      return result;
+    });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' }));
+    return client;
+  }
+
+  const toolText = (result) => result.content.map((block) => block.text).join('\n');
+  const contentFor = (view) => (view.request.message === IDENTITY ? { name: 'Ada Lovelace', email: 'ada@example.com' } : { seats: 3, seating: 'outdoor' });
+
+  for (const [mode, revision] of [['legacy', '2025-11-25'], ['auto', '2026-07-28']]) {
+    test(`${revision}: members of the group answer, the server gets their content, the host gets answeredBy`, { timeout: 60_000 }, async () => {
+      const group = `oncall_${mode}`;
+      const ana = member(`u_ana_${mode}`, { groups: [group], name: 'Ana Lima' });
+      const bo = member(`u_bo_${mode}`, { groups: [group, 'finance'], name: 'Bo Chen' });
+      const outsider = member(`u_out_${mode}`, { groups: ['finance'], name: 'Out Sider' });
+      const client = await hostClient(mode, { scope: { workspaceId: WORKSPACE }, audience: { groups: [group] } });
+      try {
+        const call = client.callTool({ name: 'two_forms', arguments: {} });
+        // Ana answers the first question, Bo the second; each was shown to both.
+        const first = await nextQuestion(ana, []);
+        assert.ok((await bo.pending()).some((view) => view.id === first.id), 'Bo sees the question too');
+        assert.deepEqual(await outsider.pending(), [], 'someone outside the group sees nothing');
+        assert.equal((await ana.answer(first.id, { action: 'accept', content: contentFor(first) })).status, 200);
+        assert.equal((await bo.answer(first.id, { action: 'accept', content: contentFor(first) })).status, 409, 'the first answer settled it');
+        const second = await nextQuestion(bo, [first.id]);
+        assert.equal((await bo.answer(second.id, { action: 'accept', content: contentFor(second) })).status, 200);
+
+        assert.equal(toolText(await call),
+          'Received identity: accept {"name":"Ada Lovelace","email":"ada@example.com"}; preferences: accept {"seats":3,"seating":"outdoor"}.\n'
+          + 'Booked 3 outdoor seat(s) for Ada Lovelace <ada@example.com>: both answers passed the server\'s zod schemas.\n'
+          + `Protocol revision: ${revision}.`);
+        const answeredBy = Object.fromEntries(client.results.map((result) => [result.content.name ?? 'preferences', result.answeredBy]));
+        assert.deepEqual(answeredBy, {
+          'Ada Lovelace': { userId: `u_ana_${mode}`, name: 'Ana Lima' },
+          preferences: { userId: `u_bo_${mode}`, name: 'Bo Chen' },
+        });
+        for (const result of client.results) assert.ok(!JSON.stringify(result).includes('answeredBy'), 'the server never gets answeredBy');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test('a function-valued audience is called with each request and decides who is asked', { timeout: 60_000 }, async () => {
+    const cy = member('u_cy', { name: 'Cy Diaz' });
+    const seen = [];
+    const client = await hostClient('legacy', {
+      scope: { workspaceId: WORKSPACE },
+      audience: (request, ctx) => {
+        seen.push({ request, signal: ctx?.mcpReq?.signal instanceof AbortSignal });
+        return { users: ['u_cy'] };
+      },
+    });
+    try {
+      const call = client.callTool({ name: 'two_forms', arguments: {} });
+      const answered = [];
+      while (answered.length < 2) {
+        const view = await nextQuestion(cy, answered);
+        answered.push(view.id);
+        assert.equal((await cy.answer(view.id, { action: 'accept', content: contentFor(view) })).status, 200);
+      }
+      assert.match(toolText(await call), /^Received identity: accept .*preferences: accept/);
+      assert.deepEqual(seen.map(({ request, signal }) => [request.method, request.params.message, signal]), [
+        ['elicitation/create', IDENTITY, true],
+        ['elicitation/create', 'How would you like to sit?', true],
+      ]);
+      assert.deepEqual(client.results.map((result) => result.answeredBy), [{ userId: 'u_cy', name: 'Cy Diaz' }, { userId: 'u_cy', name: 'Cy Diaz' }]);
+    } finally {
+      await client.close();
+    }
+  });
+});
