@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createRelayElicitation, relayElicitationHandler, relayWebhookOutcome } from 'koder-mcp-elicitation/relay';
 import { repoRoot } from './harness.mjs';
-import { mintToken, SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
+import { mintToken, personApi, SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
 
 const QUESTION = { message: 'Deploy to production?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } };
 const ANSWERED_BY = { userId: 'u_ana', name: 'Ana Lima' };
@@ -196,21 +196,8 @@ describe('end to end: a question to a group, through the real relay and a real M
   });
 
   /** Someone with a token of the workspace (`groups`, `name` claims as given), answering over the people's API. */
-  function member(sub, claims = {}) {
-    const token = mintToken({ sub, workspace: WORKSPACE, exp: Math.floor(Date.now() / 1000) + 600, ...claims });
-    const call = async (method, url, body) => {
-      const response = await fetch(`${relay.url}${url}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, ...(body && { 'Content-Type': 'application/json' }) },
-        ...(body && { body: JSON.stringify(body) }),
-      });
-      return { status: response.status, body: await response.json() };
-    };
-    return {
-      pending: async () => (await call('GET', '/v1/elicitations?status=pending')).body.elicitations,
-      answer: (id, result) => call('POST', `/v1/elicitations/${id}/result`, result),
-    };
-  }
+  const member = (sub, claims = {}) =>
+    personApi(relay.url, mintToken({ sub, workspace: WORKSPACE, exp: Math.floor(Date.now() / 1000) + 600, ...claims }));
 
   /** The member's pending question other than those in `seen`, once there is one. */
   async function nextQuestion(someone, seen, timeoutMs = 20_000) {
