@@ -9,11 +9,12 @@ import json
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp.client.client import Client
 
 from conftest import Person, Relay, server_command
-from koder_elicitation_relay import Audience, Created, Outcome, RelayElicitation, Scope
+from koder_elicitation_relay import Audience, Created, Outcome, RelayClient, RelayElicitation, Scope
 from test_mcp_hosts import BOOKING, REVISIONS, stdio_server, text_of
 
 pytestmark = pytest.mark.anyio
@@ -110,3 +111,36 @@ async def test_a_function_valued_audience_gets_the_request(relay: Relay) -> None
         assert (await cy.answer(created.id, {"action": "accept", "content": BOOKING}))[0] == 200
         outcome = await client.result(created.id)
         assert (outcome.status, outcome.answered_by) == ("settled", {"userId": "u_cy", "name": "Cy Diaz"})
+
+
+async def test_an_answer_through_a_link_is_answered_by_that_link(page_relay: Relay) -> None:
+    tokens: list[str] = []
+    settled: list[Outcome] = []
+    async with RelayClient(page_relay.url, page_relay.service_token) as client:
+
+        async def post_a_link(created: Created) -> None:
+            tokens.append((await client.link(created.id)).url.split("#t=", 1)[1])
+
+        async def answer_through_the_link() -> None:
+            with anyio.fail_after(20):
+                while not tokens:
+                    await anyio.sleep(0.05)
+            async with httpx2.AsyncClient() as http:
+                body = {"token": tokens[0], "result": {"action": "accept", "content": {"ok": True}}}
+                answered = await http.post(f"{page_relay.url}/v1/links/answer", json=body)
+            assert answered.status_code == 200, answered.text
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_through_the_link)
+                result = await client.elicit(
+                    TEAM_SCOPE,
+                    {"message": "Proceed?", "requestedSchema": {"type": "object", "properties": {}}},
+                    audience={"groups": ["oncall"]},
+                    on_created=post_a_link,
+                    on_settled=lambda created, outcome: settled.append(outcome),
+                )
+    assert result == {"action": "accept", "content": {"ok": True}}
+    [outcome] = settled
+    assert outcome.answered_by is not None
+    assert list(outcome.answered_by) == ["link"], "a link, and no address: the relay mailed none"
