@@ -178,8 +178,8 @@ export function relayElicitationHandler(options) {
 /**
  * The serverless path's first half: posts `request` (the `elicitation/create` params) for the
  * person `scope.userId` names, or the team `audience` names (`audience`, `notify` and `escalate`
- * may be functions of `request`), and returns at once with `{ id, expiresAt, idempotencyKey }`. The answer
- * comes later, by the relay's webhook (see relayWebhookOutcome) or by polling
+ * may be functions of `request`), and returns at once with `{ id, expiresAt, idempotencyKey }`.
+ * The answer comes later, by the relay's webhook (see relayWebhookOutcome) or by polling
  * `GET /v1/elicitations/{id}/result`. Network errors and 5xx answers are retried for a while, with
  * the same Idempotency-Key (pass your own `idempotencyKey` to keep it across invocations).
  */
