@@ -40,7 +40,7 @@
 //   const { id } = await createRelayElicitation({ url, serviceToken, scope, request: params });
 //   // … later, in the webhook route, after `new Webhook(secret).verify(body, headers)`
 //   // (the standardwebhooks package):
-//   const outcome = relayWebhookOutcome(event);   // { id, status, result } once it is final
+//   const outcome = relayWebhookOutcome(event);   // { id, status, result, answeredBy? } once it is final
 
 import { CALL_TIMEOUT_MS, RelayError, callRelay } from '../js/relay-call.js';
 import { subscribePush, unsubscribePush } from '../js/relay-push.js';
