@@ -118,7 +118,7 @@ export interface RelayNotify {
    * The address, or a list of them (at most 20): each gets its own message and its own link; an
    * answer through one is `answeredBy: { link, email }`.
    */
-  email?: string | string[];
+  email: string | string[];
   /** The message's language (BCP 47, e.g. `pt-BR`; default en-US). */
   language?: string;
   /**

@@ -267,7 +267,7 @@ function isAnsweredBy(answeredBy) {
 // itself; these shapes catch a host's mistake before anything is sent.
 const SCOPE_SHAPE = '{ workspaceId, userId?, conversationId? } (non-empty strings)';
 const AUDIENCE_SHAPE = '{ users?, groups? } (lists of non-empty strings, at least one of them non-empty)';
-const NOTIFY_SHAPE = '{ email?, language?, remindAfter? } (email: an address or a list of them; at least email or remindAfter)';
+const NOTIFY_SHAPE = '{ email, language?, remindAfter? } (email: an address or a non-empty list of them)';
 const ESCALATE_SHAPE = '[{ after, audience, notify? }, …] (after: a duration such as "30m")';
 const ASKING = [
   ['scope', isScope, SCOPE_SHAPE],
@@ -339,13 +339,12 @@ function isAudience(audience) {
     && (audience.users?.length ?? 0) + (audience.groups?.length ?? 0) > 0;
 }
 
-/** `{ email?, language?, remindAfter? }`: whom the relay e-mails the question's link (`--smtp-url`), and when it reminds them. */
+/** `{ email, language?, remindAfter? }`: whom the relay e-mails the question's link (`--smtp-url`), and when it reminds them. */
 function isNotify(notify) {
   return record(notify)
-    && (notify.email === undefined || text(notify.email) || (texts(notify.email) && notify.email.length > 0))
+    && (text(notify.email) || (texts(notify.email) && notify.email.length > 0))
     && (notify.language === undefined || typeof notify.language === 'string')
-    && (notify.remindAfter === undefined || text(notify.remindAfter))
-    && (notify.email !== undefined || notify.remindAfter !== undefined);
+    && (notify.remindAfter === undefined || text(notify.remindAfter));
 }
 
 /** `[{ after, audience, notify? }, …]`: who else is asked, and mailed, when nobody answered by then. */

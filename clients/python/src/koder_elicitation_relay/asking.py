@@ -24,14 +24,14 @@ class Audience(TypedDict, total=False):
     groups: list[str]
 
 
-class Notify(TypedDict, total=False):
-    """``{"email"?, "language"?, "remindAfter"?}``: whom the relay e-mails the question's link (an
+class Notify(TypedDict):
+    """``{"email", "language"?, "remindAfter"?}``: whom the relay e-mails the question's link (an
     address or a list of them, each with its own link), the message's language (BCP 47), and when
     it reminds (a duration such as ``"10m"``) if the question is still open."""
 
     email: str | list[str]
-    language: str
-    remindAfter: str
+    language: NotRequired[str]
+    remindAfter: NotRequired[str]
 
 
 class EscalationStage(TypedDict):
@@ -68,10 +68,7 @@ AskedFor: TypeAlias = Callable[..., T | Awaitable[T | None] | None]
 for none (all but ``scope``)."""
 
 AUDIENCE_SHAPE = '{"users"?, "groups"?} (lists of non-empty strings, at least one of them non-empty)'
-NOTIFY_SHAPE = (
-    '{"email"?, "language"?, "remindAfter"?} (email: an address or a list of them; '
-    "at least email or remindAfter)"
-)
+NOTIFY_SHAPE = '{"email", "language"?, "remindAfter"?} (email: an address or a non-empty list of them)'
 ESCALATE_SHAPE = '[{"after", "audience", "notify"?}, ...] (after: a duration such as "30m")'
 
 
@@ -100,12 +97,11 @@ def is_notify(value: Any) -> TypeGuard[Notify]:
     """Whether ``value`` is a ``notify`` the relay takes (the addresses it checks itself)."""
     if not isinstance(value, Mapping):
         return False
-    email = value.get("email")
+    email: Any = value.get("email")
     return (
-        (email is None or _text(email) or (_texts(email) and len(email) > 0))
+        (_text(email) or (_texts(email) and len(email) > 0))
         and isinstance(value.get("language", ""), str)
         and (value.get("remindAfter") is None or _text(value.get("remindAfter")))
-        and (email is not None or value.get("remindAfter") is not None)
     )
 
 
