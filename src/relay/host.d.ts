@@ -2,15 +2,37 @@
 // TypeScript MCP SDK v2. Self-contained: no dependency on the SDK's types, so it fits its
 // `client.setRequestHandler("elicitation/create", …)` without importing them.
 
-/** Whose browser the elicitation goes to (the relay's tenant). */
+/**
+ * Where the elicitation is asked (the relay's tenant): for one person (`userId`), or, with an
+ * {@link RelayAudience}, for a team in the workspace (no `userId`).
+ */
 export interface RelayScope {
-  /** The person: the `sub` of their token. Non-empty, at most 256 characters. */
-  userId: string;
+  /**
+   * The person: the `sub` of their token. Non-empty, at most 256 characters. Leave it out when an
+   * `audience` names who may answer (giving both, or neither, is refused).
+   */
+  userId?: string;
   /** Their workspace: the `workspace` claim. Non-empty, at most 256 characters. */
   workspaceId: string;
   /** The conversation; a person's token with a `conversation` claim only sees its own. Default "". */
   conversationId?: string;
 }
+
+/**
+ * A team that may answer, inside the scope's workspace: people by user id (their token's `sub`)
+ * and by group (their token's groups claim). At least one list non-empty; `users` at most 100,
+ * `groups` at most 20, each entry 1–128 characters. The first answer settles the question.
+ */
+export interface RelayAudience {
+  users?: string[];
+  groups?: string[];
+}
+
+/**
+ * Who answered a settled question: a person who signed in (`userId`, and their token's `name`
+ * claim), or an answer through a link (the link's id, and the address the relay mailed it to).
+ */
+export type RelayAnsweredBy = { userId: string; name?: string } | { link: string; email?: string };
 
 /** The MCP ElicitResult the person gave (or `{ action: "cancel" }` when it expired). */
 export interface RelayElicitResult {
@@ -31,6 +53,20 @@ export interface RelayInputRequest {
   params?: Record<string, unknown>;
 }
 
+/**
+ * What the handler resolves with: the ElicitResult, and who gave it. `answeredBy` is
+ * non-enumerable, so JSON (and so the MCP server) never carries it; the host reads it.
+ */
+export interface RelaySettledResult extends RelayElicitResult {
+  /** Who answered; absent when nobody did (expired or withdrawn). */
+  readonly answeredBy?: RelayAnsweredBy;
+}
+
+/** A value, or a function of the request (and the handler context) returning one. */
+export type RelayPerRequest<T> =
+  | T
+  | ((request: RelayElicitRequest, ctx: RelayHandlerContext | undefined) => T | Promise<T>);
+
 /** The part of an SDK v2 handler context the handler reads. */
 export interface RelayHandlerContext {
   mcpReq?: { signal?: AbortSignal };
@@ -47,37 +83,64 @@ export interface RelayElicitationOptions {
   url: string;
   /** The relay's service token (`--service-token`). Keep it on the server. */
   serviceToken: string;
-  /** Who answers: a fixed scope, or one per request (e.g. from the session the client serves). */
-  scope:
-    | RelayScope
-    | ((request: RelayElicitRequest, ctx: RelayHandlerContext | undefined) => RelayScope | Promise<RelayScope>);
+  /**
+   * Who answers (`userId`), or where a team answers (with `audience`): a fixed scope, or one per
+   * request (e.g. from the session the client serves).
+   */
+  scope: RelayPerRequest<RelayScope>;
+  /**
+   * Instead of `scope.userId`: the team that may answer (any member, the first answer settles it).
+   * A fixed one, or one per request (`undefined`: that request goes to `scope.userId`).
+   */
+  audience?: RelayPerRequest<RelayAudience | undefined>;
   /** The MCP server's name, shown in the person's dialog. */
   serverName?: string;
   /** How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000). */
   timeoutMs?: number;
   /**
-   * Whom the relay e-mails the question's link (a relay run with `--smtp-url`; the address must be
-   * in one of its `--email-allow-domain` domains, else the create fails with 422): a fixed one, or
-   * one per request (`undefined`: no e-mail for that one).
+   * Whom the relay e-mails the question's link, and when it reminds (a relay run with
+   * `--smtp-url`; every address must be in one of its `--email-allow-domain` domains, else the
+   * create fails with 422 naming it): a fixed one, or one per request (`undefined`: none for that one).
    */
-  notify?:
-    | RelayNotify
-    | ((request: RelayElicitRequest, ctx: RelayHandlerContext | undefined) => RelayNotify | undefined | Promise<RelayNotify | undefined>);
+  notify?: RelayPerRequest<RelayNotify | undefined>;
+  /**
+   * Who else is asked when nobody answered in time: up to 3 stages, a fixed list or one per request
+   * (`undefined`: no escalation for that one).
+   */
+  escalate?: RelayPerRequest<RelayEscalationStage[] | undefined>;
   /** The fetch to use (default: the global one). */
   fetch?: typeof globalThis.fetch;
 }
 
-/** The e-mail the relay sends with a question's link. */
+/** The e-mail the relay sends with a question's link, and its reminder. */
 export interface RelayNotify {
-  /** The person's address. */
-  email: string;
+  /**
+   * The address, or a list of them (at most 20): each gets its own message and its own link; an
+   * answer through one is `answeredBy: { link, email }`.
+   */
+  email: string | string[];
   /** The message's language (BCP 47, e.g. `pt-BR`; default en-US). */
   language?: string;
+  /**
+   * A duration (e.g. `"10m"`, at least `"10s"`): if the question is still open then, each address
+   * gets one reminder and each member's browsers one more push.
+   */
+  remindAfter?: string;
+}
+
+/** One escalation stage: when `after` comes and nobody answered, its audience joins and its addresses are mailed. */
+export interface RelayEscalationStage {
+  /** A duration from the create (e.g. `"30m"`), strictly increasing across stages and shorter than the timeout. */
+  after: string;
+  /** Who joins the question's audience. */
+  audience: RelayAudience;
+  /** Whom the relay e-mails the question's link then. */
+  notify?: { email: string | string[]; language?: string };
 }
 
 /** The handler {@link relayElicitationHandler} returns. */
 export interface RelayElicitationHandler {
-  (request: RelayElicitRequest, ctx?: RelayHandlerContext): Promise<RelayElicitResult>;
+  (request: RelayElicitRequest, ctx?: RelayHandlerContext): Promise<RelaySettledResult>;
   /**
    * URL mode on MCP 2025-11-25: the server reported this elicitation complete
    * (`notifications/elicitation/complete`); the relay is told and the person's dialog stops
@@ -104,13 +167,13 @@ export interface RelayElicitationHandler {
   inputResponses(
     inputRequests: Record<string, RelayInputRequest>,
     options?: { signal?: AbortSignal },
-  ): Promise<Record<string, RelayElicitResult>>;
+  ): Promise<Record<string, RelaySettledResult>>;
 }
 
 /**
  * An `elicitation/create` handler that posts the request to the relay (with an Idempotency-Key,
  * so a retried post creates nothing twice), long-polls until the person answered or it expired,
- * and resolves with the ElicitResult. When the request's `ctx.mcpReq.signal` aborts, it withdraws
+ * and resolves with the ElicitResult (`answeredBy` on it says who gave it). When the request's `ctx.mcpReq.signal` aborts, it withdraws
  * the elicitation (the person's dialog closes) and rejects with the signal's reason. A relay error
  * rejects with a {@link RelayError}.
  */
@@ -121,16 +184,22 @@ export interface CreateRelayElicitationOptions {
   url: string;
   /** The relay's service token (`--service-token`). Keep it on the server. */
   serviceToken: string;
-  /** Who answers. */
+  /** Who answers (`userId`), or where a team answers (with `audience`). */
   scope: RelayScope;
   /** The `elicitation/create` params (message and requestedSchema, or URL mode's). */
   request: Record<string, unknown>;
+  /** Instead of `scope.userId`: the team that may answer (a value, or a function of `request`). */
+  audience?: RelayAudience | ((request: Record<string, unknown>) => RelayAudience | undefined | Promise<RelayAudience | undefined>);
   /** The MCP server's name, shown in the person's dialog. */
   serverName?: string;
   /** How long the person has, in ms (the relay clamps it to [1000, 86400000]; default 300000). */
   timeoutMs?: number;
-  /** Whom the relay e-mails the question's link (see {@link RelayElicitationOptions.notify}). */
-  notify?: RelayNotify;
+  /** Whom the relay e-mails the question's link (see {@link RelayElicitationOptions.notify}; a value, or a function of `request`). */
+  notify?: RelayNotify | ((request: Record<string, unknown>) => RelayNotify | undefined | Promise<RelayNotify | undefined>);
+  /** Who else is asked when nobody answered in time (see {@link RelayElicitationOptions.escalate}; a value, or a function of `request`). */
+  escalate?:
+    | RelayEscalationStage[]
+    | ((request: Record<string, unknown>) => RelayEscalationStage[] | undefined | Promise<RelayEscalationStage[] | undefined>);
   /** The Idempotency-Key (default: a fresh UUID); a repeat with the same key and request returns the first. */
   idempotencyKey?: string;
   /** The fetch to use (default: the global one). */
@@ -167,6 +236,8 @@ export interface RelayWebhookOutcome {
   /** The person's ElicitResult (`{ action: "cancel" }` when it expired or was withdrawn). */
   result: RelayElicitResult;
   scope: RelayScope;
+  /** Who answered a settled one (the webhook's `data.answeredBy`). */
+  answeredBy?: RelayAnsweredBy;
 }
 
 /**

@@ -22,13 +22,25 @@
 // waits (long-polling) until the person answers in their browser, the relay expires it, or the
 // call that asked is aborted; then the relay is told to withdraw it, so the person's dialog closes.
 //
+// A question for a team: `scope` names the workspace only, `audience` who may answer (the first
+// answer settles it); `notify` mails links and reminds, `escalate` widens it when nobody answers.
+// Each may be a function of the request. The result's `answeredBy` (non-enumerable: the server
+// never gets it) says who answered:
+//
+//   const handler = relayElicitationHandler({ url, serviceToken, scope: { workspaceId }, audience: { groups: ['oncall'] } });
+//   client.setRequestHandler('elicitation/create', async (request, ctx) => {
+//     const result = await handler(request, ctx);
+//     console.log('answered by', result.answeredBy);   // { userId, name? } or { link, email? }
+//     return result;
+//   });
+//
 // A host that cannot wait (a serverless function with a short time limit) creates and returns,
 // then resumes when the relay's webhook comes (`--webhook-url`):
 //
 //   const { id } = await createRelayElicitation({ url, serviceToken, scope, request: params });
 //   // … later, in the webhook route, after `new Webhook(secret).verify(body, headers)`
 //   // (the standardwebhooks package):
-//   const outcome = relayWebhookOutcome(event);   // { id, status, result } once it is final
+//   const outcome = relayWebhookOutcome(event);   // { id, status, result, answeredBy? } once it is final
 
 import { CALL_TIMEOUT_MS, RelayError, callRelay } from '../js/relay-call.js';
 import { subscribePush, unsubscribePush } from '../js/relay-push.js';
@@ -52,19 +64,16 @@ const FINAL = new Set(['settled', 'expired', 'withdrawn']);
 
 /**
  * An `elicitation/create` handler for SDK v2's `client.setRequestHandler` that routes the request
- * through the relay to the person `scope` names and resolves with their ElicitResult.
+ * through the relay to the person `scope.userId` names, or to the team `audience` names, and
+ * resolves with the ElicitResult (its non-enumerable `answeredBy` says who gave it).
  */
 export function relayElicitationHandler(options) {
-  const { url, serviceToken, scope, serverName, timeoutMs, notify } = options ?? {};
+  const { url, serviceToken, serverName, timeoutMs } = options ?? {};
+  const asking = askingOptions(options);
   const fetchImpl = options?.fetch ?? globalThis.fetch;
   if (typeof url !== 'string' || url === '') throw new TypeError('relayElicitationHandler: `url` (the relay\'s base URL) is required');
   if (typeof serviceToken !== 'string' || serviceToken === '') throw new TypeError('relayElicitationHandler: `serviceToken` is required');
-  if (typeof scope !== 'function' && !isScope(scope)) {
-    throw new TypeError('relayElicitationHandler: `scope` must be { userId, workspaceId, conversationId? } (non-empty strings) or a function returning one');
-  }
-  if (typeof notify !== 'function' && notify !== undefined && !isNotify(notify)) {
-    throw new TypeError('relayElicitationHandler: `notify` must be { email, language? } or a function returning one (or undefined)');
-  }
+  checkAsking('relayElicitationHandler', asking);
   if (typeof fetchImpl !== 'function') throw new TypeError('relayElicitationHandler: no fetch: pass `fetch`');
   const base = url.replace(/\/+$/, '');
   const relay = (method, path, { body, headers, signal, timeout = CALL_TIMEOUT_MS } = {}) =>
@@ -75,11 +84,8 @@ export function relayElicitationHandler(options) {
   async function relayElicitation(request, ctx) {
     const signal = ctx?.mcpReq?.signal;
     signal?.throwIfAborted();
-    const tenant = typeof scope === 'function' ? await scope(request, ctx) : scope;
-    if (!isScope(tenant)) throw new TypeError('relayElicitationHandler: the `scope` function must return { userId, workspaceId, conversationId? }');
-    const mail = typeof notify === 'function' ? await notify(request, ctx) : notify;
-    if (mail !== undefined && !isNotify(mail)) throw new TypeError('relayElicitationHandler: the `notify` function must return { email, language? } or undefined');
-    const body = createBody({ scope: tenant, request: request?.params ?? {}, serverName, timeoutMs, notify: mail });
+    const asked = await askingFor('relayElicitationHandler', asking, [request, ctx]);
+    const body = createBody({ ...asked, request: request?.params ?? {}, serverName, timeoutMs });
     const headers = { 'Idempotency-Key': globalThis.crypto.randomUUID() };
     // The create is not aborted half-way: once it is sent, the relay may hold the elicitation, and
     // only its id lets the handler withdraw it.
@@ -102,7 +108,7 @@ export function relayElicitationHandler(options) {
         );
         if (outcome?.status === 'pending') continue;
         if (FINAL.has(outcome?.status) && typeof outcome.result === 'object' && outcome.result !== null) {
-          result = outcome.result;
+          result = settledResult(outcome);
           return result;
         }
         throw new RelayError(200, outcome, `an unexpected result ${JSON.stringify(outcome)}`);
@@ -171,22 +177,25 @@ export function relayElicitationHandler(options) {
 
 /**
  * The serverless path's first half: posts `request` (the `elicitation/create` params) for the
- * person `scope` names and returns at once with `{ id, expiresAt, idempotencyKey }`. The answer
- * comes later, by the relay's webhook (see relayWebhookOutcome) or by polling
+ * person `scope.userId` names, or the team `audience` names (`audience`, `notify` and `escalate`
+ * may be functions of `request`), and returns at once with `{ id, expiresAt, idempotencyKey }`.
+ * The answer comes later, by the relay's webhook (see relayWebhookOutcome) or by polling
  * `GET /v1/elicitations/{id}/result`. Network errors and 5xx answers are retried for a while, with
  * the same Idempotency-Key (pass your own `idempotencyKey` to keep it across invocations).
  */
 export async function createRelayElicitation(options) {
-  const { url, serviceToken, scope, request, serverName, timeoutMs, notify } = options ?? {};
+  const { url, serviceToken, request, serverName, timeoutMs } = options ?? {};
+  const asking = askingOptions(options);
   const fetchImpl = options?.fetch ?? globalThis.fetch;
   if (typeof url !== 'string' || url === '') throw new TypeError('createRelayElicitation: `url` (the relay\'s base URL) is required');
   if (typeof serviceToken !== 'string' || serviceToken === '') throw new TypeError('createRelayElicitation: `serviceToken` is required');
-  if (!isScope(scope)) throw new TypeError('createRelayElicitation: `scope` must be { userId, workspaceId, conversationId? } (non-empty strings)');
+  if (typeof asking.scope === 'function') throw new TypeError(`createRelayElicitation: \`scope\` must be ${SCOPE_SHAPE}`);
+  checkAsking('createRelayElicitation', asking);
   if (typeof request !== 'object' || request === null) throw new TypeError('createRelayElicitation: `request` (the elicitation/create params) is required');
-  if (notify !== undefined && !isNotify(notify)) throw new TypeError('createRelayElicitation: `notify` must be { email, language? }');
   if (typeof fetchImpl !== 'function') throw new TypeError('createRelayElicitation: no fetch: pass `fetch`');
   const idempotencyKey = options?.idempotencyKey ?? globalThis.crypto.randomUUID();
-  const body = createBody({ scope, request, serverName, timeoutMs, notify });
+  const asked = await askingFor('createRelayElicitation', asking, [request]);
+  const body = createBody({ ...asked, request, serverName, timeoutMs });
   const created = await retry(
     () => callRelay(fetchImpl, `${url.replace(/\/+$/, '')}/v1/elicitations`, 'POST', serviceToken, {
       body,
@@ -202,39 +211,146 @@ export async function createRelayElicitation(options) {
 /**
  * The serverless path's second half: what a relay webhook says, once its signature was verified
  * (`new Webhook(secret).verify(body, headers)` from the standardwebhooks package, which returns
- * the parsed event). `{ id, status, result, scope }` for `elicitation.settled`, `.expired` and
- * `.withdrawn` (the result is the ElicitResult, `{ action: "cancel" }` when it expired or was
- * withdrawn); `null` for `elicitation.created` and for anything else.
+ * the parsed event). `{ id, status, result, scope, answeredBy? }` for `elicitation.settled`,
+ * `.expired` and `.withdrawn` (the result is the ElicitResult, `{ action: "cancel" }` when it
+ * expired or was withdrawn; `answeredBy` who gave it); `null` for `elicitation.created` and for
+ * anything else.
  */
 export function relayWebhookOutcome(event) {
   const data = event?.data;
   if (typeof event?.type !== 'string' || typeof data !== 'object' || data === null) return null;
   if (!['elicitation.settled', 'elicitation.expired', 'elicitation.withdrawn'].includes(event.type)) return null;
   if (typeof data.id !== 'string' || !FINAL.has(data.status) || typeof data.result !== 'object' || data.result === null) return null;
-  return { id: data.id, status: data.status, result: data.result, scope: data.scope };
+  return {
+    id: data.id,
+    status: data.status,
+    result: data.result,
+    scope: data.scope,
+    ...(isAnsweredBy(data.answeredBy) && { answeredBy: data.answeredBy }),
+  };
 }
 
 /** The create's body: the optional fields only when given. */
-function createBody({ scope, request, serverName, timeoutMs, notify }) {
+function createBody({ scope, audience, request, serverName, timeoutMs, notify, escalate }) {
   return {
     scope,
+    ...(audience !== undefined && { audience }),
     request,
     ...(serverName !== undefined && { serverName }),
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(notify !== undefined && { notify }),
+    ...(escalate !== undefined && { escalate }),
   };
 }
 
-/** `{ email, language? }`: whom the relay e-mails the question's link (`--smtp-url`). */
-function isNotify(notify) {
-  return typeof notify === 'object' && notify !== null && typeof notify.email === 'string' && notify.email !== ''
-    && (notify.language === undefined || typeof notify.language === 'string');
+/**
+ * The ElicitResult the server gets, carrying who answered (the relay's `answeredBy`) as a
+ * non-enumerable property: the host reads `result.answeredBy`, while JSON, and so the server,
+ * never carries it.
+ */
+function settledResult(outcome) {
+  const result = { ...outcome.result };
+  if (isAnsweredBy(outcome.answeredBy)) {
+    Object.defineProperty(result, 'answeredBy', { value: outcome.answeredBy, enumerable: false });
+  }
+  return result;
 }
 
+/** `{ userId, name? }` (a person who signed in) or `{ link, email? }` (an answer through a link). */
+function isAnsweredBy(answeredBy) {
+  return typeof answeredBy === 'object' && answeredBy !== null
+    && (typeof answeredBy.userId === 'string' || typeof answeredBy.link === 'string');
+}
+
+// Who is asked and how they are reached: each a value, or a function of the request returning one
+// (`undefined` for all but `scope`: none for that request). The relay checks lengths and limits
+// itself; these shapes catch a host's mistake before anything is sent.
+const SCOPE_SHAPE = '{ workspaceId, userId?, conversationId? } (non-empty strings)';
+const AUDIENCE_SHAPE = '{ users?, groups? } (lists of non-empty strings, at least one of them non-empty)';
+const NOTIFY_SHAPE = '{ email, language?, remindAfter? } (email: an address or a non-empty list of them)';
+const ESCALATE_SHAPE = '[{ after, audience, notify? }, …] (after: a duration such as "30m")';
+const ASKING = [
+  ['scope', isScope, SCOPE_SHAPE],
+  ['audience', isAudience, AUDIENCE_SHAPE],
+  ['notify', isNotify, NOTIFY_SHAPE],
+  ['escalate', isEscalate, ESCALATE_SHAPE],
+];
+
+function askingOptions(options) {
+  const { scope, audience, notify, escalate } = options ?? {};
+  return { scope, audience, notify, escalate };
+}
+
+/**
+ * Throws a TypeError naming the first of `asking` (scope, audience, notify, escalate) that is not a
+ * value the relay takes nor a function; then, when neither is a function, the rule the relay
+ * enforces: exactly one person (`scope.userId`) or a team (`audience`).
+ */
+function checkAsking(caller, asking) {
+  for (const [name, valid, shape] of ASKING) {
+    const value = asking[name];
+    if (typeof value === 'function' || (value === undefined && name !== 'scope') || valid(value)) continue;
+    throw new TypeError(`${caller}: \`${name}\` must be ${shape} or a function returning one${name === 'scope' ? '' : ' (or undefined)'}`);
+  }
+  if (typeof asking.scope !== 'function' && typeof asking.audience !== 'function') checkWhoAnswers(caller, asking);
+}
+
+/** What `asking`'s functions return for this request (called with `args`), checked. */
+async function askingFor(caller, asking, args) {
+  const asked = {};
+  for (const [name, valid, shape] of ASKING) {
+    const option = asking[name];
+    if (typeof option !== 'function') {
+      asked[name] = option;
+      continue;
+    }
+    const value = await option(...args);
+    if (!(valid(value) || (value === undefined && name !== 'scope'))) {
+      throw new TypeError(`${caller}: the \`${name}\` function must return ${shape}${name === 'scope' ? '' : ' or undefined'}`);
+    }
+    asked[name] = value;
+  }
+  checkWhoAnswers(caller, asked);
+  return asked;
+}
+
+function checkWhoAnswers(caller, { scope, audience }) {
+  if ((scope.userId === undefined) === (audience === undefined)) {
+    throw new TypeError(`${caller}: name one person (\`scope.userId\`) or a team (\`audience\`), ${audience === undefined ? 'neither was given' : 'not both'}`);
+  }
+}
+
+const text = (value) => typeof value === 'string' && value !== '';
+const texts = (value) => Array.isArray(value) && value.every(text);
+const record = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Where the question is asked (`userId`: for one person; absent when an `audience` names a team). */
 function isScope(scope) {
-  const text = (value) => typeof value === 'string' && value !== '';
-  return typeof scope === 'object' && scope !== null && text(scope.userId) && text(scope.workspaceId)
+  return record(scope) && text(scope.workspaceId)
+    && (scope.userId === undefined || text(scope.userId))
     && (scope.conversationId === undefined || typeof scope.conversationId === 'string');
+}
+
+/** `{ users?, groups? }`: the team that may answer (members by user id, or by a group of their token). */
+function isAudience(audience) {
+  return record(audience)
+    && (audience.users === undefined || texts(audience.users))
+    && (audience.groups === undefined || texts(audience.groups))
+    && (audience.users?.length ?? 0) + (audience.groups?.length ?? 0) > 0;
+}
+
+/** `{ email, language?, remindAfter? }`: whom the relay e-mails the question's link (`--smtp-url`), and when it reminds them. */
+function isNotify(notify) {
+  return record(notify)
+    && (text(notify.email) || (texts(notify.email) && notify.email.length > 0))
+    && (notify.language === undefined || typeof notify.language === 'string')
+    && (notify.remindAfter === undefined || text(notify.remindAfter));
+}
+
+/** `[{ after, audience, notify? }, …]`: who else is asked, and mailed, when nobody answered by then. */
+function isEscalate(escalate) {
+  return Array.isArray(escalate) && escalate.length > 0 && escalate.every((stage) => record(stage) && text(stage.after)
+    && isAudience(stage.audience) && (stage.notify === undefined || isNotify(stage.notify)));
 }
 
 /** `attempt()` (a relay call) until it succeeds, fails for good, `signal` aborts, or `deadline` (ms) passes. */

@@ -156,6 +156,27 @@ export function mintToken(claims, secret = JWT_SECRET) {
   return `${signingInput}.${signature}`;
 }
 
+/**
+ * What a person does over the relay's people's API with their `token`, as their page would:
+ * `pending()` (their pending elicitations), `answer(id, result)` and `status(id)`, the last two
+ * resolving `{ status, body }` / the status word.
+ */
+export function personApi(relayUrl, token) {
+  const call = async (method, url, body) => {
+    const response = await fetch(`${relayUrl}${url}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body && { 'Content-Type': 'application/json' }) },
+      ...(body && { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  return {
+    pending: async () => (await call('GET', '/v1/elicitations?status=pending')).body.elicitations,
+    answer: (id, result) => call('POST', `/v1/elicitations/${id}/result`, result),
+    status: async (id) => (await call('GET', `/v1/elicitations/${id}/status`)).body.status,
+  };
+}
+
 function pgTemp(action, dir) {
   return new Promise((resolve, reject) => {
     execFile('bash', [join(repoRoot, 'scripts', 'pg-temp.sh'), action, dir], { timeout: 120_000 }, (error, stdout, stderr) => {

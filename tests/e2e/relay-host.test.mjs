@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { relayElicitationHandler, RelayError } from 'koder-mcp-elicitation/relay';
 import { repoRoot } from './harness.mjs';
-import { mintToken, SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
+import { mintToken, personApi, SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
 
 const SERVER = path.join(repoRoot, 'tests', 'peers', 'mrtr-server.mjs');
 const IDENTITY = 'Who is booking the table?';
@@ -32,20 +32,7 @@ function newPerson() {
   people += 1;
   const scope = { userId: `u_host_${people}`, workspaceId: 'w_host', conversationId: 'c_1' };
   const token = mintToken({ sub: scope.userId, workspace: scope.workspaceId, exp: Math.floor(Date.now() / 1000) + 600 });
-  const call = async (method, url, body) => {
-    const response = await fetch(`${relay.url}${url}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body && { 'Content-Type': 'application/json' }) },
-      ...(body && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: await response.json() };
-  };
-  return {
-    scope,
-    pending: async () => (await call('GET', '/v1/elicitations?status=pending')).body.elicitations,
-    answer: (id, result) => call('POST', `/v1/elicitations/${id}/result`, result),
-    status: async (id) => (await call('GET', `/v1/elicitations/${id}/status`)).body.status,
-  };
+  return { scope, ...personApi(relay.url, token) };
 }
 
 /** Waits until the person has `count` pending elicitations; returns them. */

@@ -276,7 +276,9 @@ test('the host helper\'s serverless path: create and return at once, resume on t
   const outcomes = receiver.deliveries.map((delivery) => relayWebhookOutcome(new Webhook(secret).verify(delivery.body, delivery.headers)));
   const final = outcomes.filter((outcome) => outcome !== null);
   assert.equal(outcomes.length - final.length, 1, 'elicitation.created carries no outcome');
-  assert.deepEqual(final, [{ id: created.id, status: 'settled', result: { action: 'accept', content: { city: 'Porto' } }, scope: SCOPE }]);
+  assert.deepEqual(final, [{
+    id: created.id, status: 'settled', result: { action: 'accept', content: { city: 'Porto' } }, scope: SCOPE, answeredBy: { userId: SCOPE.userId },
+  }]);
   assert.equal(relayWebhookOutcome({ type: 'elicitation.settled', data: { id: created.id, status: 'pending' } }), null);
 });
 
@@ -300,5 +302,5 @@ test('the serverless path hands the answer\'s _meta on: a remembered approval\'s
   await until(() => ofType(receiver.deliveries, 'elicitation.settled', created.id).length === 1, 'the settled event');
   const [settled] = ofType(receiver.deliveries, 'elicitation.settled', created.id);
   assert.deepEqual(relayWebhookOutcome(new Webhook(secret).verify(settled.body, settled.headers)),
-    { id: created.id, status: 'settled', result: remembered, scope: SCOPE });
+    { id: created.id, status: 'settled', result: remembered, scope: SCOPE, answeredBy: { userId: SCOPE.userId } });
 });

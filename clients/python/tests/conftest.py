@@ -136,10 +136,11 @@ class Relay:
                 self._process.kill()
         self._dir.cleanup()
 
-    def token(self, scope: Scope) -> str:
-        """A person's HS256 JWT for `scope`."""
+    def token(self, scope: Scope, extra_claims: dict[str, Any] | None = None) -> str:
+        """A person's HS256 JWT for `scope` (and `extra_claims`, such as `groups` and `name`)."""
         claims: dict[str, Any] = {"sub": scope["userId"], "workspace": scope["workspaceId"], "aud": AUDIENCE}
         claims["exp"] = int(time.time()) + 600
+        claims.update(extra_claims or {})
         signing_input = f"{_base64url({'alg': 'HS256', 'typ': 'JWT'})}.{_base64url(claims)}"
         signature = hmac.new(self.jwt_secret.encode(), signing_input.encode(), hashlib.sha256).digest()
         return f"{signing_input}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
@@ -181,10 +182,11 @@ class Person:
 
     relay: Relay
     scope: Scope
+    claims: dict[str, Any] = field(default_factory=dict)
     token: str = field(init=False)
 
     def __post_init__(self) -> None:
-        self.token = self.relay.token(self.scope)
+        self.token = self.relay.token(self.scope, self.claims)
 
     async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         async with httpx2.AsyncClient() as http:

@@ -2,16 +2,18 @@
 
 ``RelayElicitation(url, service_token, scope=...)`` is an ``elicitation_callback`` for the mcp
 SDK's ``ClientSession`` (any line from 1.24 on); ``.fastmcp`` is the same for FastMCP's
-``Client``. ``RelayClient`` is the relay's host API (create, wait, withdraw, complete, answer
-link) for hosts that are not MCP clients: plain HTTP, it imports without ``mcp``. Relay failures
-raise :class:`RelayError`.
+``Client``. With ``audience=`` it asks a team (any member may answer, the first settles it), and
+``on_settled=`` hears who answered. ``RelayClient`` is the relay's host API (create, wait,
+withdraw, complete, answer link) for hosts that are not MCP clients: plain HTTP, it imports
+without ``mcp``. Relay failures raise :class:`RelayError`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .client import AnswerLink, Created, OnCreated, Outcome, RelayClient
+from .asking import AnsweredBy, Audience, EscalationStage, LinkAnswer, Notify, PersonAnswer
+from .client import AnswerLink, Created, OnCreated, OnSettled, Outcome, RelayClient
 from .errors import MalformedAnswerError, RelayError
 from .scope import Scope
 
@@ -39,11 +41,18 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AnswerLink",
+    "AnsweredBy",
+    "Audience",
     "Created",
+    "EscalationStage",
     "FastMCPElicitationHandler",
+    "LinkAnswer",
     "MalformedAnswerError",
+    "Notify",
     "OnCreated",
+    "OnSettled",
     "Outcome",
+    "PersonAnswer",
     "RelayClient",
     "RelayElicitation",
     "RelayError",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import time
 import uuid
@@ -20,8 +19,9 @@ import anyio
 import httpx2
 from typing_extensions import Self
 
+from .asking import AnsweredBy, AskedFor, Asking, Audience, EscalationStage, Notify, answered_by, awaited
 from .errors import MalformedAnswerError, RelayError, relay_error
-from .scope import SCOPE_SHAPE, Scope, is_scope
+from .scope import Scope
 
 # How long one long-poll waits at the relay (`?wait=`).
 POLL_WAIT_SECONDS = 25
@@ -46,6 +46,10 @@ T = TypeVar("T")
 OnCreated = Callable[["Created"], "Awaitable[None] | None"]
 """Called with a new elicitation (its ``id`` makes a link to post to chat); may be async."""
 
+OnSettled = Callable[["Created", "Outcome"], "Awaitable[None] | None"]
+"""Called with an elicitation and how it ended (``outcome.answered_by``: who answered); may be
+async."""
+
 
 @dataclass(frozen=True)
 class Created:
@@ -62,10 +66,14 @@ class Created:
 class Outcome:
     """Where an elicitation is: ``status`` is ``pending``, ``settled``, ``expired`` or
     ``withdrawn``; ``result`` is the ElicitResult once it is over (``{"action": "cancel"}`` when
-    it expired or was withdrawn), ``None`` while pending."""
+    it expired or was withdrawn), ``None`` while pending; ``answered_by`` who answered a settled
+    one (``{"userId", "name"?}`` or ``{"link", "email"?}``); ``escalated`` how many escalation
+    stages it reached."""
 
     status: str
     result: dict[str, Any] | None
+    answered_by: AnsweredBy | None = None
+    escalated: int = 0
 
 
 @dataclass(frozen=True)
@@ -150,27 +158,36 @@ class RelayClient(ClosedOnExit):
         scope: Scope,
         request: Mapping[str, Any],
         *,
+        audience: Audience | AskedFor[Audience] | None = None,
         server_name: str | None = None,
         timeout_ms: int | None = None,
-        notify: Mapping[str, str] | None = None,
+        notify: Notify | AskedFor[Notify] | None = None,
+        escalate: list[EscalationStage] | AskedFor[list[EscalationStage]] | None = None,
         idempotency_key: str | None = None,
     ) -> Created:
-        """``POST /v1/elicitations``: asks the person ``scope`` names. ``request`` is any shape the
-        element takes (usually the ``elicitation/create`` params); ``server_name`` is shown in
-        their dialog; ``timeout_ms`` is how long they have (the relay clamps it to [1000,
-        86400000]; default 300000); ``notify`` is ``{"email", "language"?}`` for a relay that
-        sends e-mail. Retried with the same Idempotency-Key (pass your own ``idempotency_key`` to
-        keep it across processes): a retried create makes one elicitation."""
-        if not is_scope(scope):
-            raise TypeError(f"RelayClient.create: `scope` must be {SCOPE_SHAPE}")
+        """``POST /v1/elicitations``: asks the person ``scope["userId"]`` names, or the team
+        ``audience`` names (``{"users"?, "groups"?}``; ``scope`` then names the workspace only).
+        ``request`` is any shape the element takes (usually the ``elicitation/create`` params);
+        ``server_name`` is shown in their dialog; ``timeout_ms`` is how long they have (the relay
+        clamps it to [1000, 86400000]; default 300000); ``notify`` is ``{"email"?, "language"?,
+        "remindAfter"?}`` for a relay that sends e-mail (``email``: an address or a list);
+        ``escalate`` up to 3 stages ``{"after", "audience"?, "notify"?}``. ``audience``,
+        ``notify`` and ``escalate`` may be functions of ``request`` (sync or async; ``None``: none
+        for it). Retried with the same Idempotency-Key (pass your own ``idempotency_key`` to keep
+        it across processes): a retried create makes one elicitation."""
+        asked = await Asking("RelayClient.create", scope, audience, notify, escalate).values(request)
         key = idempotency_key if idempotency_key is not None else uuid.uuid4().hex
-        body: dict[str, Any] = {"scope": dict(scope), "request": dict(request)}
+        body: dict[str, Any] = {"scope": dict(asked.scope), "request": dict(request)}
+        if asked.audience is not None:
+            body["audience"] = dict(asked.audience)
         if server_name is not None:
             body["serverName"] = server_name
         if timeout_ms is not None:
             body["timeoutMs"] = timeout_ms
-        if notify is not None:
-            body["notify"] = dict(notify)
+        if asked.notify is not None:
+            body["notify"] = dict(asked.notify)
+        if asked.escalate is not None:
+            body["escalate"] = [dict(stage) for stage in asked.escalate]
         answer = await self._retrying(
             lambda: self._call("POST", "/v1/elicitations", body=body, headers={"Idempotency-Key": key}),
             self._retry_for,
@@ -192,9 +209,16 @@ class RelayClient(ClosedOnExit):
         return _outcome(answer)
 
     async def wait(self, elicitation_id: str, *, expires_at: int | None = None) -> dict[str, Any]:
-        """Long-polls until the elicitation is over and returns its ElicitResult. A relay that
-        restarts, or a replica that goes away, is polled again until ``retry_for`` past
-        ``expires_at`` (the relay's expiry, from :meth:`create`)."""
+        """Long-polls until the elicitation is over and returns its ElicitResult (as
+        :meth:`wait_outcome`, which also says who answered)."""
+        outcome = await self.wait_outcome(elicitation_id, expires_at=expires_at)
+        return outcome.result or {"action": "cancel"}
+
+    async def wait_outcome(self, elicitation_id: str, *, expires_at: int | None = None) -> Outcome:
+        """Long-polls until the elicitation is over and returns how it ended: its ElicitResult and,
+        for a settled one, ``answered_by``. A relay that restarts, or a replica that goes away, is
+        polled again until ``retry_for`` past ``expires_at`` (the relay's expiry, from
+        :meth:`create`)."""
         remaining = MAX_TIMEOUT_SECONDS
         if expires_at is not None:
             remaining = min(max(expires_at / 1000 - time.time(), 0.0), MAX_TIMEOUT_SECONDS)
@@ -202,7 +226,7 @@ class RelayClient(ClosedOnExit):
         while True:
             outcome = await self._retrying(lambda: self.result(elicitation_id), give_up - time.monotonic())
             if outcome.result is not None:
-                return outcome.result
+                return outcome
 
     async def withdraw(self, elicitation_id: str) -> Outcome:
         """``DELETE /v1/elicitations/{id}``: withdraws it while pending (the person's dialog
@@ -240,27 +264,37 @@ class RelayClient(ClosedOnExit):
         scope: Scope,
         request: Mapping[str, Any],
         *,
+        audience: Audience | AskedFor[Audience] | None = None,
         server_name: str | None = None,
         timeout_ms: int | None = None,
-        notify: Mapping[str, str] | None = None,
+        notify: Notify | AskedFor[Notify] | None = None,
+        escalate: list[EscalationStage] | AskedFor[list[EscalationStage]] | None = None,
         on_created: OnCreated | None = None,
+        on_settled: OnSettled | None = None,
     ) -> dict[str, Any]:
-        """Asks the person ``scope`` names (and e-mails them the question's link with ``notify``,
-        as :meth:`create` does) and waits for their ElicitResult (``{"action": "cancel"}`` when it
-        expired). When the task is cancelled meanwhile, or the wait fails, the
-        elicitation is withdrawn (the person's dialog closes) before the cancellation or the error
-        goes on. ``on_created`` (sync or async) is called with the :class:`Created` as soon as the
-        relay answers, before the wait: ``await relay.link(created.id)`` there makes a link to
-        post to chat. If it raises, the elicitation is withdrawn and the error goes on."""
+        """Asks the person ``scope`` names, or the team ``audience`` names (and e-mails the
+        question's link with ``notify``, and escalates, as :meth:`create` does) and waits for the
+        ElicitResult (``{"action": "cancel"}`` when it expired). When the task is cancelled
+        meanwhile, or the wait fails, the elicitation is withdrawn (the person's dialog closes)
+        before the cancellation or the error goes on. ``on_created`` (sync or async) is called
+        with the :class:`Created` as soon as the relay answers, before the wait: ``await
+        relay.link(created.id)`` there makes a link to post to chat. If it raises, the elicitation
+        is withdrawn and the error goes on. ``on_settled`` (sync or async) is called with the
+        :class:`Created` and the final :class:`Outcome` (``outcome.answered_by``: who answered)
+        before the result is returned."""
         key = uuid.uuid4().hex
+        # Functions of the request are called once, even when the create is sent again.
+        asked = await Asking("RelayClient.elicit", scope, audience, notify, escalate).values(request)
 
         def create() -> Awaitable[Created]:
             return self.create(
-                scope,
+                asked.scope,
                 request,
+                audience=asked.audience,
                 server_name=server_name,
                 timeout_ms=timeout_ms,
-                notify=notify,
+                notify=asked.notify,
+                escalate=asked.escalate,
                 idempotency_key=key,
             )
 
@@ -277,16 +311,17 @@ class RelayClient(ClosedOnExit):
             raise
         try:
             if on_created is not None:
-                called = on_created(created)
-                if inspect.isawaitable(called):
-                    await called
-            return await self.wait(created.id, expires_at=created.expires_at)
+                await awaited(on_created(created))
+            outcome = await self.wait_outcome(created.id, expires_at=created.expires_at)
         except BaseException:
             # Cancelled, or the wait failed: nobody takes the answer, so the person must not give
             # one. (The relay expires it anyway, if it cannot be told.)
             with anyio.CancelScope(shield=True), anyio.move_on_after(CALL_TIMEOUT_SECONDS):
                 await self._withdraw_quietly(created.id)
             raise
+        if on_settled is not None:
+            await awaited(on_settled(created, outcome))
+        return outcome.result or {"action": "cancel"}
 
     async def _withdraw_quietly(self, elicitation_id: str) -> None:
         with contextlib.suppress(RelayError):
@@ -375,10 +410,11 @@ def _outcome(answer: Any) -> Outcome:
     """A host view (``{"status", "result"?}``) as an :class:`Outcome`, or why it is not one."""
     status = answer.get("status") if isinstance(answer, dict) else None
     result = answer.get("result") if isinstance(answer, dict) else None
+    escalated = _int_field(answer, "escalated") or 0
     if status == "pending":
-        return Outcome("pending", None)
+        return Outcome("pending", None, escalated=escalated)
     if status in FINAL_STATUSES and isinstance(result, dict):
-        return Outcome(status, result)
+        return Outcome(status, result, answered_by(answer.get("answeredBy")), escalated)
     raise MalformedAnswerError(f"an unexpected result {_text(answer)}", answer)
 
 

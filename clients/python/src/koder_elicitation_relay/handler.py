@@ -8,27 +8,23 @@ names, and touches no name only one line has."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
 import httpx2
 from mcp import types
 from pydantic import ValidationError
 
-from .client import RETRY_FOR_SECONDS, ClosedOnExit, Created, OnCreated, RelayClient
+from .asking import AskedFor, Asking, Audience, EscalationStage, Notify, awaited
+from .client import RETRY_FOR_SECONDS, ClosedOnExit, Created, OnCreated, OnSettled, RelayClient
 from .errors import INVALID_PARAMS, MalformedAnswerError, RelayError
-from .scope import SCOPE_SHAPE, Scope, is_scope
+from .scope import Scope
 
 ScopeFunction: TypeAlias = Callable[[Any, Any], "Scope | Awaitable[Scope]"]
 """A scope per request: called with the ``elicitation/create`` params and the SDK's context
-(``context.session`` tells the sessions a host serves apart); may be async."""
-
-Notify: TypeAlias = Mapping[str, str]
-"""Whom the relay e-mails the question's link: ``{"email": ..., "language"?: ...}``."""
-
-NotifyFunction: TypeAlias = Callable[[Any, Any], "Notify | Awaitable[Notify | None] | None"]
-"""An e-mail per request (``None``: none for that one); may be async."""
+(``context.session`` tells the sessions a host serves apart); may be async. ``audience``,
+``notify`` and ``escalate`` take functions of the same two arguments (returning ``None``: none
+for that request)."""
 
 FastMCPElicitationHandler: TypeAlias = Callable[[str, Any, Any, Any], Awaitable[types.ElicitResult]]
 """FastMCP's ``elicitation_handler`` shape: ``(message, response_type, params, context)``."""
@@ -40,6 +36,13 @@ class RelayElicitation(ClosedOnExit):
     relay expires it (``{"action": "cancel"}``), or the MCP request is cancelled: then the
     elicitation is withdrawn, so the person's dialog closes.
 
+    For a team, ``scope`` names the workspace (no ``userId``) and ``audience`` who may answer
+    (``{"users"?, "groups"?}``: any member; the first answer settles it); ``escalate`` (up to 3
+    stages ``{"after", "audience"?, "notify"?}``) widens it when nobody answered in time.
+    ``on_settled`` (sync or async) is called with each elicitation's :class:`Created` and its
+    final :class:`Outcome`, whose ``answered_by`` says who answered (``{"userId", "name"?}`` or
+    ``{"link", "email"?}``); the server gets the ElicitResult alone.
+
     The hook itself for ``ClientSession(..., elicitation_callback=relay)`` (both mcp lines), the
     mcp SDK's ``Client`` (2.x), strands' and mcp-use's ``MCPClient(..., elicitation_callback=relay)``
     and langchain-mcp-adapters' ``Callbacks(on_elicitation=relay)``; ``relay.fastmcp`` for
@@ -48,9 +51,11 @@ class RelayElicitation(ClosedOnExit):
 
     ``server_name`` is shown in the person's dialog (default: the server's title, else its name);
     ``timeout_ms`` is how long they have (the relay's default: 5 minutes); ``notify`` is whom
-    the relay e-mails the question's link (a relay with ``--smtp-url``; the address must be in one
-    of its ``--email-allow-domain`` domains, or the relay refuses the create with 422), a mapping
-    or a function of the request like ``scope``; ``on_created`` (sync or async) is called with
+    the relay e-mails the question's link and when it reminds (``{"email"?, "language"?,
+    "remindAfter"?}``, ``email`` an address or a list; a relay with ``--smtp-url``, every address
+    in one of its ``--email-allow-domain`` domains, or the relay refuses the create with 422).
+    ``audience``, ``notify`` and ``escalate`` are each a value or a function of the request like
+    ``scope``. ``on_created`` (sync or async) is called with
     each new elicitation's :class:`Created` (``await relay.client.link(created.id)`` makes a link
     to post to chat). ``retry_for`` (seconds, default 30) and ``http_client`` are
     :class:`RelayClient`'s; ``async with`` or :meth:`aclose` closes its pooled HTTP client.
@@ -62,21 +67,22 @@ class RelayElicitation(ClosedOnExit):
         service_token: str,
         scope: Scope | ScopeFunction,
         *,
+        audience: Audience | AskedFor[Audience] | None = None,
         server_name: str | None = None,
         timeout_ms: int | None = None,
-        notify: Notify | NotifyFunction | None = None,
+        notify: Notify | AskedFor[Notify] | None = None,
+        escalate: list[EscalationStage] | AskedFor[list[EscalationStage]] | None = None,
         on_created: OnCreated | None = None,
+        on_settled: OnSettled | None = None,
         http_client: httpx2.AsyncClient | None = None,
         retry_for: float = RETRY_FOR_SECONDS,
     ) -> None:
-        if not callable(scope) and not is_scope(scope):
-            raise TypeError(f"RelayElicitation: `scope` must be {SCOPE_SHAPE} or a function returning one")
+        self._asking = Asking("RelayElicitation", scope, audience, notify, escalate)
         self.client = RelayClient(url, service_token, http_client=http_client, retry_for=retry_for)
-        self._scope = scope
         self._server_name = server_name
         self._timeout_ms = timeout_ms
-        self._notify = notify
         self._on_created = on_created
+        self._on_settled = on_settled
         # URL-mode elicitationIds (the server's) to the relay's ids, while a completion may come.
         self._awaiting_completion: dict[str, str] = {}
 
@@ -102,19 +108,21 @@ class RelayElicitation(ClosedOnExit):
             if isinstance(url_id, str) and url_id:
                 self._awaiting_completion[url_id] = new.id
             if self._on_created is not None:
-                called = self._on_created(new)
-                if inspect.isawaitable(called):
-                    await called
+                await awaited(self._on_created(new))
 
         accepted = False
         try:
+            asked = await self._asking.values(params, context)
             answer = await self.client.elicit(
-                await self._scope_for(params, context),
+                asked.scope,
                 request,
+                audience=asked.audience,
                 server_name=self._server_name or _server_name(context),
                 timeout_ms=self._timeout_ms,
-                notify=await self._notify_for(params, context),
+                notify=asked.notify,
+                escalate=asked.escalate,
                 on_created=created,
+                on_settled=self._on_settled,
             )
             result = types.ElicitResult.model_validate(answer)
             accepted = result.action == "accept"
@@ -163,28 +171,6 @@ class RelayElicitation(ClosedOnExit):
             elicitation_id = dumped.get("elicitationId")
             if isinstance(elicitation_id, str):
                 await self.complete(elicitation_id)
-
-    async def _scope_for(self, params: Any, context: Any) -> Scope:
-        if not callable(self._scope):
-            return self._scope
-        scope = self._scope(params, context)
-        if inspect.isawaitable(scope):
-            scope = await scope
-        if not is_scope(scope):
-            raise TypeError(f"RelayElicitation: the `scope` function must return {SCOPE_SHAPE}")
-        return scope
-
-    async def _notify_for(self, params: Any, context: Any) -> Notify | None:
-        if not callable(self._notify):
-            return self._notify
-        notify = self._notify(params, context)
-        if inspect.isawaitable(notify):
-            notify = await notify
-        if notify is not None and not isinstance(notify, Mapping):
-            raise TypeError(
-                'RelayElicitation: the `notify` function must return {"email", "language"?} or None'
-            )
-        return notify
 
 
 def _fastmcp_result(answer: types.ElicitResult) -> types.ElicitResult:

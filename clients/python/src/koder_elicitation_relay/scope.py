@@ -8,16 +8,16 @@ from typing_extensions import NotRequired, TypedDict
 
 
 class Scope(TypedDict):
-    """``{"userId", "workspaceId", "conversationId"?}``: the person (the ``sub`` of their token),
+    """``{"userId"?, "workspaceId", "conversationId"?}``: the person (the ``sub`` of their token),
     their workspace, and optionally one conversation (a token with a conversation claim only
-    sees its own)."""
+    sees its own). Without ``userId`` when an ``audience`` names a team in the workspace instead."""
 
-    userId: str
+    userId: NotRequired[str]
     workspaceId: str
     conversationId: NotRequired[str]
 
 
-SCOPE_SHAPE = '{"userId", "workspaceId", "conversationId"?} (non-empty strings)'
+SCOPE_SHAPE = '{"workspaceId", "userId"?, "conversationId"?} (non-empty strings)'
 
 
 def is_scope(value: Any) -> TypeGuard[Scope]:
@@ -29,7 +29,7 @@ def is_scope(value: Any) -> TypeGuard[Scope]:
 
     return (
         isinstance(value, dict)
-        and text("userId")
+        and ("userId" not in value or text("userId"))
         and text("workspaceId")
         and isinstance(value.get("conversationId", ""), str)
     )
