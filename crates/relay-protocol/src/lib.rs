@@ -12,11 +12,13 @@
 
 mod audit;
 mod create;
+mod escalate;
 mod events;
 mod ids;
 mod links;
 mod push;
 mod push_payload;
+mod team;
 mod views;
 mod webhook;
 
@@ -25,6 +27,7 @@ pub use create::{
     CreateElicitation, Created, InvalidBody, Notify, Scope, DEFAULT_TIMEOUT_MS, MAX_EMAIL_CHARS,
     MAX_FIELD_CHARS, MAX_LANGUAGE_CHARS, TIMEOUT_RANGE_MS,
 };
+pub use escalate::{parse_duration_ms, parse_escalate, EscalateStage, MAX_ESCALATE_STAGES};
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
@@ -37,6 +40,7 @@ pub use push::{
     PushSubscriptionList, PushSubscriptionView, MAX_PUSH_ENDPOINT_CHARS, MAX_PUSH_KEY_CHARS,
 };
 pub use push_payload::{PushAction, PushAnswer, PushPayload, ShownNotification};
+pub use team::{AnsweredBy, Members, MAX_AUDIENCE_GROUPS, MAX_AUDIENCE_USERS, MAX_MEMBER_CHARS};
 pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,

@@ -49,6 +49,7 @@ fn new_elicitation(id: &str, now: i64, email: Option<&str>, key: Option<&str>) -
             email: address.into(),
             language: Some("pt-BR".into()),
         }),
+        team: None,
     }
 }
 

@@ -12,8 +12,9 @@ use sqlx::QueryBuilder;
 use super::beside::Beside;
 use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 use crate::record::NewElicitation;
+use koder_elicitation_relay_protocol::EscalateStage;
 
 /// What an attempt came to, as the outbox keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,6 +251,23 @@ pub struct Queued<'a> {
     pub created: Option<&'a NewElicitation>,
     /// When the change was made (ms since the Unix epoch, the deployment's clock).
     pub at: i64,
+}
+
+impl Queued<'_> {
+    /// When the change is a team question reaching an escalation stage
+    /// ([`Elicitations::escalate`](crate::service::Elicitations::escalate)): the stage (from 1)
+    /// and what the create said of it (its `audience`, its `notify`). A channel queues what a
+    /// stage sends (its e-mails, its `elicitation.escalated` webhook) from this, in the
+    /// escalation's own transaction; the push channel already queues the stage's pushes.
+    pub fn escalation(&self) -> Option<(i64, &EscalateStage)> {
+        if self.event.kind != EventKind::Escalated {
+            return None;
+        }
+        let stage = self.event.record.escalated;
+        let index = usize::try_from(stage.checked_sub(1)?).ok()?;
+        let team = self.event.record.team.as_ref()?;
+        Some((stage, team.escalate.get(index)?))
+    }
 }
 
 /// What a change queues to one channel: the rows it writes beside itself, committed with it.

@@ -95,6 +95,13 @@ impl PushQueue {
                 let deadline = ended.saturating_add(millis(SETTLED_DEADLINE));
                 vec![rows(PushKind::Settled, now_ms, deadline)]
             }
+            // The stage's members who have no push for it yet (a row per subscription and
+            // kind: those told before keep theirs).
+            EventKind::Escalated => {
+                let mut queued = rows(PushKind::Elicitation, now_ms, record.expires_at);
+                queued.audience = record.audience();
+                vec![queued]
+            }
             EventKind::Complete => Vec::new(),
         }
     }
@@ -242,6 +249,9 @@ mod tests {
             result: None,
             finished_at,
             completed: false,
+            team: None,
+            escalated: 0,
+            answered_by: None,
         }
     }
 

@@ -92,7 +92,8 @@ pub fn event_type(kind: EventKind) -> Option<&'static str> {
         EventKind::Settled => Some("elicitation.settled"),
         EventKind::Expired => Some("elicitation.expired"),
         EventKind::Withdrawn => Some("elicitation.withdrawn"),
-        EventKind::Complete => None,
+        // The escalation's webhook is queued where stages are fired.
+        EventKind::Complete | EventKind::Escalated => None,
     }
 }
 
@@ -137,6 +138,7 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
             expires_at: record.expires_at,
             finished_at: record.finished_at.filter(|_| finished),
             result: finished.then(|| record.result_or_cancel()),
+            answered_by: record.answered_by.clone().filter(|_| finished),
             // Never queued: a link's token is derived only when the webhook is sent.
             answer_url: None,
         },
@@ -232,6 +234,9 @@ mod tests {
             result: Some(json!({"action": "accept", "content": {"a": 1}})),
             finished_at: Some(500),
             completed: false,
+            team: None,
+            escalated: 0,
+            answered_by: None,
         };
         let event = Event::new(EventKind::Settled, record);
         let kind = event_type(event.kind).unwrap();
