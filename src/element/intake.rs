@@ -2,6 +2,7 @@
 //! to the session (or refused with -32602 and an `invalid` event, opening nothing).
 
 use super::admit::ElicitOptions;
+use super::answered::answerer;
 use super::calls::run_weak;
 use super::effects::Effects;
 use super::{Answer, Inner, Resolver};
@@ -32,8 +33,10 @@ impl Inner {
             self.admit_request(request, &options, Answer::Promise(resolver), None);
         if let (Some(signal), Some(entry)) = (options.signal, self.session.get_mut(ticket)) {
             let shared = self.shared.clone();
+            let reason = signal.clone();
             entry.data._abort = Some(Listener::new(&signal, "abort", move |_| {
-                run_weak(&shared, move |inner, fx| inner.server_cancel(fx, ticket));
+                let name = answerer(&reason.reason());
+                run_weak(&shared, move |inner, fx| inner.aborted(fx, ticket, name));
             }));
         }
         match change {

@@ -12,6 +12,7 @@
 //! `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
 mod admit;
+mod answered;
 mod attributes;
 mod calls;
 mod effects;
@@ -163,6 +164,8 @@ struct Held {
     notification: Option<notify::SystemNotification>,
     /// The scope the person chose to be remembered for, set just before an accept settles.
     remember: Option<crate::one_tap::Persist>,
+    /// Who else answered it, when its abort reason named them (`{ answeredBy }`).
+    answered_by: Option<String>,
 }
 
 type ElementSession = Session<Answer, Held>;
@@ -229,6 +232,9 @@ struct Screen {
     announcements: Announcements,
     /// Inline: the summaries left by settled elicitations, oldest first.
     summaries: Vec<web_sys::Element>,
+    /// Where a modal answered by someone else says so, made on first use; and its timer.
+    answered_live: Option<web_sys::Element>,
+    answered_announce: Option<Timeout>,
 }
 
 /// What the person gave that outlives a dialog.

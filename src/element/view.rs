@@ -22,7 +22,7 @@ use crate::url::{judge, UrlParts, UrlVerdict};
 use crate::url_rounds::UrlStep;
 
 /// How long after a dialog appears its first announcement is made, so screen readers notice it.
-const ANNOUNCE_DELAY_MS: u32 = 150;
+pub(super) const ANNOUNCE_DELAY_MS: u32 = 150;
 /// `setTimeout` takes a signed 32-bit delay.
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 
