@@ -116,7 +116,7 @@ class RelayConnection {
       const showing = this.#shown.get(id);
       if (showing) showing.target.complete(showing.completeId, { serverName: showing.serverName });
     }
-    else if (type === "settled" || type === "withdrawn" || type === "expired") this.#open.get(id)?.abort();
+    else if (type === "settled" || type === "withdrawn" || type === "expired") this.#open.get(id)?.abort(answered(data));
   }
 
   // After a reconnect: close what ended elsewhere while the stream was down (the replay lists only
@@ -234,6 +234,13 @@ class RelayConnection {
     }).catch(() => false);
     if (!answered) this.#shown.delete(id);
   }
+}
+
+// A question of a team someone else answered: the element's abort reason naming them (their
+// name, else their user id, else the mailed address); `undefined` keeps the plain AbortError.
+function answered({ answeredBy: by }) {
+  const name = [by?.name, by?.userId, by?.email].find((part) => typeof part === "string" && part !== "");
+  return name === undefined ? undefined : { answeredBy: name };
 }
 
 /** Adds (`on`) or removes `listener` for the element's ending events on `target`, in the capture phase. */
