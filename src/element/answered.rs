@@ -4,8 +4,6 @@
 //! says the same words in a live region that outlives the dialog.
 
 use gloo_timers::callback::Timeout;
-use js_sys::Reflect;
-use wasm_bindgen::JsValue;
 
 use super::effects::Effects;
 use super::Inner;
@@ -14,18 +12,6 @@ use crate::dom::{create, document, set_attr};
 use crate::reply::{CancelSource, Ending};
 use crate::session::Ticket;
 use crate::summary::answered_by;
-
-/// The answerer an abort reason names: a non-empty `answeredBy` string, else `None` (a plain
-/// withdrawal).
-pub(super) fn answerer(reason: &JsValue) -> Option<String> {
-    if !reason.is_object() {
-        return None;
-    }
-    Reflect::get(reason, &JsValue::from_str("answeredBy"))
-        .ok()?
-        .as_string()
-        .filter(|name| !name.trim().is_empty())
-}
 
 impl Inner {
     /// The signal aborted: withdrawn by the server, or answered by `name` when the reason says so.

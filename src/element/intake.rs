@@ -2,10 +2,9 @@
 //! to the session (or refused with -32602 and an `invalid` event, opening nothing).
 
 use super::admit::ElicitOptions;
-use super::answered::answerer;
 use super::calls::run_weak;
 use super::effects::Effects;
-use super::{Answer, Inner, Resolver};
+use super::{answered_by_reason, Answer, Inner, Resolver};
 use crate::dom::listener::Listener;
 use crate::request::parse_request_text;
 use crate::wire::Malformed;
@@ -33,9 +32,9 @@ impl Inner {
             self.admit_request(request, &options, Answer::Promise(resolver), None);
         if let (Some(signal), Some(entry)) = (options.signal, self.session.get_mut(ticket)) {
             let shared = self.shared.clone();
-            let reason = signal.clone();
+            let aborted = signal.clone();
             entry.data._abort = Some(Listener::new(&signal, "abort", move |_| {
-                let name = answerer(&reason.reason());
+                let name = answered_by_reason(&aborted);
                 run_weak(&shared, move |inner, fx| inner.aborted(fx, ticket, name));
             }));
         }

@@ -64,6 +64,10 @@ extern "C" {
     fn new(message: &str, code: i32) -> JsElicitationError;
     #[wasm_bindgen(js_name = abortError)]
     fn abort_error() -> JsValue;
+    /// The name an abort reason `{ answeredBy }` gives (src/js/define.js reads it: no object
+    /// walking in the wasm).
+    #[wasm_bindgen(js_name = answeredBy)]
+    fn answered_by_reason(signal: &AbortSignal) -> Option<String>;
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
     #[wasm_bindgen(js_name = languageCandidates)]
