@@ -74,7 +74,8 @@ after(async () => {
 });
 
 async function open(query) {
-  const page = await openPage(browser, `${pages.url}/member.html?${new URLSearchParams(query)}`);
+  // A context of its own per member (axe needs one), as two people's browsers would be.
+  const page = await openPage(await browser.newContext(), `${pages.url}/member.html?${new URLSearchParams(query)}`);
   await page.waitForFunction(() => window.__ready === true);
   return page;
 }
@@ -102,7 +103,7 @@ for (const [lang, words] of [['en-US', 'Answered by Ana Lima'], ['pt-BR', 'Respo
     assert.equal(await outcome(page), words);
     // The name is the server's text, isolated in its own element.
     assert.equal(await page.locator(`${el} [part~=summary-outcome] bdi`).textContent(), 'Ana Lima');
-    await page.close();
+    await page.context().close();
   });
 }
 
@@ -115,7 +116,7 @@ test('a plain abort still reads "Cancelled"; markup in a name stays text', { tim
   await abortShown(page, { answeredBy: '<img src=x onerror=alert(1)>' });
   assert.equal(await page.locator(`${el} [part~=summary-outcome]`).last().textContent(), 'Answered by <img src=x onerror=alert(1)>');
   assert.equal(await page.locator(`${el} img`).count(), 0);
-  await page.close();
+  await page.context().close();
 });
 
 test('a modal answered by someone else closes and announces "Answered by {name}" in its live region (en-US, pt-BR)', { timeout: 60_000 }, async () => {
@@ -128,7 +129,7 @@ test('a modal answered by someone else closes and announces "Answered by {name}"
     const live = page.locator(`${el} [role=status][aria-live=polite]`, { hasText: words });
     await live.waitFor({ state: 'attached', timeout: 5_000 });
     assert.equal(await live.textContent(), words);
-    await page.close();
+    await page.context().close();
   }
 });
 
@@ -166,7 +167,7 @@ for (const [lang, words] of [['en-US', 'Answered by Bruno Souza'], ['pt-BR', 'Re
     })).json();
     assert.deepEqual(result.answeredBy, { userId: 'u_bruno', name: 'Bruno Souza' });
     await assertNoAxeViolations(ana, `${lang}: the summary answered by someone else`);
-    await ana.close();
-    await bruno.close();
+    await ana.context().close();
+    await bruno.context().close();
   });
 }
