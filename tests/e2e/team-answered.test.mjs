@@ -29,7 +29,8 @@ const el = document.querySelector('koder-mcp-elicitation');
 window.__cancels = [];
 el.addEventListener('cancel', (event) => window.__cancels.push({ source: event.detail.source, answeredBy: event.detail.answeredBy ?? null }));
 if (params.get('es')) {
-  const { registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
+  const { ready, registerTranslation } = await import('/dist/koder-mcp-elicitation.js');
+  await ready;
   registerTranslation('es', await (await fetch('/www/es.ftl')).text());
 }
 if (params.get('relay')) {
@@ -171,3 +172,23 @@ for (const [lang, words] of [['en-US', 'Answered by Bruno Souza'], ['pt-BR', 'Re
     await bruno.context().close();
   });
 }
+
+test('the real relay: a person\'s own question answered in their other tab closes as "Cancelled", naming nobody', { timeout: 90_000 }, async () => {
+  const first = await open({ lang: 'en-US', relay: relay.url, user: 'u_ana' });
+  const second = await open({ lang: 'en-US', relay: relay.url, user: 'u_ana' });
+  const response = await fetch(`${relay.url}/v1/elicitations`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${SERVICE_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ scope: { userId: 'u_ana', workspaceId: 'w_team' }, request: CITY, serverName: 'Reports', timeoutMs: 600_000 }),
+  });
+  assert.equal(response.status, 201, await response.clone().text());
+  for (const page of [first, second]) await page.locator(`${el} [part~=inline]`).waitFor({ state: 'visible', timeout: 15_000 });
+  await first.locator(`${el} [data-field="city"] input`).fill('Natal');
+  await first.keyboard.press('Enter');
+  const other = second.locator(`${el} [part~=summary-outcome]`);
+  await other.waitFor({ state: 'visible', timeout: 15_000 });
+  assert.equal(await other.textContent(), 'Cancelled');
+  assert.deepEqual(await second.evaluate(() => window.__cancels), [{ source: 'server', answeredBy: null }]);
+  await first.context().close();
+  await second.context().close();
+});
