@@ -3,9 +3,8 @@
 //! the `cancel` event names the answerer, an inline card leaves "Answered by {name}", and a modal
 //! says the same words in a live region that outlives the dialog.
 
-use gloo_timers::callback::Timeout;
-
 use super::effects::Effects;
+use super::view::announce_soon;
 use super::Inner;
 use crate::dom::frame::Presentation;
 use crate::dom::{create, document, set_attr};
@@ -44,10 +43,6 @@ impl Inner {
         let _ = self.shadow.append_child(region);
         region.set_text_content(None);
         let words = answered_by(locale, name).outcome;
-        let region = region.clone();
-        self.screen.answered_announce =
-            Some(Timeout::new(super::view::ANNOUNCE_DELAY_MS, move || {
-                region.set_text_content(Some(&words));
-            }));
+        self.screen.answered_announce = Some(announce_soon(region.clone(), words));
     }
 }
