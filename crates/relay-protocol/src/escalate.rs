@@ -84,8 +84,9 @@ pub fn parse_escalate(value: Value, timeout_ms: i64) -> Result<Vec<EscalateStage
     Ok(parsed)
 }
 
-/// A duration as hosts write it: a whole number and a unit, `ms`, `s`, `m`, `h` or `d`
-/// (`"30s"`, `"10m"`); more than zero, at most a day's worth of days.
+/// A duration as hosts (and the relay's flags) write it: a whole number above 0 and a unit,
+/// `ms`, `s`, `m`, `h` or `d` (`"30s"`, `"10m"`), in ms. The unit is required: a bare `30`
+/// could mean seconds or days.
 pub fn parse_duration_ms(text: &str) -> Option<i64> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let (number, unit) = text.split_at(digits);
@@ -98,9 +99,7 @@ pub fn parse_duration_ms(text: &str) -> Option<i64> {
         "d" => 86_400_000,
         _ => return None,
     };
-    number
-        .checked_mul(unit_ms)
-        .filter(|ms| *ms > 0 && *ms <= 365 * 86_400_000)
+    number.checked_mul(unit_ms).filter(|ms| *ms > 0)
 }
 
 /// `after` on the wire: a duration text read, whole seconds or ms written.

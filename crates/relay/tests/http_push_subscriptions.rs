@@ -627,3 +627,37 @@ fn a_bad_subject_or_key_file_stops_the_start_naming_the_flag() {
         assert!(stderr.contains(expected), "{extra:?}: {stderr}");
     }
 }
+
+/// The groups kept with a subscription, by the relay's database.
+async fn kept_groups(relay: &Relay, id: &str) -> Vec<String> {
+    let url = format!("sqlite://{}", relay.dir.join("relay.db").display());
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let groups = sqlx::query_scalar(
+        "SELECT name FROM koder_push_subscription_groups WHERE subscription_id = $1 \
+         ORDER BY name",
+    )
+    .bind(id)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    groups
+}
+
+#[tokio::test]
+async fn a_subscription_keeps_the_groups_of_the_token_that_last_posted_it() {
+    let key = VapidKey::generate();
+    let relay = push_relay(&key, None).await;
+    let body = browser_subscription("https://fcm.push.example.com/send/groups");
+    let ops = mint(json!({"sub": "bo", "workspace": "acme", "groups": ["ops", "db"]}));
+    let (status, created) = subscribe(&relay, &ops, &body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["id"].as_str().unwrap();
+    assert_eq!(kept_groups(&relay, id).await, ["db", "ops"]);
+    // Posted again with a token whose groups changed: the same subscription, its groups now.
+    let dev = mint(json!({"sub": "bo", "workspace": "acme", "groups": "dev"}));
+    let (status, again) = subscribe(&relay, &dev, &body).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["id"], json!(id));
+    assert_eq!(kept_groups(&relay, id).await, ["dev"]);
+}

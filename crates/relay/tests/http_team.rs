@@ -4,13 +4,19 @@
 //! the first answer wins and everyone hears who; escalation stages admit their audience once
 //! and never after an answer; create bodies with both, neither or too much are refused.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use http_support::postgres::Postgres;
-use http_support::{city_form, mint, Relay, SseReader};
+use http_support::{city_form, mint, webhook_of, webhook_receiver, Relay, SseReader};
 use koder_elicitation_relay::channels::webhooks::{
     self, RetrySchedule, WebhookConfig, WebhookSecret,
 };
@@ -88,7 +94,7 @@ async fn members_see_it_and_nobody_else_does(relay: &Relay) {
         expect_quiet(stream, who).await;
     }
     for member in [&ana, &bo, &cy] {
-        assert_eq!(ids(&relay.pending(member).await), [id.clone()]);
+        assert_eq!(ids(&relay.pending(member).await), [id.as_str()]);
         assert_eq!(relay.status(member, &id).await.0, StatusCode::OK);
     }
     let unknown = "0".repeat(32);
@@ -142,49 +148,9 @@ async fn members_by_user_and_by_group_see_it_and_nobody_else_does_postgres() {
     an_escalation_admits_its_stage_once_and_never_after_an_answer(&relay).await;
 }
 
-/// A webhook receiver on 127.0.0.1: every body it was sent.
-async fn webhook_receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let kept = Arc::clone(&received);
-    let app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |body: String| {
-            let kept = Arc::clone(&kept);
-            async move {
-                kept.lock()
-                    .unwrap()
-                    .push(serde_json::from_str(&body).unwrap());
-                StatusCode::NO_CONTENT
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, received)
-}
-
-/// The first webhook of `event_type` received within 10 s.
-async fn webhook_of(received: &Mutex<Vec<Value>>, event_type: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let found = received
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|body| body["type"] == event_type)
-            .cloned();
-        if let Some(body) = found {
-            return body;
-        }
-        assert!(Instant::now() < deadline, "no {event_type} webhook");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test]
 async fn two_members_answer_at_once_the_first_wins_and_everyone_hears_who() {
-    let (hook, received) = webhook_receiver().await;
+    let (hook, received) = webhook_receiver(0).await;
     let relay = Relay::start_with(|config| {
         config.webhook = Some(WebhookConfig {
             url: webhooks::parse_url(&hook).unwrap(),
@@ -277,7 +243,7 @@ async fn an_escalation_admits_its_stage_once_and_never_after_an_answer(relay: &R
     expect_quiet(&mut ana_stream, "ana at the stage").await;
     assert!(elicitations.escalate(&id, 1).await.unwrap().is_none());
     expect_quiet(&mut lead_stream, "the lead after a repeat").await;
-    assert_eq!(ids(&relay.pending(&lead).await), [id.clone()]);
+    assert_eq!(ids(&relay.pending(&lead).await), [id.as_str()]);
     assert_eq!(relay.result(&id, 0.0).await.1["escalated"], 1);
     let (status, body) = relay
         .answer(

@@ -336,3 +336,42 @@ impl Outboxes {
         self.channels.iter().map(|channel| channel.table)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Record, Status};
+
+    #[test]
+    fn an_escalation_names_its_stage_and_what_the_create_said_of_it() {
+        let mut record = Record::example("e1", Status::Pending, serde_json::json!({}));
+        record.team = Some(
+            serde_json::from_value(serde_json::json!({
+                "audience": {"users": ["ana"]},
+                "escalate": [
+                    {"after": "1m", "audience": {"groups": ["leads"]}},
+                    {"after": "2m", "audience": {"users": ["boss"]},
+                     "notify": {"email": "boss@example.com"}}
+                ]
+            }))
+            .unwrap(),
+        );
+        record.escalated = 2;
+        let escalated = Event::new(EventKind::Escalated, record.clone());
+        let queued = Queued {
+            event: &escalated,
+            created: None,
+            at: 0,
+        };
+        let (stage, said) = queued.escalation().unwrap();
+        assert_eq!(stage, 2);
+        assert_eq!(said.audience.users, ["boss"]);
+        assert!(said.notify.is_some());
+        let settled = Event::new(EventKind::Settled, record);
+        let other = Queued {
+            event: &settled,
+            ..queued
+        };
+        assert!(other.escalation().is_none());
+    }
+}
