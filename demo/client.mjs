@@ -5,6 +5,7 @@
 // 2026-07-28 the SDK drives the input_required rounds and calls the same handler once per input request.
 
 import { Client, StreamableHTTPClientTransport, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import { startTeam } from './team-page.mjs';
 import { startTranscript } from './transcript.mjs';
 
 const TAG = 'koder-mcp-elicitation';
@@ -45,6 +46,11 @@ const el = document.querySelector('koder-mcp-elicitation');
 // MCP connections below go on meanwhile.
 const transcriptReady = startTranscript(el).catch((error) => {
   console.warn('transcript view:', error);
+  return null;
+});
+// "Ask the team": two members' columns, each joined to the relay with its own token.
+const teamReady = startTeam().catch((error) => {
+  console.warn('ask the team:', error);
   return null;
 });
 const client = new Client(
@@ -194,4 +200,6 @@ window.koderDemo = {
   askViaRelay: async (tool) => (await transcriptReady)?.askViaRelay(tool),
   /** "E-mail me a link": the e-mailing host calls a tool; resolves with its result. */
   emailLink: async (tool) => (await transcriptReady)?.emailLink(tool),
+  /** "Ask the team": the host asks the group; resolves with its result (`answeredBy` among it). */
+  askTheTeam: async () => (await teamReady)?.askTheTeam(),
 };

@@ -6,7 +6,8 @@
 // --out` into its temp dir), pushing to the browsers' own push services (the relay's default allow
 // list), each push opening the demo page. It serves its own answer page (`--answer-page`, the element
 // from dist/) on its own port, and, with the demo's mail catcher (demo/mail.mjs), e-mails a question's
-// link to addresses @example.com.
+// link to addresses @example.com. People's groups come from their tokens' `groups` claim (the
+// relay's default --jwt-groups-claim), which "Ask the team" (demo/team.mjs) relies on.
 
 import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -128,7 +129,10 @@ export async function startDemoRelay({ root, allowOrigin, smtpPort }) {
     serviceToken,
     jwtSecret,
     vapidPublicKey,
-    /** A person's HS256 JWT for the relay (`sub`, `workspace`, optional `conversation`), valid an hour. */
+    /**
+     * A person's HS256 JWT for the relay (`sub`, `workspace`, optional `conversation`, `name` and
+     * `groups`), valid an hour.
+     */
     personToken(claims) {
       const payload = { aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + TOKEN_LIFETIME_S, ...claims };
       const encode = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -36,6 +36,7 @@ import { createMcpHandler, McpServer as McpServerV2 } from '@modelcontextprotoco
 import { createFlows, registerMrtrTools } from '../tests/peers/mrtr-tools.mjs';
 import { serveWebHandler } from '../tests/peers/node-bridge.mjs';
 import { startDemoRelay } from './relay.mjs';
+import { askTheTeam, memberClaims } from './team.mjs';
 import { DEMO_MAIL_SCOPE, DEMO_SCOPE, startServerSideHost } from './host.mjs';
 import { startMailCatcher } from './mail.mjs';
 import { DEMO_MAIL_DOMAIN } from './relay.mjs';
@@ -572,12 +573,32 @@ async function handleOauth(req, res, url) {
 // ---------------------------------------------------------------------------------------------
 // The relay path: a server-side host asks, the page answers in its transcript.
 
-/** GET /relay/token: the page's person's relay token (the demo signs in nobody: one person). */
-function handleRelayToken(req, res) {
+/**
+ * GET /relay/token: the page's person's relay token (the demo signs in nobody: one person), or with
+ * `?member=ana|bruno` a team member's ("Ask the team"), with their name and group.
+ */
+function handleRelayToken(req, res, url) {
   if (req.method !== 'GET') return sendJson(res, 405, { error: 'GET only' });
   if (relay === null) return sendJson(res, 503, { error: 'the demo runs without a relay: build it with `cargo build -p koder-elicitation-relay`' });
+  const member = url.searchParams.get('member');
+  const claims = member === null ? { sub: DEMO_SCOPE.userId, workspace: DEMO_SCOPE.workspaceId } : memberClaims(member);
+  if (claims === null) return sendJson(res, 404, { error: 'no such team member' });
   res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(relay.personToken({ sub: DEMO_SCOPE.userId, workspace: DEMO_SCOPE.workspaceId }));
+  res.end(relay.personToken(claims));
+}
+
+/** POST /host/team: asks the team (demo/team.mjs) and answers with the host's result. */
+async function handleHostTeam(req, res) {
+  if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST only' });
+  if (relay === null) return sendJson(res, 503, { error: 'the demo runs without a relay' });
+  logEvent(undefined, 'ask the team', 'asked the group through the relay');
+  try {
+    const outcome = await askTheTeam(relay);
+    logEvent(undefined, 'ask the team', `ended: ${outcome.status}`, { answeredBy: outcome.answeredBy ?? null });
+    return sendJson(res, 200, outcome);
+  } catch (error) {
+    return sendJson(res, 502, { error: error.message });
+  }
 }
 
 // The person's side of the relay, as the element calls it (the stream, the pending list, answers),
@@ -774,7 +795,8 @@ async function route(req, res, appJs) {
   if (pathname === '/host/call') return handleHostCall(req, res);
   if (pathname === '/host/email') return handleHostEmail(req, res);
   if (pathname === '/demo/mail') return handleMail(req, res);
-  if (pathname === '/relay/token') return handleRelayToken(req, res);
+  if (pathname === '/relay/token') return handleRelayToken(req, res, url);
+  if (pathname === '/host/team') return handleHostTeam(req, res);
   if (pathname.startsWith('/relay/v1/')) return proxyRelay(req, res, pathname.slice('/relay'.length), url.search);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' });

@@ -21,7 +21,8 @@ export function guide(url, { relay }) {
     relay
       ? '  2. "In the conversation": "Ask for the weather" makes a host on the demo server ask through the demo\'s relay;\n' +
         '     the question appears inline in the transcript, the answer goes back to the tool, and a summary stays.\n' +
-        '     "Notify me" turns on system notifications while the page is hidden, and the relay\'s Web Push for when it is closed.'
+        '     "Notify me" turns on system notifications while the page is hidden, and the relay\'s Web Push for when it is closed.\n' +
+        '     "Ask the team" asks a group: two members side by side both see it; when one answers, the other reads "Answered by …".'
       : '  2. "In the conversation" is off: no relay binary was built (cargo build -p koder-elicitation-relay).',
     '  3. "Without a server": buttons call el.elicit() directly; the settled result and the element\'s events show below.',
     '  The language picker switches the element between en-US, pt-BR and es (registered by the page).',

@@ -90,6 +90,7 @@ mcp-elicitation-summary-accept = Enviado
 mcp-elicitation-summary-decline = Rechazado
 mcp-elicitation-summary-cancel = Cancelado
 mcp-elicitation-summary-timeout = Tiempo agotado
+mcp-elicitation-summary-answered_by = Respondido por { $name }
 mcp-elicitation-summary-opened = Página abierta: { $host }
 mcp-elicitation-summary-reason = Motivo
 mcp-elicitation-summary-yes = sí

@@ -90,6 +90,8 @@ mcp-elicitation-summary-accept = Submitted
 mcp-elicitation-summary-decline = Declined
 mcp-elicitation-summary-cancel = Cancelled
 mcp-elicitation-summary-timeout = Timed out
+# Someone else in the team answered it (the relay's `answeredBy`); { $name } is theirs.
+mcp-elicitation-summary-answered_by = Answered by { $name }
 mcp-elicitation-summary-opened = Opened { $host }
 mcp-elicitation-summary-reason = Reason
 mcp-elicitation-summary-yes = yes

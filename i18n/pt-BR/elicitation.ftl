@@ -90,6 +90,7 @@ mcp-elicitation-summary-accept = Enviado
 mcp-elicitation-summary-decline = Recusado
 mcp-elicitation-summary-cancel = Cancelado
 mcp-elicitation-summary-timeout = Tempo esgotado
+mcp-elicitation-summary-answered_by = Respondido por { $name }
 mcp-elicitation-summary-opened = Página aberta: { $host }
 mcp-elicitation-summary-reason = Motivo
 mcp-elicitation-summary-yes = sim

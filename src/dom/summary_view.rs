@@ -15,6 +15,8 @@ pub struct SummaryTexts<'a> {
     pub message: &'a str,
     /// The host "Opened { $host }" names (URL mode), isolated left to right.
     pub host: &'a str,
+    /// Who else answered it ("Answered by { $name }"), isolated in its own direction.
+    pub answerer: Option<&'a str>,
 }
 
 /// Builds the summary. `summary` was built with [`super::SLOT`] for the host. Focusable from script only
@@ -36,13 +38,11 @@ pub fn summary(
     set_attr(&message, "dir", "auto");
     set_server_text(&message, texts.message);
     let outcome = create_part(document, "p", "summary-outcome", None);
-    set_text_isolating(
-        document,
-        &outcome,
-        &summary.outcome,
-        texts.host,
-        Some("ltr"),
-    );
+    let (slot, dir) = match texts.answerer {
+        Some(name) => (name, None),
+        None => (texts.host, Some("ltr")),
+    };
+    set_text_isolating(document, &outcome, &summary.outcome, slot, dir);
     append(&root, &server);
     append(&root, &message);
     append(&root, &outcome);

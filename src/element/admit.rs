@@ -131,6 +131,7 @@ impl Inner {
             flow,
             notification: None,
             remember: None,
+            answered_by: None,
         };
         let session: &mut ElementSession = &mut self.session;
         let (ticket, change) = session.admit_in_batch(now(), admit, options.batch, answer, held);

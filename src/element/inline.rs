@@ -13,7 +13,7 @@ use crate::dom::{document, SLOT};
 use crate::reply::{CancelSource, Ending};
 use crate::request::Mode;
 use crate::session::Ticket;
-use crate::summary::summarize;
+use crate::summary::{answered_by, summarize};
 
 impl Inner {
     /// The summary `ticket` leaves, when it is the inline card on screen and the host keeps
@@ -43,11 +43,15 @@ impl Inner {
         }
         .unwrap_or_default();
         let server = super::server_or_unknown(&held.server, locale);
-        let lines = summarize(&held.request, ending, locale, SLOT);
+        let lines = match &held.answered_by {
+            Some(_) => answered_by(locale, SLOT),
+            None => summarize(&held.request, ending, locale, SLOT),
+        };
         let texts = SummaryTexts {
             server: &server,
             message: &held.request.message,
             host: &host,
+            answerer: held.answered_by.as_deref(),
         };
         Some(summary(&document(), locale, &lines, &texts))
     }

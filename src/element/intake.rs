@@ -4,7 +4,7 @@
 use super::admit::ElicitOptions;
 use super::calls::run_weak;
 use super::effects::Effects;
-use super::{Answer, Inner, Resolver};
+use super::{answered_by_reason, Answer, Inner, Resolver};
 use crate::dom::listener::Listener;
 use crate::request::parse_request_text;
 use crate::wire::Malformed;
@@ -32,8 +32,10 @@ impl Inner {
             self.admit_request(request, &options, Answer::Promise(resolver), None);
         if let (Some(signal), Some(entry)) = (options.signal, self.session.get_mut(ticket)) {
             let shared = self.shared.clone();
+            let aborted = signal.clone();
             entry.data._abort = Some(Listener::new(&signal, "abort", move |_| {
-                run_weak(&shared, move |inner, fx| inner.server_cancel(fx, ticket));
+                let name = answered_by_reason(&aborted);
+                run_weak(&shared, move |inner, fx| inner.aborted(fx, ticket, name));
             }));
         }
         match change {

@@ -12,6 +12,7 @@
 //! `platform` (what the browser knows: clock, URLs, local time, `Intl`).
 
 mod admit;
+mod answered;
 mod attributes;
 mod calls;
 mod effects;
@@ -63,6 +64,10 @@ extern "C" {
     fn new(message: &str, code: i32) -> JsElicitationError;
     #[wasm_bindgen(js_name = abortError)]
     fn abort_error() -> JsValue;
+    /// The name an abort reason `{ answeredBy }` gives (src/js/define.js reads it: no object
+    /// walking in the wasm).
+    #[wasm_bindgen(js_name = answeredBy)]
+    fn answered_by_reason(signal: &AbortSignal) -> Option<String>;
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);
     #[wasm_bindgen(js_name = languageCandidates)]
@@ -163,6 +168,8 @@ struct Held {
     notification: Option<notify::SystemNotification>,
     /// The scope the person chose to be remembered for, set just before an accept settles.
     remember: Option<crate::one_tap::Persist>,
+    /// Who else answered it, when its abort reason named them (`{ answeredBy }`).
+    answered_by: Option<String>,
 }
 
 type ElementSession = Session<Answer, Held>;
@@ -229,6 +236,9 @@ struct Screen {
     announcements: Announcements,
     /// Inline: the summaries left by settled elicitations, oldest first.
     summaries: Vec<web_sys::Element>,
+    /// Where a modal answered by someone else says so, made on first use; and its timer.
+    answered_live: Option<web_sys::Element>,
+    answered_announce: Option<Timeout>,
 }
 
 /// What the person gave that outlives a dialog.

@@ -89,6 +89,9 @@ impl Inner {
             .and_then(|held| self.summary_of(ticket, held, ending));
         let mut event =
             wire::settled_detail_remembering(&held.request, &held.scope, ending, held.remember);
+        if let Some(name) = &held.answered_by {
+            json::set(&mut event, "answeredBy", Value::String(name.clone()));
+        }
         if !keeps_draft(ending) {
             self.drafts.forms.remove(&held.scope);
         }

@@ -23,6 +23,13 @@ use crate::url_rounds::UrlStep;
 
 /// How long after a dialog appears its first announcement is made, so screen readers notice it.
 const ANNOUNCE_DELAY_MS: u32 = 150;
+/// Fills `live` with `message` after [`ANNOUNCE_DELAY_MS`]; dropping the timer cancels it.
+pub(super) fn announce_soon(live: Element, message: String) -> Timeout {
+    Timeout::new(ANNOUNCE_DELAY_MS, move || {
+        live.set_text_content(Some(&message));
+    })
+}
+
 /// `setTimeout` takes a signed 32-bit delay.
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 
@@ -283,12 +290,8 @@ impl Inner {
         }
         // A live region filled in the same step it appears is often not spoken; fill it a moment
         // later, with a timer that goes with the view.
-        let announce_later = announce_later.map(|message| {
-            let live = chrome.live.clone();
-            Timeout::new(ANNOUNCE_DELAY_MS, move || {
-                live.set_text_content(Some(&message));
-            })
-        });
+        let announce_later =
+            announce_later.map(|message| announce_soon(chrome.live.clone(), message));
         let _ = self.shadow.append_child(&chrome.dialog);
         let listeners = self.listen(ticket, &chrome, &built.body);
         Some(View {

@@ -15,6 +15,12 @@ export function abortError() {
   return new DOMException("The server withdrew the elicitation", "AbortError");
 }
 
+/** Who else answered, when `signal` aborted with the reason `{ answeredBy: "<name>" }`; else undefined. */
+export function answeredBy(signal) {
+  const name = signal.reason?.answeredBy;
+  return typeof name === "string" && name.trim() !== "" ? name : undefined;
+}
+
 const ATTRIBUTES = [
   "server-name", "lang", "timeout-ms", "user-id", "workspace-id", "conversation-id",
   "status-url", "poll-interval-ms", "rate-limit", "strict", "presentation", "settled",

@@ -35,7 +35,7 @@ class RelayConnection {
   #getToken;
   #base;
   #stop = new AbortController();
-  #shown = new Map(); // relay id → { completeId, serverName, target }: what complete() takes and the element showing it
+  #shown = new Map(); // relay id → { completeId, serverName, target, team }: what complete() takes, the element showing it, a team's question
   #open = new Map(); // relay id → its AbortController, while its elicit() is pending
   #endings = new Map(); // relay id → how it ended on screen: "post" (the person answered), "timeout", "other"
   #bearer = null;
@@ -116,7 +116,11 @@ class RelayConnection {
       const showing = this.#shown.get(id);
       if (showing) showing.target.complete(showing.completeId, { serverName: showing.serverName });
     }
-    else if (type === "settled" || type === "withdrawn" || type === "expired") this.#open.get(id)?.abort();
+    // A team's question (no one person in its scope) says who answered; a person's own, answered
+    // in another of their tabs, closes as before.
+    else if (type === "settled" || type === "withdrawn" || type === "expired") {
+      this.#open.get(id)?.abort(this.#shown.get(id)?.team ? answered(data) : undefined);
+    }
   }
 
   // After a reconnect: close what ended elsewhere while the stream was down (the replay lists only
@@ -145,7 +149,7 @@ class RelayConnection {
     const left = Number.isFinite(view.expiresInMs) ? view.expiresInMs : view.expiresAt - Date.now();
     const deadline = performance.now() + left;
     const completeId = String((request?.params ?? request)?.elicitationId ?? id);
-    this.#shown.set(id, { completeId, serverName: view.serverName ?? undefined, target: on });
+    this.#shown.set(id, { completeId, serverName: view.serverName ?? undefined, target: on, team: !view.scope?.userId });
     this.#open.set(id, controller);
     const onEnding = this.#endingOf(id, on);
     hear(on, onEnding, true);
@@ -234,6 +238,13 @@ class RelayConnection {
     }).catch(() => false);
     if (!answered) this.#shown.delete(id);
   }
+}
+
+// A question of a team someone else answered: the element's abort reason naming them (their
+// name, else their user id, else the mailed address); `undefined` keeps the plain AbortError.
+function answered({ answeredBy: by }) {
+  const name = [by?.name, by?.userId, by?.email].find((part) => typeof part === "string" && part !== "");
+  return name === undefined ? undefined : { answeredBy: name };
 }
 
 /** Adds (`on`) or removes `listener` for the element's ending events on `target`, in the capture phase. */

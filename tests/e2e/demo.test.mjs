@@ -601,3 +601,27 @@ test('"E-mail me a link": the relay e-mails the question\'s link to the mail cat
   await phone.close();
   await page.close();
 });
+
+test('"Ask the team": the question shows in both members\' columns, one answers, the other reads "Answered by …", the host hears who', { timeout: 90_000 }, async () => {
+  const page = await openDemo();
+  await page.waitForFunction(() => document.querySelector('#ask-team')?.disabled === false);
+  await page.locator('#ask-team').click();
+  const ana = page.locator(`#team-ana ${el}`);
+  const bruno = page.locator(`#team-bruno ${el}`);
+  for (const member of [ana, bruno]) {
+    await member.locator('[part~=message]').waitFor({ state: 'visible', timeout: 20_000 });
+    assert.equal(await member.locator('[part~=message]').textContent(), 'Deploy the release to production now?');
+  }
+  // The page's own element and the conversation above show nothing: the team's question is theirs.
+  assert.equal(await page.locator(`#transcript ${el}`).count(), 0);
+  assert.equal(await page.evaluate(() => document.body.lastElementChild.pending), 0);
+  await bruno.locator('[data-field="note"] input').fill('Go');
+  await bruno.locator('button[part~=accept]').click();
+  await ana.locator('[part~=summary-outcome]').waitFor({ state: 'visible', timeout: 20_000 });
+  assert.equal(await ana.locator('[part~=summary-outcome]').textContent(), 'Answered by Bruno');
+  assert.equal(await bruno.locator('[part~=summary-outcome]').textContent(), 'Submitted');
+  await page.locator('#team-status', { hasText: 'answered by Bruno' }).waitFor({ timeout: 20_000 });
+  assert.equal(await page.locator('#team-status').textContent(), 'The host heard: accept, answered by Bruno.');
+  page.assertNoErrors();
+  await page.close();
+});

@@ -65,6 +65,20 @@ pub fn summarize(request: &Request, ending: &Ending, locale: Locale, host: &str)
     Summary { outcome, rows }
 }
 
+/// What a question someone else answered leaves: "Answered by { $name }", with no rows (the
+/// answer's content is not the person's to see). `name` is the answerer, or a placeholder the
+/// caller swaps for an isolated one. The same words are announced when a modal closes so.
+pub fn answered_by(locale: Locale, name: &str) -> Summary {
+    Summary {
+        outcome: text(
+            locale,
+            "mcp-elicitation-summary-answered_by",
+            &[("name", Arg::Text(name))],
+        ),
+        rows: Vec::new(),
+    }
+}
+
 /// A field's row, or `None` when the content does not hold it (left empty, or not asked).
 fn row(field: &Field, content: &Value, locale: Locale) -> Option<SummaryRow> {
     let mut value = content;
@@ -258,5 +272,16 @@ mod tests {
         assert!(summary.outcome.contains("Opened"), "{}", summary.outcome);
         assert!(summary.outcome.contains("auth.example"));
         assert!(summary.rows.is_empty());
+    }
+
+    #[test]
+    fn answered_by_someone_else_names_them_in_each_language() {
+        let en = answered_by(Locale::EnUs, "Ana");
+        assert_eq!(en.outcome, "Answered by Ana");
+        assert!(en.rows.is_empty());
+        assert_eq!(
+            answered_by(Locale::PtBr, "Ana").outcome,
+            "Respondido por Ana"
+        );
     }
 }
