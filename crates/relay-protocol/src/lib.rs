@@ -12,6 +12,7 @@
 
 mod audit;
 mod create;
+mod duration;
 mod events;
 mod ids;
 mod links;
@@ -22,9 +23,11 @@ mod webhook;
 
 pub use audit::{AuditCheckpoint, AuditLine};
 pub use create::{
-    CreateElicitation, Created, InvalidBody, Notify, Scope, DEFAULT_TIMEOUT_MS, MAX_EMAIL_CHARS,
-    MAX_FIELD_CHARS, MAX_LANGUAGE_CHARS, TIMEOUT_RANGE_MS,
+    Addresses, CreateElicitation, Created, InvalidBody, Notify, Scope, DEFAULT_TIMEOUT_MS,
+    MAX_EMAIL_CHARS, MAX_FIELD_CHARS, MAX_LANGUAGE_CHARS, MAX_NOTIFY_ADDRESSES,
+    MIN_REMIND_AFTER_MS, TIMEOUT_RANGE_MS,
 };
+pub use duration::{duration_text, parse_duration_ms};
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
