@@ -171,7 +171,7 @@ pub struct Notify {
         default,
         rename = "remindAfter",
         skip_serializing_if = "Option::is_none",
-        with = "crate::duration::optional_text"
+        serialize_with = "crate::duration::optional_text"
     )]
     pub remind_after_ms: Option<i64>,
 }

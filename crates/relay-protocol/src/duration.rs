@@ -29,26 +29,15 @@ pub fn duration_text(ms: i64) -> String {
     }
 }
 
-/// An optional duration on the wire: a text read, whole seconds or ms written.
-pub(crate) mod optional_text {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(ms: &Option<i64>, serializer: S) -> Result<S::Ok, S::Error> {
-        match ms {
-            Some(ms) => serializer.serialize_str(&super::duration_text(*ms)),
-            None => serializer.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<i64>, D::Error> {
-        Option::<String>::deserialize(deserializer)?
-            .map(|text| {
-                super::parse_duration_ms(&text)
-                    .ok_or_else(|| serde::de::Error::custom("a duration like \"10m\""))
-            })
-            .transpose()
+/// An optional duration on the wire, written as whole seconds or ms (read through the
+/// body's own check).
+pub(crate) fn optional_text<S: serde::Serializer>(
+    ms: &Option<i64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match ms {
+        Some(ms) => serializer.serialize_str(&duration_text(*ms)),
+        None => serializer.serialize_none(),
     }
 }
 

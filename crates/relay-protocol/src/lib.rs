@@ -44,4 +44,4 @@ pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,
 };
-pub use webhook::{WebhookElicitation, WebhookEvent};
+pub use webhook::{WebhookElicitation, WebhookEscalated, WebhookEscalation, WebhookEvent};

@@ -275,7 +275,8 @@ mod wire {
         LinkAnswer, LinkChoice, LinkCreated, LinkElicitation, LinkOneTap, LinkPageView, LinkToken,
         LinkView, Notify, PublicStatus, PushKey, PushSubscriptionBody, PushSubscriptionCreated,
         PushSubscriptionKeys, PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent,
-        StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation, WebhookEvent,
+        StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation, WebhookEscalation,
+        WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -613,8 +614,9 @@ mod wire {
                         server_name: Some("Weather".into()),
                         timeout_ms: Some(60_000),
                         notify: Some(Notify {
-                            email: "ana@example.com".into(),
+                            email: vec!["ana@example.com".into(), "bo@example.com".into()].into(),
                             language: Some("pt-BR".into()),
+                            remind_after_ms: Some(600_000),
                         }),
                     }),
                 ],
@@ -750,6 +752,10 @@ mod wire {
                         }],
                     }),
                 ],
+            ),
+            (
+                "WebhookEscalation",
+                vec![json_of(&WebhookEscalation { id: id(), stage: 1 })],
             ),
             (
                 "WebhookEvent",

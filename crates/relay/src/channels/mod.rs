@@ -36,6 +36,9 @@ pub mod push;
 /// Webhooks to the host (Standard Webhooks).
 pub mod webhooks;
 
+/// A question's schedule: reminders and escalation stages, fired once when due.
+pub mod schedule;
+
 /// What one attempt came to: what its outbox keeps, and its label in the channel's
 /// `koder_relay_<name>_deliveries_total{outcome}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,6 +162,7 @@ pub fn registry(
     registry.add(webhook);
     registry.add(push);
     registry.add(email);
+    registry.add(Some(&schedule::ScheduleSettings));
     registry
 }
 

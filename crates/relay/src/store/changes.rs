@@ -299,7 +299,12 @@ fn besides(event: &Event, change: &Change, at: i64, context: &ChangeContext) -> 
         Change::Create { new, .. } => Some(&**new),
         _ => None,
     };
-    let queued = Queued { event, created, at };
+    let queued = Queued {
+        event,
+        created,
+        fired: None,
+        at,
+    };
     let mut besides = vec![journal::record(Recorded::of(event, change.actor(), at))];
     besides.extend(context.outboxes.rows(&queued));
     besides

@@ -12,6 +12,8 @@ use sqlx::QueryBuilder;
 use super::beside::Beside;
 use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
+use koder_elicitation_relay_protocol::Notify;
+
 use crate::events::Event;
 use crate::record::NewElicitation;
 
@@ -241,13 +243,44 @@ impl Outbox {
     }
 }
 
+/// A timer of a question's schedule, as the channels hear of it when it fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timer {
+    /// `notify.remindAfter`: the question is still open; remind its people.
+    Reminder,
+    /// Escalation stage k (from 1): its audience joined.
+    Stage(i64),
+}
+
+impl Timer {
+    /// What an e-mail it queues is called (its kind in the e-mail outbox).
+    pub fn email_kind(self) -> String {
+        match self {
+            Timer::Reminder => "reminder".to_string(),
+            Timer::Stage(stage) => format!("stage{stage}"),
+        }
+    }
+}
+
+/// A timer that fired for a question still open: what it asks the channels to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fired {
+    /// Which timer.
+    pub timer: Timer,
+    /// The addresses it mails (the create's `notify`, or the stage's), if any.
+    pub notify: Option<Notify>,
+}
+
 /// A change, as a channel's [`Queue`] sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Queued<'a> {
-    /// What the change made of its row.
+    /// What the change made of its row (for a fired timer: the question as it is).
     pub event: &'a Event,
     /// The create's own values, when the change is a create (its `notify`).
     pub created: Option<&'a NewElicitation>,
+    /// The timer that fired, when the change is one firing: channels queue what it asks, and
+    /// nothing for `event` itself.
+    pub fired: Option<&'a Fired>,
     /// When the change was made (ms since the Unix epoch, the deployment's clock).
     pub at: i64,
 }

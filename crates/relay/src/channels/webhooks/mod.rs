@@ -5,12 +5,14 @@
 
 use std::sync::Arc;
 
-use koder_elicitation_relay_protocol::{WebhookElicitation, WebhookEvent};
+use koder_elicitation_relay_protocol::{
+    WebhookElicitation, WebhookEscalated, WebhookEscalation, WebhookEvent,
+};
 
 use crate::channels::{http, Relay, Settings};
 use crate::events::{Event, EventKind};
 use crate::record::Status;
-use crate::store::outbox::Queue;
+use crate::store::outbox::{Fired, Queue, Timer};
 
 /// The `webhook-signature` of a body, and the `whsec_…` key it is made with.
 pub mod sign;
@@ -105,6 +107,30 @@ pub fn outbox_row(event: &Event) -> Option<OutboxRow> {
         elicitation_id: event.id().to_string(),
         event_type,
         payload: payload(event, event_type).to_string(),
+    })
+}
+
+/// The outbox row a fired timer queues: an escalation stage's `elicitation.escalated`
+/// (`data: { id, stage }`, its id one per stage), nothing for a reminder.
+pub fn escalated_row(elicitation_id: &str, fired: &Fired, at: i64) -> Option<OutboxRow> {
+    let Timer::Stage(stage) = fired.timer else {
+        return None;
+    };
+    let event_type = "elicitation.escalated";
+    let payload = WebhookEscalated {
+        event_type: event_type.to_string(),
+        timestamp: iso_8601(at),
+        data: WebhookEscalation {
+            id: elicitation_id.to_string(),
+            stage,
+        },
+    };
+    let payload = serde_json::to_string(&payload).ok()?;
+    Some(OutboxRow {
+        id: format!("msg_{elicitation_id}_escalated_{stage}"),
+        elicitation_id: elicitation_id.to_string(),
+        event_type,
+        payload,
     })
 }
 
