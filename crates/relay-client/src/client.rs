@@ -245,6 +245,8 @@ impl RelayClient {
             server_name: options.server_name.clone(),
             timeout_ms: options.timeout_ms,
             notify: options.notify.clone(),
+            audience: None,
+            escalate: Vec::new(),
         };
         let body = serde_json::to_value(&body)
             .map_err(|error| RelayClientError::Unexpected(error.to_string()))?;

@@ -7,6 +7,9 @@ use serde_json::Value;
 
 use koder_mcp_elicitation_core::scope::Tenant;
 
+use crate::escalate::{parse_escalate, EscalateStage};
+use crate::team::Members;
+
 /// The longest scope id or server name: the core's scope limit.
 pub use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS as MAX_FIELD_CHARS;
 
@@ -41,7 +44,9 @@ fn invalid<T>(message: impl Into<String>) -> Result<T, InvalidBody> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", try_from = "Value")]
 pub struct Scope {
-    /// The person: the `sub` of their token.
+    /// The person: the `sub` of their token. Empty in a create body that names an `audience`
+    /// instead (a question for a team).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub user_id: String,
     /// Their workspace: the workspace claim.
     pub workspace_id: String,
@@ -49,6 +54,10 @@ pub struct Scope {
     /// reads as none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation_id: Option<String>,
+    /// In the relay, the groups of the person's verified token (its groups claim); never read
+    /// from a body, empty in one.
+    #[serde(default, skip)]
+    pub groups: Vec<String>,
 }
 
 impl Scope {
@@ -58,6 +67,7 @@ impl Scope {
             user_id: user_id.into(),
             workspace_id: workspace_id.into(),
             conversation_id: None,
+            groups: Vec::new(),
         }
     }
 
@@ -93,6 +103,14 @@ impl TryFrom<Value> for Scope {
     type Error = InvalidBody;
 
     fn try_from(value: Value) -> Result<Scope, InvalidBody> {
+        Scope::parse(value, true)
+    }
+}
+
+impl Scope {
+    /// Reads a scope; without `with_user`, `userId` must be absent (a question for a team names
+    /// its `audience` instead) and reads as empty.
+    fn parse(value: Value, with_user: bool) -> Result<Scope, InvalidBody> {
         let Value::Object(mut scope) = value else {
             return invalid("scope must be an object {userId, workspaceId, conversationId?}");
         };
@@ -106,7 +124,11 @@ impl TryFrom<Value> for Scope {
                 "scope.{name} must be a non-empty string of at most {MAX_FIELD_CHARS} characters"
             )),
         };
-        let user_id = id("userId")?;
+        let user_id = if with_user {
+            id("userId")?
+        } else {
+            String::new()
+        };
         let workspace_id = id("workspaceId")?;
         let conversation_id = match scope.remove("conversationId") {
             None | Some(Value::Null) => None,
@@ -122,6 +144,7 @@ impl TryFrom<Value> for Scope {
             user_id,
             workspace_id,
             conversation_id,
+            groups: Vec::new(),
         })
     }
 }
@@ -145,6 +168,12 @@ pub struct CreateElicitation {
     /// Who the relay e-mails the question's link to, when it sends e-mail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notify: Option<Notify>,
+    /// Who may answer, for a question to a team (then `scope.userId` is empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Members>,
+    /// The stages that widen a team question's audience while nobody answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalate: Vec<EscalateStage>,
 }
 
 /// The most addresses one `notify.email` may name.
@@ -334,13 +363,26 @@ fn clamped_timeout_ms(ms: f64) -> i64 {
 impl TryFrom<Value> for CreateElicitation {
     type Error = InvalidBody;
 
-    /// Checks in a fixed order (scope, serverName, timeoutMs, request, notify), so a body with several
+    /// Checks in a fixed order (audience, scope, serverName, timeoutMs, request, notify,
+    /// escalate), so a body with several
     /// faults is always told the same one first. Unknown fields are ignored.
     fn try_from(body: Value) -> Result<CreateElicitation, InvalidBody> {
         let Value::Object(mut body) = body else {
             return invalid("body must be a JSON object");
         };
-        let scope = Scope::try_from(body.remove("scope").unwrap_or(Value::Null))?;
+        let audience = match body.remove("audience") {
+            None | Some(Value::Null) => None,
+            Some(audience) => Some(Members::parse(audience, "audience")?),
+        };
+        let scope = body.remove("scope").unwrap_or(Value::Null);
+        let names_user = scope.get("userId").is_some_and(|user| !user.is_null());
+        if audience.is_some() && names_user {
+            return invalid("give scope.userId (one person) or audience (a team), not both");
+        }
+        if audience.is_none() && !names_user && scope.is_object() {
+            return invalid("scope.userId (one person) or audience (a team) is required");
+        }
+        let scope = Scope::parse(scope, audience.is_none())?;
         let server_name = match body.remove("serverName") {
             None | Some(Value::Null) => None,
             Some(Value::String(name)) if name.chars().count() <= MAX_FIELD_CHARS => Some(name),
@@ -365,12 +407,21 @@ impl TryFrom<Value> for CreateElicitation {
             None | Some(Value::Null) => None,
             Some(notify) => Some(Notify::try_from(notify)?),
         };
+        let escalate = parse_escalate(
+            body.remove("escalate").unwrap_or(Value::Null),
+            timeout_ms.map_or(DEFAULT_TIMEOUT_MS, |ms| ms as i64),
+        )?;
+        if !escalate.is_empty() && audience.is_none() {
+            return invalid("escalate needs an audience (a question for a team)");
+        }
         Ok(CreateElicitation {
             scope,
             request,
             server_name,
             timeout_ms,
             notify,
+            audience,
+            escalate,
         })
     }
 }
@@ -391,6 +442,34 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_team_question_names_an_audience_instead_of_a_user() {
+        let read = |body: Value| CreateElicitation::try_from(body).map_err(|error| error.0);
+        let team = read(json!({
+            "scope": {"workspaceId": "w"}, "request": {},
+            "audience": {"groups": ["ops"]},
+            "escalate": [{"after": "1m", "audience": {"users": ["boss"]}}]
+        }))
+        .unwrap();
+        assert_eq!(team.scope.user_id, "");
+        assert_eq!(team.audience.unwrap().groups, ["ops"]);
+        assert_eq!(team.escalate[0].after_ms, 60_000);
+        let both = read(json!({
+            "scope": {"userId": "u", "workspaceId": "w"}, "request": {},
+            "audience": {"users": ["u"]}
+        }));
+        assert!(both.unwrap_err().contains("not both"));
+        let neither = read(json!({"scope": {"workspaceId": "w"}, "request": {}}));
+        assert!(neither.unwrap_err().contains("is required"));
+        let alone = read(json!({
+            "scope": {"userId": "u", "workspaceId": "w"}, "request": {},
+            "escalate": [{"after": "1m", "audience": {"users": ["boss"]}}]
+        }));
+        assert!(alone.unwrap_err().contains("needs an audience"));
+        let empty = read(json!({"scope": {"workspaceId": "w"}, "request": {}, "audience": {}}));
+        assert!(empty.unwrap_err().contains("at least one"));
+    }
+
+    #[test]
     fn a_create_body_leaves_out_what_the_host_did_not_say() {
         let body = CreateElicitation {
             scope: Scope::new("u", "w"),
@@ -398,6 +477,8 @@ mod tests {
             server_name: None,
             timeout_ms: None,
             notify: None,
+            audience: None,
+            escalate: Vec::new(),
         };
         assert_eq!(
             serde_json::to_value(&body).unwrap(),

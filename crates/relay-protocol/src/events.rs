@@ -11,6 +11,13 @@ pub struct SettledEvent {
     pub id: String,
     /// `accept`, `decline` or `cancel`.
     pub action: String,
+    /// Who answered it (never what they answered), when someone did.
+    #[serde(
+        rename = "answeredBy",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub answered_by: Option<crate::AnsweredBy>,
 }
 
 /// `expired`, `withdrawn` and `complete`: only which elicitation.
@@ -70,6 +77,7 @@ mod tests {
         let settled = StreamEvent::Settled(SettledEvent {
             id: "e1".into(),
             action: "accept".into(),
+            answered_by: None,
         });
         assert_eq!(settled.name(), "settled");
         assert_eq!(settled.data(), r#"{"id":"e1","action":"accept"}"#);

@@ -13,11 +13,13 @@
 mod audit;
 mod create;
 mod duration;
+mod escalate;
 mod events;
 mod ids;
 mod links;
 mod push;
 mod push_payload;
+mod team;
 mod views;
 mod webhook;
 
@@ -28,6 +30,7 @@ pub use create::{
     MIN_REMIND_AFTER_MS, TIMEOUT_RANGE_MS,
 };
 pub use duration::{duration_text, parse_duration_ms};
+pub use escalate::{parse_escalate, EscalateStage, MAX_ESCALATE_STAGES};
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
@@ -40,6 +43,7 @@ pub use push::{
     PushSubscriptionList, PushSubscriptionView, MAX_PUSH_ENDPOINT_CHARS, MAX_PUSH_KEY_CHARS,
 };
 pub use push_payload::{PushAction, PushAnswer, PushPayload, ShownNotification};
+pub use team::{AnsweredBy, Members, MAX_AUDIENCE_GROUPS, MAX_AUDIENCE_USERS, MAX_MEMBER_CHARS};
 pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,

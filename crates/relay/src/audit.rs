@@ -212,6 +212,7 @@ fn action_of(event: &Event) -> String {
         EventKind::Expired => "expired".to_string(),
         EventKind::Withdrawn => "withdrawn".to_string(),
         EventKind::Complete => "completed".to_string(),
+        EventKind::Escalated => format!("escalated:{}", event.record.escalated),
     }
 }
 
@@ -222,7 +223,7 @@ fn digest_of(event: &Event) -> String {
         EventKind::Settled | EventKind::Expired | EventKind::Withdrawn => {
             event.record.result.as_ref()
         }
-        EventKind::Complete => None,
+        EventKind::Complete | EventKind::Escalated => None,
     };
     content
         .map(|value| sha256_hex(canonical_json(value).as_bytes()))
@@ -387,6 +388,9 @@ mod tests {
                 result,
                 finished_at: None,
                 completed: false,
+                team: None,
+                escalated: 0,
+                answered_by: None,
             },
         )
     }

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::answer_page::AnswerPageSettings;
 pub use crate::auth::{
-    AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
+    AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_GROUPS_CLAIM,
+    DEFAULT_WORKSPACE_CLAIM,
 };
 use crate::channels::email::EmailSettings;
 use crate::channels::push::PushSettings;

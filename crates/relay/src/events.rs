@@ -19,6 +19,9 @@ pub enum EventKind {
     Withdrawn,
     /// The host reported URL-mode completion.
     Complete,
+    /// A team question reached its next escalation stage (`Record::escalated`): newly admitted
+    /// members' streams hear of it as a new question.
+    Escalated,
 }
 
 impl EventKind {
@@ -30,6 +33,7 @@ impl EventKind {
             EventKind::Expired => "expired",
             EventKind::Withdrawn => "withdrawn",
             EventKind::Complete => "complete",
+            EventKind::Escalated => "escalated",
         }
     }
 
@@ -41,6 +45,7 @@ impl EventKind {
             EventKind::Expired,
             EventKind::Withdrawn,
             EventKind::Complete,
+            EventKind::Escalated,
         ]
         .into_iter()
         .find(|kind| kind.event_name() == name)

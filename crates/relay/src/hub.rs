@@ -110,17 +110,17 @@ impl Hub {
                 (open < self.inner.limits.per_replica).then_some(open + 1)
             })
             .map_err(|_| Refusal::ReplicaFull)?;
-        let channel = shard.entry(key.clone()).or_insert_with(|| Channel {
-            sender: broadcast::channel(STREAM_BACKLOG).0,
-            streams: 0,
-        });
-        channel.streams += 1;
-        let receiver = channel.sender.subscribe();
+        let receiver = join(&mut shard, &key);
         drop(shard);
+        // Team questions in the person's workspace come on its team channel.
+        let team_key = HubKey::team_of(person);
+        let team_receiver = join(&mut self.shard(&team_key), &team_key);
         Ok(Subscription {
             hub: self.clone(),
             key,
             receiver,
+            team_key,
+            team_receiver,
         })
     }
 
@@ -196,17 +196,28 @@ impl Hub {
         lock(&self.inner.waiters)
     }
 
-    fn unsubscribe(&self, key: &HubKey) {
-        let mut shard = self.shard(key);
-        if let Some(channel) = shard.get_mut(key) {
-            channel.streams = channel.streams.saturating_sub(1);
-            if channel.streams == 0 {
-                shard.remove(key);
+    fn unsubscribe(&self, keys: [&HubKey; 2]) {
+        for key in keys {
+            let mut shard = self.shard(key);
+            if let Some(channel) = shard.get_mut(key) {
+                channel.streams = channel.streams.saturating_sub(1);
+                if channel.streams == 0 {
+                    shard.remove(key);
+                }
             }
         }
-        drop(shard);
         self.inner.open_streams.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+/// One more stream on the channel `key` (made now if it is the first).
+fn join(shard: &mut HashMap<HubKey, Channel>, key: &HubKey) -> broadcast::Receiver<Arc<Outgoing>> {
+    let channel = shard.entry(key.clone()).or_insert_with(|| Channel {
+        sender: broadcast::channel(STREAM_BACKLOG).0,
+        streams: 0,
+    });
+    channel.streams += 1;
+    channel.sender.subscribe()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -219,19 +230,26 @@ pub struct Subscription {
     hub: Hub,
     key: HubKey,
     receiver: broadcast::Receiver<Arc<Outgoing>>,
+    /// The workspace's team channel: every team question's changes there (each stream keeps
+    /// those its token is admitted to).
+    team_key: HubKey,
+    team_receiver: broadcast::Receiver<Arc<Outgoing>>,
 }
 
 impl Subscription {
-    /// The next message; `Lagged` when the stream fell too far behind, `Closed` when the hub
-    /// ended it.
+    /// The next message, the person's own or their workspace's team's; `Lagged` when the
+    /// stream fell too far behind, `Closed` when the hub ended it.
     pub async fn recv(&mut self) -> Result<Arc<Outgoing>, broadcast::error::RecvError> {
-        self.receiver.recv().await
+        tokio::select! {
+            own = self.receiver.recv() => own,
+            team = self.team_receiver.recv() => team,
+        }
     }
 }
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        self.hub.unsubscribe(&self.key);
+        self.hub.unsubscribe([&self.key, &self.team_key]);
     }
 }
 

@@ -184,7 +184,7 @@ fn changed_at(event: &Event) -> Option<i64> {
     match event.kind {
         EventKind::Created => Some(event.record.created_at),
         EventKind::Settled | EventKind::Expired | EventKind::Withdrawn => event.record.finished_at,
-        EventKind::Complete => None,
+        EventKind::Complete | EventKind::Escalated => None,
     }
 }
 

@@ -171,7 +171,7 @@ impl Metrics {
                 self.created.inc();
                 return;
             }
-            EventKind::Complete => return,
+            EventKind::Complete | EventKind::Escalated => return,
             EventKind::Expired => "expired",
             EventKind::Withdrawn => "withdrawn",
             EventKind::Settled => match event.record.status {
@@ -262,6 +262,9 @@ mod tests {
                 result: Some(result),
                 finished_at: Some(1),
                 completed: false,
+                team: None,
+                escalated: 0,
+                answered_by: None,
             },
         )
     }

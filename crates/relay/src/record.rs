@@ -1,10 +1,10 @@
 //! What an elicitation is as the relay keeps it: who it is for, where it is in its life, the
 //! scope a person's token admits, and who changed it. Stores keep these; events carry them.
 
-use koder_elicitation_relay_protocol::Notify;
+use koder_elicitation_relay_protocol::{AnsweredBy, Notify};
 use serde_json::{json, Value};
 
-use crate::audience::Audience;
+use crate::audience::{Audience, TeamStages};
 
 /// Where an elicitation is in its life, stored under the names the host API shows. `complete`
 /// is not a status but a flag ([`Record::completed`]): URL-mode completion may come before or
@@ -43,6 +43,8 @@ pub struct NewElicitation {
     /// Who else to tell, and how (the create body's `notify`), already accepted by every
     /// channel it names.
     pub notify: Option<Notify>,
+    /// A team question's audience (then the tenant's user is empty).
+    pub team: Option<TeamStages>,
 }
 
 /// One stored elicitation.
@@ -68,6 +70,12 @@ pub struct Record {
     pub finished_at: Option<i64>,
     /// Whether the host reported URL-mode completion.
     pub completed: bool,
+    /// A team question's audience, every stage (none for one person's).
+    pub team: Option<TeamStages>,
+    /// The escalation stages reached (0 before any).
+    pub escalated: i64,
+    /// Who settled it, once settled.
+    pub answered_by: Option<AnsweredBy>,
 }
 
 impl Record {
@@ -77,9 +85,19 @@ impl Record {
         self.status == Status::Pending && self.expires_at > now_ms
     }
 
-    /// Who may answer it.
+    /// Who may answer it: its person, or its team's stages reached so far.
     pub fn audience(&self) -> Audience {
-        Audience::of(&self.tenant)
+        match &self.team {
+            None => Audience::of(&self.tenant),
+            Some(team) => Audience::Team {
+                elicitation: self.id.clone(),
+                workspace: self.tenant.workspace_id.clone(),
+                conversation: Some(self.tenant.conversation_id.clone()).filter(|id| !id.is_empty()),
+                stages: team.members(),
+                from: 0,
+                to: usize::try_from(self.escalated).unwrap_or(0),
+            },
+        }
     }
 
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
@@ -109,6 +127,9 @@ impl Record {
             result: None,
             finished_at: None,
             completed: false,
+            team: None,
+            escalated: 0,
+            answered_by: None,
         }
     }
 }

@@ -100,10 +100,23 @@ pub fn rendered(event: &Event, now_ms: i64) -> Option<Outgoing> {
                 .and_then(Value::as_str)
                 .unwrap_or("cancel")
                 .to_string(),
+            answered_by: record.answered_by.clone(),
         }),
         EventKind::Expired => StreamEvent::Expired(id()),
         EventKind::Withdrawn => StreamEvent::Withdrawn(id()),
         EventKind::Complete => StreamEvent::Complete(id()),
+        // A new question to those the stage newly admits, and to nobody else.
+        EventKind::Escalated => {
+            if !record.is_open(now_ms) {
+                return None;
+            }
+            let stage = usize::try_from(record.escalated).unwrap_or(0);
+            return Some(Outgoing {
+                audience: record.audience().newly_at(stage),
+                name: "elicitation",
+                data: StreamEvent::Elicitation(elicitation_view(record, now_ms)).data(),
+            });
+        }
     };
     Some(Outgoing {
         audience: record.audience(),

@@ -49,6 +49,7 @@ fn new_elicitation(id: &str, now: i64, email: Option<&str>, key: Option<&str>) -
             language: Some("pt-BR".into()),
             ..Notify::email(address)
         }),
+        team: None,
     }
 }
 

@@ -607,6 +607,8 @@ mod wire {
                         server_name: None,
                         timeout_ms: None,
                         notify: None,
+                        audience: None,
+                        escalate: Vec::new(),
                     }),
                     json_of(&CreateElicitation {
                         scope: Scope::new("ana", "acme"),
@@ -618,6 +620,15 @@ mod wire {
                             language: Some("pt-BR".into()),
                             remind_after_ms: Some(600_000),
                         }),
+                        audience: None,
+                        escalate: Vec::new(),
+                    }),
+                    json!({
+                        "scope": {"workspaceId": "acme"},
+                        "request": {"message": "Deploy?"},
+                        "audience": {"users": ["ana"], "groups": ["oncall"]},
+                        "escalate": [{"after": "10m", "audience": {"groups": ["leads"]},
+                                      "notify": {"email": "leads@example.com"}}]
                     }),
                 ],
             ),
@@ -823,6 +834,15 @@ mod wire {
             StreamEvent::Settled(SettledEvent {
                 id: id(),
                 action: "accept".into(),
+                answered_by: None,
+            }),
+            StreamEvent::Settled(SettledEvent {
+                id: id(),
+                action: "accept".into(),
+                answered_by: Some(AnsweredBy::Person {
+                    user_id: "ana".into(),
+                    name: Some("Ana".into()),
+                }),
             }),
             StreamEvent::Expired(id_event()),
             StreamEvent::Withdrawn(id_event()),

@@ -71,6 +71,7 @@ fn filter(user: &str, workspace: &str, conversation: Option<&str>) -> TenantFilt
         user_id: user.into(),
         workspace_id: workspace.into(),
         conversation_id: conversation.map(str::to_string),
+        groups: Vec::new(),
     }
 }
 

@@ -19,6 +19,7 @@ use super::checks::{check_request, is_url_mode};
 use super::extract::Host;
 use super::links::links_of;
 use super::{json_body, known, new_id, path_id, AppState, Routes};
+use crate::audience::TeamStages;
 use crate::canonical::{canonical_json, sha256_hex};
 use crate::error::ApiError;
 use crate::record::{NewElicitation, Record, Tenant};
@@ -47,7 +48,11 @@ pub async fn create(
     // Only a keyed create can be repeated, so only its digest is ever compared.
     let request_digest = idempotency_key.as_ref().map(|_| request_digest(&body));
     let body = CreateElicitation::try_from(body).map_err(|error| ApiError::bad_request(error.0))?;
-    if let Some(notify) = &body.notify {
+    let stages = body
+        .escalate
+        .iter()
+        .filter_map(|stage| stage.notify.as_ref());
+    for notify in body.notify.iter().chain(stages) {
         state
             .notify
             .check(notify)
@@ -69,6 +74,10 @@ pub async fn create(
             idempotency_key,
             request_digest,
             notify: body.notify,
+            team: body.audience.map(|audience| TeamStages {
+                audience,
+                escalate: body.escalate,
+            }),
         })
         .await?;
     let record = created
@@ -85,17 +94,21 @@ pub async fn create(
 }
 
 /// SHA-256 (hex) of what a create asks for (`request`, `scope`, `serverName`, `timeoutMs`, as
-/// sent, and `notify` when given), serialized with sorted object keys: a retry that orders its
-/// keys differently is the same request. A create without `notify` digests as before it
-/// existed, so a retry across an upgrade is still the same request.
+/// sent, and `notify`, `audience` and `escalate` when given), serialized with sorted object
+/// keys: a retry that orders its keys differently is the same request. A create without them
+/// digests as before they existed, so a retry across an upgrade is still the same request.
 fn request_digest(body: &Value) -> String {
-    let notify = body.get("notify").filter(|notify| !notify.is_null());
     let mut canonical: String = ["request", "scope", "serverName", "timeoutMs"]
         .iter()
         .map(|field| canonical_json(body.get(field).unwrap_or(&Value::Null)) + "\n")
         .collect();
-    if let Some(notify) = notify {
+    if let Some(notify) = body.get("notify").filter(|notify| !notify.is_null()) {
         canonical.push_str(&(canonical_json(notify) + "\n"));
+    }
+    for team in ["audience", "escalate"] {
+        if let Some(given) = body.get(team).filter(|given| !given.is_null()) {
+            canonical.push_str(&format!("{team}:{}\n", canonical_json(given)));
+        }
     }
     sha256_hex(canonical.as_bytes())
 }

@@ -11,7 +11,7 @@ use axum::http::{header, HeaderMap, Method};
 use axum::middleware::{from_fn_with_state, Next};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
-use koder_elicitation_relay_protocol::{ElicitationList, HostView, StatusView};
+use koder_elicitation_relay_protocol::{AnsweredBy, ElicitationList, HostView, StatusView};
 use serde::Deserialize;
 use serde_json::Value;
 use tower::{Layer, ServiceExt};
@@ -129,7 +129,7 @@ fn scoped(filter: &TenantFilter, record: Option<Record>) -> Result<Record, ApiEr
 /// `POST /v1/elicitations/{id}/result`: the person's `ElicitResult`, stored exactly once.
 pub async fn answer(
     State(state): State<AppState>,
-    PersonToken { filter, .. }: PersonToken,
+    PersonToken { filter, name, .. }: PersonToken,
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -144,7 +144,7 @@ pub async fn answer(
         Err(AnswerError::Content(errors)) => {
             // Content for one already over is not worth checking: say it is over.
             if record.status != Status::Pending {
-                return settled_answer(&record, &body);
+                return settled_answer(&record, &body, &filter.user_id);
             }
             return Err(ApiError::invalid_content(errors));
         }
@@ -153,17 +153,33 @@ pub async fn answer(
     let person = Actor::Person {
         sub: filter.user_id.clone(),
     };
-    match state.elicitations.answer(record, &result, &person).await? {
+    let answered_by = AnsweredBy::Person {
+        user_id: filter.user_id.clone(),
+        name,
+    };
+    let changed = state
+        .elicitations
+        .answer(record, &result, &person, answered_by)
+        .await?;
+    match changed {
         Changed::ByThisCall(record) => Ok(Json(host_view(&record))),
         // Another writer won (or it was over already): answer from the row as it is now.
-        Changed::Already(record) => settled_answer(&record, &result),
+        Changed::Already(record) => settled_answer(&record, &result, &filter.user_id),
     }
 }
 
-/// The answer for one no longer pending: the same result again is fine, another one conflicts.
-fn settled_answer(record: &Record, result: &Value) -> Result<Json<HostView>, ApiError> {
+/// The answer for one no longer pending: the same result again from the same person (a retry)
+/// is fine; another one, or another member's, conflicts (the first answer won).
+fn settled_answer(record: &Record, result: &Value, user: &str) -> Result<Json<HostView>, ApiError> {
+    let same_person = match &record.answered_by {
+        Some(AnsweredBy::Person { user_id, .. }) => user_id == user,
+        Some(AnsweredBy::Link { .. }) => false,
+        None => true,
+    };
     match record.status {
-        Status::Settled if record.result.as_ref() == Some(result) => Ok(Json(host_view(record))),
+        Status::Settled if record.result.as_ref() == Some(result) && same_person => {
+            Ok(Json(host_view(record)))
+        }
         Status::Settled => Err(ApiError::conflict(
             "already answered with a different result",
         )),

@@ -45,6 +45,7 @@ pub async fn stream(
     StreamPerson(PersonToken {
         filter,
         expires_at_ms,
+        ..
     }): StreamPerson,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     // Subscribed before reading the pending ones, so nothing created in between is lost.

@@ -14,8 +14,14 @@ use crate::store::{RedeemedTicket, TenantFilter};
 mod settings;
 
 pub use settings::{
-    AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_WORKSPACE_CLAIM,
+    AuthSettings, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_GROUPS_CLAIM,
+    DEFAULT_WORKSPACE_CLAIM,
 };
+
+/// The most groups a token may list (more is refused: a token is not a directory).
+pub const MAX_TOKEN_GROUPS: usize = 256;
+/// The longest `name` claim kept (a longer one is left out of `answeredBy`).
+pub const MAX_NAME_CHARS: usize = 256;
 
 // The longest `sub`, workspace or conversation a token may carry, as the host API allows.
 use koder_mcp_elicitation_core::limits::MAX_SCOPE_CHARS;
@@ -30,6 +36,7 @@ pub struct Auth {
     issuer: Option<String>,
     workspace_claim: String,
     conversation_claim: String,
+    groups_claim: String,
 }
 
 impl std::fmt::Debug for Auth {
@@ -46,8 +53,10 @@ impl std::fmt::Debug for Auth {
 /// A verified person's token: the scope it grants and when it ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PersonToken {
-    /// What the token lets them see.
+    /// What the token lets them see (with the token's groups).
     pub filter: TenantFilter,
+    /// The token's `name` claim: who answered, as other members are told.
+    pub name: Option<String>,
     /// The token's `exp`, in ms since the Unix epoch.
     pub expires_at_ms: i64,
 }
@@ -77,6 +86,7 @@ impl Auth {
             issuer: config.jwt_issuer.clone(),
             workspace_claim: config.workspace_claim.clone(),
             conversation_claim: config.conversation_claim.clone(),
+            groups_claim: config.groups_claim.clone(),
         })
     }
 
@@ -183,6 +193,12 @@ impl Auth {
                 )))
             }
         };
+        let groups = self.groups(claims)?;
+        let name = claims
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|name| !name.is_empty() && name.chars().count() <= MAX_NAME_CHARS)
+            .map(str::to_string);
         // Checked by the validation already; a float `exp` counts by its whole seconds.
         let exp_secs = claims
             .get("exp")
@@ -193,9 +209,34 @@ impl Auth {
                 user_id,
                 workspace_id,
                 conversation_id,
+                groups,
             },
+            name,
             expires_at_ms: exp_secs.saturating_mul(1000),
         })
+    }
+
+    /// The token's groups: its groups claim, a list of strings (one string is one group);
+    /// absent or null is none. Anything else, or more than [`MAX_TOKEN_GROUPS`], is refused:
+    /// a token that means to name groups and cannot is a misconfigured identity provider, and
+    /// a clear 401 says so where silently seeing nothing would not.
+    fn groups(&self, claims: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
+        let refused = || {
+            ApiError::unauthorized(format!(
+                "invalid token: {} must be a string or a list of at most {MAX_TOKEN_GROUPS} \
+                 strings",
+                self.groups_claim
+            ))
+        };
+        match claims.get(&self.groups_claim) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::String(group)) => Ok(vec![group.clone()]),
+            Some(Value::Array(groups)) if groups.len() <= MAX_TOKEN_GROUPS => groups
+                .iter()
+                .map(|group| group.as_str().map(str::to_string).ok_or_else(refused))
+                .collect(),
+            Some(_) => Err(refused()),
+        }
     }
 }
 
@@ -214,6 +255,8 @@ fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
 pub fn ticket_grant(redeemed: RedeemedTicket) -> PersonToken {
     PersonToken {
         filter: redeemed.filter,
+        // A stream answers nothing: who answered is never asked of a ticket.
+        name: None,
         expires_at_ms: redeemed.token_expires_at,
     }
 }
@@ -285,7 +328,8 @@ mod tests {
             TenantFilter {
                 user_id: "u1".into(),
                 workspace_id: "w1".into(),
-                conversation_id: None
+                conversation_id: None,
+                groups: Vec::new(),
             }
         );
         assert_eq!(token.expires_at_ms, exp * 1000);
@@ -412,6 +456,39 @@ mod tests {
         let mut none = AuthSettings::new(SERVICE, SECRET);
         none.jwt_secret = None;
         assert!(Auth::new(&none).await.unwrap_err().contains("--jwks-url"));
+    }
+
+    #[tokio::test]
+    async fn groups_come_from_the_named_claim_and_the_name_is_kept() {
+        let mut named = AuthSettings::new(SERVICE, SECRET);
+        named.groups_claim = "roles".into();
+        let auth = auth(named).await;
+        let person = |extra: Value| {
+            let token = mint(claims(extra), SECRET);
+            let auth = &auth;
+            async move { auth.person(&token).await }
+        };
+        let listed = person(json!({"roles": ["ops", "db"], "name": "Ana"}))
+            .await
+            .unwrap();
+        assert_eq!(listed.filter.groups, ["ops", "db"]);
+        assert_eq!(listed.name.as_deref(), Some("Ana"));
+        let one = person(json!({"roles": "ops"})).await.unwrap();
+        assert_eq!(one.filter.groups, ["ops"]);
+        assert!(person(json!({"groups": ["ops"]}))
+            .await
+            .unwrap()
+            .filter
+            .groups
+            .is_empty());
+        for bad in [
+            json!({"roles": 7}),
+            json!({"roles": ["ops", 7]}),
+            json!({"roles": {}}),
+        ] {
+            let refusal = person(bad.clone()).await.unwrap_err();
+            assert!(refusal.message().contains("roles must be"), "{bad}");
+        }
     }
 
     #[test]

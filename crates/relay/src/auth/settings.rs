@@ -10,6 +10,8 @@ pub const DEFAULT_AUDIENCE: &str = "koder-elicitation-relay";
 pub const DEFAULT_WORKSPACE_CLAIM: &str = "workspace";
 /// The claim naming the conversation unless `--conversation-claim` says otherwise.
 pub const DEFAULT_CONVERSATION_CLAIM: &str = "conversation";
+/// The claim listing the person's groups unless `--jwt-groups-claim` says otherwise.
+pub const DEFAULT_GROUPS_CLAIM: &str = "groups";
 
 /// The hosts' token, and the keys and claims people's tokens are checked with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +32,8 @@ pub struct AuthSettings {
     pub workspace_claim: String,
     /// The claim naming the conversation.
     pub conversation_claim: String,
+    /// The claim listing the person's groups (a team question's `audience.groups`).
+    pub groups_claim: String,
 }
 
 impl AuthSettings {
@@ -44,6 +48,7 @@ impl AuthSettings {
             jwks_url: None,
             workspace_claim: DEFAULT_WORKSPACE_CLAIM.to_string(),
             conversation_claim: DEFAULT_CONVERSATION_CLAIM.to_string(),
+            groups_claim: DEFAULT_GROUPS_CLAIM.to_string(),
         }
     }
 
@@ -75,6 +80,7 @@ impl AuthSettings {
                 Some(self.conversation_claim.as_str()),
                 "--conversation-claim",
             ),
+            (Some(self.groups_claim.as_str()), "--jwt-groups-claim"),
             (self.jwt_issuer.as_deref(), "--jwt-issuer"),
         ];
         if let Some((_, flag)) = named.iter().find(|(value, _)| *value == Some("")) {

@@ -15,8 +15,8 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::channels::email::{self, SmtpUrl};
 use crate::channels::push::{self, AllowList, DEFAULT_SUBSCRIPTIONS_PER_PERSON};
 use crate::config::{
-    Config, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_DATABASE, DEFAULT_LISTEN,
-    DEFAULT_WORKSPACE_CLAIM,
+    Config, DEFAULT_AUDIENCE, DEFAULT_CONVERSATION_CLAIM, DEFAULT_DATABASE, DEFAULT_GROUPS_CLAIM,
+    DEFAULT_LISTEN, DEFAULT_WORKSPACE_CLAIM,
 };
 use crate::hub::{DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_PERSON};
 use crate::logging::LogFormat;
@@ -213,6 +213,13 @@ struct RunFlags {
           hide_env_values = true, default_value = DEFAULT_CONVERSATION_CLAIM,
           value_parser = not_empty)]
     conversation_claim: String,
+
+    /// The claim listing a person's groups: a list of strings, or one string for one group
+    /// (who a team question's `audience.groups` admits).
+    #[arg(long, value_name = "NAME", env = "KODER_RELAY_JWT_GROUPS_CLAIM",
+          hide_env_values = true, default_value = DEFAULT_GROUPS_CLAIM,
+          value_parser = not_empty)]
+    jwt_groups_claim: String,
 
     /// A browser origin allowed by CORS on the people's API and the link routes (repeatable; in
     /// the environment, comma-separated).

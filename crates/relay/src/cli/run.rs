@@ -60,6 +60,7 @@ impl RunFlags {
                 jwks_url: self.jwks_url,
                 workspace_claim: self.workspace_claim,
                 conversation_claim: self.conversation_claim,
+                groups_claim: self.jwt_groups_claim,
             },
             allow_origins: self.allow_origins,
             streams: StreamLimits {

@@ -9,6 +9,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use koder_elicitation_relay_protocol::AnsweredBy;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -130,7 +131,7 @@ impl Elicitations {
             return Ok(Some(record));
         }
         let expired = self
-            .finish(record, Status::Expired, &cancel(), &Actor::Relay)
+            .finish(record, Status::Expired, &cancel(), &Actor::Relay, None)
             .await?;
         Ok(Some(expired.record().clone()))
     }
@@ -199,19 +200,51 @@ impl Elicitations {
     }
 
     /// Settles `record` with a person's `result`, made by `actor` (the person by their token's
-    /// `sub`, or whoever held an answer link).
+    /// `sub`, or whoever held an answer link), who is kept as `answered_by`.
     pub async fn answer(
         &self,
         record: Record,
         result: &Value,
         actor: &Actor,
+        answered_by: AnsweredBy,
     ) -> Result<Changed, StoreError> {
-        self.finish(record, Status::Settled, result, actor).await
+        self.finish(record, Status::Settled, result, actor, Some(answered_by))
+            .await
+    }
+
+    /// Moves the team question `id` to escalation stage `stage` (1 to 3) as one change: only
+    /// while it is pending at `stage - 1` (so each stage once, across replicas and restarts,
+    /// and none after it ended), with its audit entry (made by the relay) and what each
+    /// channel queues for an [`EventKind::Escalated`] event (pushes to the members it newly
+    /// admits; a channel's queue sees the stage as the event's `record.escalated` and the
+    /// stage's `notify` in its `record.team`). Announced once: the newly admitted members'
+    /// streams get it as a new question. The event when this call made the change, else
+    /// `None` (unknown, one person's, no such stage, already reached, or over).
+    pub async fn escalate(&self, id: &str, stage: i64) -> Result<Option<Event>, StoreError> {
+        let Some(record) = self.get(id).await? else {
+            return Ok(None);
+        };
+        let stages = record.team.as_ref().map_or(0, |team| team.escalate.len());
+        let known = usize::try_from(stage).is_ok_and(|stage| (1..=stages).contains(&stage));
+        if !known || record.status != Status::Pending || record.escalated >= stage {
+            return Ok(None);
+        }
+        let this = self.clone();
+        detached(async move {
+            let now = this.now_ms();
+            let event = this
+                .store
+                .elicitations
+                .escalate(&record, stage, now, &Actor::Relay)
+                .await?;
+            Ok(this.announced(event))
+        })
+        .await
     }
 
     /// Withdraws `record` for its host.
     pub async fn withdraw(&self, record: Record) -> Result<Changed, StoreError> {
-        self.finish(record, Status::Withdrawn, &cancel(), &Actor::Host)
+        self.finish(record, Status::Withdrawn, &cancel(), &Actor::Host, None)
             .await
     }
 
@@ -281,6 +314,7 @@ impl Elicitations {
         status: Status,
         result: &Value,
         actor: &Actor,
+        answered_by: Option<AnsweredBy>,
     ) -> Result<Changed, StoreError> {
         if record.status != Status::Pending {
             return Ok(Changed::Already(record));
@@ -291,7 +325,7 @@ impl Elicitations {
             let now = this.now_ms();
             let elicitations = &this.store.elicitations;
             let event = elicitations
-                .finish(&before, status, &result, now, &actor)
+                .finish(&before, status, &result, now, &actor, answered_by)
                 .await?;
             Ok(this.announced(event))
         })

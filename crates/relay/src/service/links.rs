@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use koder_elicitation_relay_protocol::AnsweredBy;
 use serde_json::Value;
 
 use crate::answer_page::AnswerPageSettings;
@@ -241,12 +242,16 @@ impl Links {
         redeemed: Redeemed,
         result: &Value,
     ) -> Result<Changed, ServiceError> {
+        let answered_by = AnsweredBy::Link {
+            email: redeemed.email,
+            link: redeemed.link_id.clone(),
+        };
         let link = Actor::Link {
             id: redeemed.link_id,
         };
         let changed = self
             .elicitations
-            .answer(redeemed.record, result, &link)
+            .answer(redeemed.record, result, &link, answered_by)
             .await?;
         if let Changed::ByThisCall(_) = changed {
             self.counts.count("answered");

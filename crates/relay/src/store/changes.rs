@@ -15,7 +15,7 @@ use sqlx::postgres::PgPool;
 use sqlx::{AssertSqlSafe, Row};
 use tokio::sync::Notify;
 
-use super::beside::{bound, Arg, Beside};
+use super::beside::{bound, Arg, Beside, BesideText};
 use super::clock::Clock;
 use super::db::{either, Connection, Either};
 use super::journal;
@@ -23,9 +23,11 @@ use super::outbox::{Outboxes, Queued};
 use super::postgres::EVENTS_CHANNEL;
 use super::rows::{record_from_row, same_request};
 use super::{Created, NewElicitation, Record, Status, StoreError};
+use crate::audience::TeamStages;
 use crate::audit::Recorded;
 use crate::events::{Event, EventKind};
 use crate::record::Actor;
+use koder_elicitation_relay_protocol::AnsweredBy;
 
 /// One change to make.
 #[derive(Debug, Clone)]
@@ -35,11 +37,19 @@ pub(super) enum Change {
         new: Box<NewElicitation>,
         actor: Actor,
     },
-    /// A pending one settled, withdrawn or expired, at `at`.
+    /// A pending one settled, withdrawn or expired, at `at` (settled by `answered_by`).
     Finish {
         record: Box<Record>,
         status: Status,
         result: Value,
+        at: i64,
+        actor: Actor,
+        answered_by: Option<AnsweredBy>,
+    },
+    /// A pending team question reaching escalation stage `stage` (from the one before it).
+    Escalate {
+        record: Box<Record>,
+        stage: i64,
         at: i64,
         actor: Actor,
     },
@@ -75,7 +85,8 @@ pub(super) struct ChangeContext {
 macro_rules! record_columns {
     () => {
         "id, user_id, workspace_id, conversation_id, request, server_name, \
-         created_at, expires_at, status, result, finished_at, completed"
+         created_at, expires_at, status, result, finished_at, completed, audience, escalated, \
+         answered_by"
     };
 }
 pub(super) use record_columns;
@@ -90,16 +101,23 @@ struct Changing {
 const INSERT: Changing = Changing {
     statement: "INSERT INTO koder_elicitations (id, user_id, workspace_id, conversation_id, \
      request, server_name, created_at, expires_at, status, result, finished_at, completed, \
-     idempotency_key, request_digest) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', NULL, NULL, FALSE, $9, $10) \
+     idempotency_key, request_digest, audience) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', NULL, NULL, FALSE, $9, $10, $11) \
      ON CONFLICT DO NOTHING",
-    params: 10,
+    params: 11,
 };
 
 const FINISH: Changing = Changing {
-    statement: "UPDATE koder_elicitations SET status = $1, result = $2, finished_at = $3 \
-     WHERE id = $4 AND status = 'pending'",
-    params: 4,
+    statement: "UPDATE koder_elicitations SET status = $1, result = $2, finished_at = $3, \
+     answered_by = $5 WHERE id = $4 AND status = 'pending'",
+    params: 5,
+};
+
+/// Stage `$1` reached, only from the stage before it and only while pending: once each.
+const ESCALATE: Changing = Changing {
+    statement: "UPDATE koder_elicitations SET escalated = $1 \
+     WHERE id = $2 AND escalated = $1 - 1 AND status = 'pending'",
+    params: 2,
 };
 
 const COMPLETE: Changing = Changing {
@@ -184,6 +202,7 @@ impl Change {
                 .ok_or_else(|| StoreError("cannot finish an elicitation as pending".into())),
             Change::Complete { .. } => Ok(EventKind::Complete),
             Change::ExpireDue { .. } => Ok(EventKind::Expired),
+            Change::Escalate { .. } => Ok(EventKind::Escalated),
         }
     }
 
@@ -192,6 +211,7 @@ impl Change {
         match self {
             Change::Create { actor, .. }
             | Change::Finish { actor, .. }
+            | Change::Escalate { actor, .. }
             | Change::Complete { actor, .. } => actor,
             Change::ExpireDue { .. } => &Actor::Relay,
         }
@@ -201,7 +221,9 @@ impl Change {
     fn at(&self, clock: &Clock) -> i64 {
         match self {
             Change::Create { new, .. } => new.created_at,
-            Change::Finish { at, .. } | Change::ExpireDue { at } => *at,
+            Change::Finish { at, .. } | Change::Escalate { at, .. } | Change::ExpireDue { at } => {
+                *at
+            }
             Change::Complete { .. } => clock.now_ms(),
         }
     }
@@ -222,6 +244,7 @@ impl Change {
                     Arg::Int(new.expires_at),
                     Arg::OptionalText(new.idempotency_key.clone()),
                     Arg::OptionalText(new.request_digest.clone()),
+                    Arg::OptionalText(new.team.as_ref().map(json_text)),
                 ],
             ),
             Change::Finish {
@@ -229,6 +252,7 @@ impl Change {
                 status,
                 result,
                 at,
+                answered_by,
                 ..
             } => (
                 &FINISH,
@@ -237,7 +261,12 @@ impl Change {
                     Arg::Text(result.to_string()),
                     Arg::Int(*at),
                     Arg::Text(record.id.clone()),
+                    Arg::OptionalText(answered_by.as_ref().map(json_text)),
                 ],
+            ),
+            Change::Escalate { record, stage, .. } => (
+                &ESCALATE,
+                vec![Arg::Int(*stage), Arg::Text(record.id.clone())],
             ),
             Change::Complete { record, .. } => (&COMPLETE, vec![Arg::Text(record.id.clone())]),
             Change::ExpireDue { at } => (&EXPIRE_DUE, vec![Arg::Int(*at)]),
@@ -260,17 +289,26 @@ impl Change {
                 result: None,
                 finished_at: None,
                 completed: false,
+                team: new.team.clone(),
+                escalated: 0,
+                answered_by: None,
             },
             Change::Finish {
                 record,
                 status,
                 result,
                 at,
+                answered_by,
                 ..
             } => Record {
                 status: *status,
                 result: Some(result.clone()),
                 finished_at: Some(*at),
+                answered_by: answered_by.clone(),
+                ..(**record).clone()
+            },
+            Change::Escalate { record, stage, .. } => Record {
+                escalated: *stage,
                 ..(**record).clone()
             },
             Change::Complete { record, .. } => Record {
@@ -302,12 +340,42 @@ fn besides(event: &Event, change: &Change, at: i64, context: &ChangeContext) -> 
     let queued = Queued {
         event,
         created,
-        fired: None,
+        reminded: None,
         at,
     };
     let mut besides = vec![journal::record(Recorded::of(event, change.actor(), at))];
+    if let Some(team) = created.and_then(|new| new.team.as_ref()) {
+        besides.push(audience_rows(&event.record.id, team));
+    }
     besides.extend(context.outboxes.rows(&queued));
     besides
+}
+
+/// A team question's audience rows (`koder_elicitation_audience`), written with its create.
+fn audience_rows(id: &str, team: &TeamStages) -> Beside {
+    let rows = team.rows();
+    let mut args = vec![Arg::Text(id.to_string())];
+    let values: Vec<String> = rows
+        .into_iter()
+        .map(|(stage, kind, name)| {
+            args.push(Arg::Text(name));
+            // The stage and kind are the relay's own numbers and words, not a caller's text.
+            format!("({stage}, '{kind}', CAST(${} AS TEXT))", args.len())
+        })
+        .collect();
+    Beside {
+        text: BesideText::around(
+            "INSERT INTO koder_elicitation_audience (elicitation_id, stage, kind, name) \
+             SELECT $1, v.column1, v.column2, v.column3 FROM ",
+            &format!(", (VALUES {}) AS v", values.join(", ")),
+        ),
+        args,
+    }
+}
+
+/// A stored JSON column's text.
+fn json_text(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
 }
 
 /// Makes `change` on `connection`, inside the caller's transaction: the statement, then what
@@ -459,7 +527,7 @@ mod tests {
 
     #[test]
     fn changes_notify_on_the_channel_replicas_listen_on() {
-        for statement in [INSERT, FINISH, COMPLETE, EXPIRE_DUE] {
+        for statement in [INSERT, FINISH, COMPLETE, EXPIRE_DUE, ESCALATE] {
             assert!(statement
                 .alone(true)
                 .contains(&format!("pg_notify('{EVENTS_CHANNEL}'")));
@@ -478,12 +546,12 @@ mod tests {
             args: vec![Arg::Int(3)],
         };
         let text = FINISH.joined(true, &[record, row]);
-        // FINISH has 4 values, then the origin ($5) and the kind ($6).
+        // FINISH has 5 values, then the origin ($6) and the kind ($7).
         assert!(text.contains(
-            "beside_0 AS (INSERT INTO a (x, y) SELECT $7, $8 FROM changed), \
-             beside_1 AS (INSERT INTO b (x) SELECT $9 FROM changed WHERE $9 > 0)"
+            "beside_0 AS (INSERT INTO a (x, y) SELECT $8, $9 FROM changed), \
+             beside_1 AS (INSERT INTO b (x) SELECT $10 FROM changed WHERE $10 > 0)"
         ));
-        assert!(text.contains("'origin', $5::text, 'kind', $6::text"));
+        assert!(text.contains("'origin', $6::text, 'kind', $7::text"));
         assert_eq!(renumbered("$1 || $10, $2", 4), "$5 || $14, $6");
         assert_eq!(FINISH.joined(false, &[]), FINISH.alone(false));
     }

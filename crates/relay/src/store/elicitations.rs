@@ -13,6 +13,7 @@ use super::{Created, NewElicitation, Record, Status, StoreError, TenantFilter};
 use crate::audience::Audience;
 use crate::events::Event;
 use crate::record::Actor;
+use koder_elicitation_relay_protocol::AnsweredBy;
 
 /// The elicitations.
 #[derive(Debug, Clone)]
@@ -90,7 +91,8 @@ impl ElicitationStore {
 
     /// Moves `record`, while pending, to `status` with `result` at `now_ms`, journalled as made
     /// by `actor`: the change when this call won; `None` when it was no longer pending. (The
-    /// record as read earlier: what the change writes beside itself is made from it.)
+    /// record as read earlier: what the change writes beside itself is made from it.) A
+    /// settle keeps `answered_by`.
     pub async fn finish(
         &self,
         record: &Record,
@@ -98,11 +100,36 @@ impl ElicitationStore {
         result: &Value,
         now_ms: i64,
         actor: &Actor,
+        answered_by: Option<AnsweredBy>,
     ) -> Result<Option<Event>, StoreError> {
         let change = Change::Finish {
             record: Box::new(record.clone()),
             status,
             result: result.clone(),
+            at: now_ms,
+            actor: actor.clone(),
+            answered_by,
+        };
+        Ok(self.changed(change).await?.into_iter().next())
+    }
+
+    /// Moves a pending team question `record` to escalation stage `stage` (only from the stage
+    /// before it) at `now_ms`, journalled as made by `actor`, with what each channel queues for
+    /// an escalation: the change, or `None` when it was not pending at `stage - 1` any more
+    /// (fired already, here or on another replica, or ended).
+    pub async fn escalate(
+        &self,
+        record: &Record,
+        stage: i64,
+        now_ms: i64,
+        actor: &Actor,
+    ) -> Result<Option<Event>, StoreError> {
+        let change = Change::Escalate {
+            record: Box::new(Record {
+                escalated: stage - 1,
+                ..record.clone()
+            }),
+            stage,
             at: now_ms,
             actor: actor.clone(),
         };

@@ -12,9 +12,9 @@ use sqlx::QueryBuilder;
 use super::beside::Beside;
 use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
-use koder_elicitation_relay_protocol::Notify;
+use koder_elicitation_relay_protocol::{EscalateStage, Notify};
 
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 use crate::record::NewElicitation;
 
 /// What an attempt came to, as the outbox keeps it.
@@ -243,46 +243,43 @@ impl Outbox {
     }
 }
 
-/// A timer of a question's schedule, as the channels hear of it when it fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Timer {
-    /// `notify.remindAfter`: the question is still open; remind its people.
-    Reminder,
-    /// Escalation stage k (from 1): its audience joined.
-    Stage(i64),
-}
-
-impl Timer {
-    /// What an e-mail it queues is called (its kind in the e-mail outbox).
-    pub fn email_kind(self) -> String {
-        match self {
-            Timer::Reminder => "reminder".to_string(),
-            Timer::Stage(stage) => format!("stage{stage}"),
-        }
-    }
-}
-
-/// A timer that fired for a question still open: what it asks the channels to send.
+/// A question's reminder (`notify.remindAfter`) come due while it is still open, as the
+/// channels hear of it: each address mailed again, each member's subscriptions pushed again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fired {
-    /// Which timer.
-    pub timer: Timer,
-    /// The addresses it mails (the create's `notify`, or the stage's), if any.
+pub struct Reminded {
+    /// The create's `notify`, if it mailed anyone.
     pub notify: Option<Notify>,
 }
 
 /// A change, as a channel's [`Queue`] sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Queued<'a> {
-    /// What the change made of its row (for a fired timer: the question as it is).
+    /// What the change made of its row (for a reminder: the question as it is).
     pub event: &'a Event,
     /// The create's own values, when the change is a create (its `notify`).
     pub created: Option<&'a NewElicitation>,
-    /// The timer that fired, when the change is one firing: channels queue what it asks, and
-    /// nothing for `event` itself.
-    pub fired: Option<&'a Fired>,
+    /// The reminder, when the change is one: channels queue what it asks, and nothing for
+    /// `event` itself.
+    pub reminded: Option<&'a Reminded>,
     /// When the change was made (ms since the Unix epoch, the deployment's clock).
     pub at: i64,
+}
+
+impl Queued<'_> {
+    /// When the change is a team question reaching an escalation stage
+    /// ([`Elicitations::escalate`](crate::service::Elicitations::escalate)): the stage (from 1)
+    /// and what the create said of it (its `audience`, its `notify`). A channel queues what a
+    /// stage sends (its e-mails, its `elicitation.escalated` webhook) from this, in the
+    /// escalation's own transaction; the push channel already queues the stage's pushes.
+    pub fn escalation(&self) -> Option<(i64, &EscalateStage)> {
+        if self.event.kind != EventKind::Escalated {
+            return None;
+        }
+        let stage = self.event.record.escalated;
+        let index = usize::try_from(stage.checked_sub(1)?).ok()?;
+        let team = self.event.record.team.as_ref()?;
+        Some((stage, team.escalate.get(index)?))
+    }
 }
 
 /// What a change queues to one channel: the rows it writes beside itself, committed with it.

@@ -23,6 +23,8 @@ where
         .map_err(|_| StoreError(format!("unknown status {status_name:?} in the database")))?;
     let request_text: String = row.try_get("request")?;
     let result_text: Option<String> = row.try_get("result")?;
+    let team_text: Option<String> = row.try_get("audience")?;
+    let answered_by_text: Option<String> = row.try_get("answered_by")?;
     Ok(Record {
         id: row.try_get("id")?,
         tenant: Tenant {
@@ -38,6 +40,9 @@ where
         result: result_text.as_deref().map(parse_json).transpose()?,
         finished_at: row.try_get("finished_at")?,
         completed: row.try_get("completed")?,
+        team: team_text.as_deref().map(parse_stored).transpose()?,
+        escalated: row.try_get("escalated")?,
+        answered_by: answered_by_text.as_deref().map(parse_stored).transpose()?,
     })
 }
 
@@ -47,6 +52,11 @@ pub(super) fn same_request(stored: Option<&str>, repeated: Option<&str>) -> bool
     stored
         .zip(repeated)
         .is_none_or(|(stored, repeated)| stored == repeated)
+}
+
+fn parse_stored<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|error| StoreError(format!("stored JSON is invalid: {error}")))
 }
 
 fn parse_json(text: &str) -> Result<Value, StoreError> {

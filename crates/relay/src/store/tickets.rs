@@ -50,8 +50,8 @@ impl TicketStore {
         either!(self.database.writer(), |pool| {
             let inserted = sqlx::query(
                 "INSERT INTO koder_stream_tickets \
-                 (digest, user_id, workspace_id, conversation_id, token_expires_at, expires_at) \
-                 SELECT $1, $2, $3, $4, $5, $6 WHERE (SELECT COUNT(*) FROM koder_stream_tickets \
+                 (digest, user_id, workspace_id, conversation_id, token_expires_at, expires_at, \
+                 token_groups) SELECT $1, $2, $3, $4, $5, $6, $9 WHERE (SELECT COUNT(*) FROM koder_stream_tickets \
                  WHERE user_id = $2 AND workspace_id = $3 AND expires_at > $7) < $8",
             )
             .bind(&ticket.digest)
@@ -62,6 +62,7 @@ impl TicketStore {
             .bind(ticket.expires_at)
             .bind(now_ms)
             .bind(max_live)
+            .bind(serde_json::to_string(&ticket.filter.groups).unwrap_or_else(|_| "[]".into()))
             .execute(pool)
             .await?;
             Ok(inserted.rows_affected() == 1)
@@ -77,9 +78,9 @@ impl TicketStore {
         now_ms: i64,
     ) -> Result<Option<RedeemedTicket>, StoreError> {
         either!(self.database.writer(), |pool| {
-            let rows = sqlx::query_as::<_, (String, String, Option<String>, i64)>(
+            let rows = sqlx::query_as::<_, (String, String, Option<String>, i64, String)>(
                 "DELETE FROM koder_stream_tickets WHERE digest = $1 AND expires_at > $2 \
-                 RETURNING user_id, workspace_id, conversation_id, token_expires_at",
+                 RETURNING user_id, workspace_id, conversation_id, token_expires_at, token_groups",
             )
             .bind(digest)
             .bind(now_ms)
@@ -87,13 +88,17 @@ impl TicketStore {
             .fetch_all(pool)
             .await?;
             Ok(rows.into_iter().next().map(
-                |(user_id, workspace_id, conversation_id, token_expires_at)| RedeemedTicket {
-                    filter: TenantFilter {
-                        user_id,
-                        workspace_id,
-                        conversation_id,
-                    },
-                    token_expires_at,
+                |(user_id, workspace_id, conversation_id, token_expires_at, groups)| {
+                    RedeemedTicket {
+                        filter: TenantFilter {
+                            user_id,
+                            workspace_id,
+                            conversation_id,
+                            // Written by `issue` from a list; anything else grants no group.
+                            groups: serde_json::from_str(&groups).unwrap_or_default(),
+                        },
+                        token_expires_at,
+                    }
                 },
             ))
         })

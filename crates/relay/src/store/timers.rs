@@ -1,15 +1,14 @@
-//! Firing one timer of a question's schedule (`koder_elicitation_timers`, see the channel
-//! `crate::channels::schedule`): in one transaction, the question read as it is (locked on
-//! PostgreSQL, so an answer waits for the firing or comes first) and, only when it is still
-//! open, what each channel that is on queues for the timer ([`Fired`]). A question that ended
-//! first gets nothing.
+//! A question's reminder come due (a timer of its schedule, see `crate::channels::schedule`):
+//! in one transaction, the question read as it is (locked on PostgreSQL, so an answer waits
+//! for it or comes first) and, only when it is still open, what each channel that is on queues
+//! for a reminder ([`Reminded`]). A question that ended first gets nothing.
 
 use sqlx::AssertSqlSafe;
 
 use super::beside::bound;
 use super::changes::record_columns;
 use super::db::{either, Dialects};
-use super::outbox::{Fired, Queued};
+use super::outbox::{Queued, Reminded};
 use super::rows::record_from_row;
 use super::{Store, StoreError};
 use crate::events::{Event, EventKind};
@@ -31,13 +30,13 @@ const READ: Dialects = Dialects {
 };
 
 impl Store {
-    /// Fires `fired` for the question `elicitation_id` at `now_ms`: what the channels queue for
-    /// it, committed together, when the question is still open; `false` (nothing queued) when
-    /// it ended first, expired or is gone.
-    pub async fn fire(
+    /// Reminds the people of the question `elicitation_id` at `now_ms`: what the channels queue
+    /// for `reminded`, committed together, when the question is still open; `false` (nothing
+    /// queued) when it ended first, expired or is gone.
+    pub async fn remind(
         &self,
         elicitation_id: &str,
-        fired: &Fired,
+        reminded: &Reminded,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         either!(self.database.writer(), |pool, dialect| {
@@ -56,7 +55,7 @@ impl Store {
             let queued = Queued {
                 event: &event,
                 created: None,
-                fired: Some(fired),
+                reminded: Some(reminded),
                 at: now_ms,
             };
             for beside in self.outboxes.rows(&queued) {

@@ -30,19 +30,25 @@ const ENQUEUE: BesideText = beside!(
 
 /// The kind of a question's first message.
 pub const QUESTION: &str = "question";
-/// The kind of its reminder (its subject says so).
+/// The kind of its reminder (its subject says so); an escalation stage's message is
+/// `stage<k>`.
 pub const REMINDER: &str = "reminder";
 
 impl Queue for EmailQueue {
     fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
-        let (notify, kind, due) = match (change.created, change.fired) {
-            (_, Some(fired)) => (fired.notify.as_ref(), fired.timer.email_kind(), change.at),
-            (Some(new), None) => (
-                new.notify.as_ref(),
-                QUESTION.to_string(),
-                new.created_at.saturating_add(millis(self.after)),
-            ),
-            (None, None) => return Vec::new(),
+        let (notify, kind, due) = if let Some(reminded) = change.reminded {
+            (reminded.notify.as_ref(), REMINDER.to_string(), change.at)
+        } else if let Some((stage, escalation)) = change.escalation() {
+            (
+                escalation.notify.as_ref(),
+                format!("stage{stage}"),
+                change.at,
+            )
+        } else if let Some(new) = change.created {
+            let due = new.created_at.saturating_add(millis(self.after));
+            (new.notify.as_ref(), QUESTION.to_string(), due)
+        } else {
+            return Vec::new();
         };
         let Some(notify) = notify else {
             return Vec::new();

@@ -193,6 +193,9 @@ mod tests {
             result: None,
             finished_at: None,
             completed: false,
+            team: None,
+            escalated: 0,
+            answered_by: None,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::audience::Audience;
 use crate::events::{Event, EventKind};
 use crate::store::beside::{Arg, Beside, BesideText};
 use crate::store::db::{either, Database};
-use crate::store::outbox::{outbox_table, Claimed, Fired, OutboxTable, Queue, Queued, Timer};
+use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
 use crate::store::{Store, StoreError};
 use crate::time::millis;
 
@@ -78,7 +78,8 @@ struct PushRows {
 impl PushQueue {
     /// The rows an event queues at `now_ms`: a new question's push (and its reminder, when one
     /// is asked for and still ahead), or an ended one's close; nothing for URL-mode completion.
-    fn pushes_for(&self, event: &Event, fired: Option<&Fired>, now_ms: i64) -> Vec<PushRows> {
+    /// When the question is `reminded` (`notify.remindAfter`), one more push instead.
+    fn pushes_for(&self, event: &Event, reminded: bool, now_ms: i64) -> Vec<PushRows> {
         let record = &event.record;
         let rows = |kind, due, deadline| PushRows {
             elicitation_id: record.id.clone(),
@@ -87,12 +88,8 @@ impl PushQueue {
             deadline,
             audience: record.audience(),
         };
-        if let Some(fired) = fired {
-            // A stage's new members get theirs from the escalation's own change.
-            return match fired.timer {
-                Timer::Reminder => vec![rows(PushKind::RemindAfter, now_ms, record.expires_at)],
-                Timer::Stage(_) => Vec::new(),
-            };
+        if reminded {
+            return vec![rows(PushKind::RemindAfter, now_ms, record.expires_at)];
         }
         match event.kind {
             EventKind::Created => {
@@ -109,6 +106,13 @@ impl PushQueue {
                 let ended = record.finished_at.unwrap_or(now_ms);
                 let deadline = ended.saturating_add(millis(SETTLED_DEADLINE));
                 vec![rows(PushKind::Settled, now_ms, deadline)]
+            }
+            // The stage's members who have no push for it yet (a row per subscription and
+            // kind: those told before keep theirs).
+            EventKind::Escalated => {
+                let mut queued = rows(PushKind::Elicitation, now_ms, record.expires_at);
+                queued.audience = record.audience();
+                vec![queued]
             }
             EventKind::Complete => Vec::new(),
         }
@@ -127,7 +131,7 @@ const FILTER_FIRST: usize = 6;
 
 impl Queue for PushQueue {
     fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
-        self.pushes_for(change.event, change.fired, change.at)
+        self.pushes_for(change.event, change.reminded.is_some(), change.at)
             .into_iter()
             .map(|rows| enqueue(rows, change.at))
             .collect()
@@ -257,39 +261,42 @@ mod tests {
             result: None,
             finished_at,
             completed: false,
+            team: None,
+            escalated: 0,
+            answered_by: None,
         }
     }
 
     #[test]
     fn a_create_queues_its_push_and_a_reminder_still_ahead() {
         let created = Event::new(EventKind::Created, record(Status::Pending, None));
-        let plain = PushQueue::default().pushes_for(&created, None, 1_000);
+        let plain = PushQueue::default().pushes_for(&created, false, 1_000);
         assert_eq!(plain.len(), 1);
         assert_eq!(plain[0].kind, PushKind::Elicitation);
         assert_eq!((plain[0].due, plain[0].deadline), (1_000, 601_000));
         let reminding = PushQueue {
             remind_before: Some(Duration::from_secs(60)),
         };
-        let rows = reminding.pushes_for(&created, None, 1_000);
+        let rows = reminding.pushes_for(&created, false, 1_000);
         assert_eq!(rows[1].kind, PushKind::Reminder);
         assert_eq!((rows[1].due, rows[1].deadline), (541_000, 601_000));
         // A reminder that would be due at once is not queued.
         let late = PushQueue {
             remind_before: Some(Duration::from_secs(600)),
         };
-        assert_eq!(late.pushes_for(&created, None, 1_000).len(), 1);
+        assert_eq!(late.pushes_for(&created, false, 1_000).len(), 1);
     }
 
     #[test]
     fn an_end_queues_a_close_and_completion_nothing() {
         let settled = Event::new(EventKind::Settled, record(Status::Settled, Some(5_000)));
-        let rows = PushQueue::default().pushes_for(&settled, None, 5_000);
+        let rows = PushQueue::default().pushes_for(&settled, false, 5_000);
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].kind, PushKind::Settled);
         assert_eq!(rows[0].deadline, 5_000 + 3_600_000);
         let complete = Event::new(EventKind::Complete, record(Status::Pending, None));
         assert!(PushQueue::default()
-            .pushes_for(&complete, None, 5_000)
+            .pushes_for(&complete, false, 5_000)
             .is_empty());
         assert_eq!(PushKind::parse("reminder"), Some(PushKind::Reminder));
         assert_eq!(PushKind::parse("other"), None);

@@ -2,9 +2,10 @@
 //! (`notify.remindAfter`) or an escalation stage. A create writes its timers beside itself
 //! ([`store`]); the one delivery loop every channel runs claims due timers like outbox rows
 //! (with a lease, `SKIP LOCKED` on PostgreSQL: one replica fires each, and a relay killed
-//! before firing one leaves it to be claimed again) and fires each through the store
-//! (`Store::fire`), which queues what the other channels send for it in one transaction,
-//! nothing for a question that ended first.
+//! before firing one leaves it to be claimed again) and fires each: a reminder through the
+//! store (`Store::remind`), a stage through the service (`Elicitations::escalate`), each one
+//! transaction that queues what the other channels send for it, nothing for a question that
+//! ended first (or a stage already reached).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,13 +14,14 @@ use koder_elicitation_relay_protocol::Notify;
 
 use crate::channels::delivery::{doubling, retry_until};
 use crate::channels::{Attempt, Channel, Relay, Settings};
-use crate::store::outbox::{Fired, OutboxTable, Outcome, Queue};
-use crate::store::Store;
+use crate::service::Elicitations;
+use crate::store::outbox::{OutboxTable, Outcome, Queue, Reminded};
+use crate::store::{Status, Store, StoreError};
 
 /// Its table: the timers a create writes, the row a claim returns.
 pub mod store;
 
-use store::{TimerQueue, TimerRow, TABLE};
+use store::{Timer, TimerQueue, TimerRow, TABLE};
 
 /// The first retry's wait when the store could not be written; doubling up to a minute.
 const FIRST_RETRY_WAIT: Duration = Duration::from_secs(1);
@@ -40,6 +42,7 @@ impl Settings for ScheduleSettings {
     fn channel(&self, relay: &Relay) -> Result<Timers, String> {
         Ok(Timers {
             store: Arc::clone(&relay.store),
+            elicitations: relay.elicitations.clone(),
         })
     }
 }
@@ -48,6 +51,7 @@ impl Settings for ScheduleSettings {
 #[derive(Debug)]
 pub struct Timers {
     store: Arc<Store>,
+    elicitations: Elicitations,
 }
 
 impl Timers {
@@ -66,13 +70,19 @@ impl Timers {
         let Some(timer) = row.timer() else {
             return gave_up("failed", "an unknown kind of timer");
         };
-        let notify = match row.notify.as_deref().map(serde_json::from_str::<Notify>) {
-            None => None,
-            Some(Ok(notify)) => Some(notify),
-            Some(Err(_)) => return gave_up("failed", "its notify does not parse"),
+        let fired = match timer {
+            Timer::Reminder => {
+                let notify = match row.notify.as_deref().map(serde_json::from_str::<Notify>) {
+                    None => None,
+                    Some(Ok(notify)) => Some(notify),
+                    Some(Err(_)) => return gave_up("failed", "its notify does not parse"),
+                };
+                let reminded = Reminded { notify };
+                self.store.remind(&row.elicitation_id, &reminded, now).await
+            }
+            Timer::Stage(stage) => self.escalate(&row.elicitation_id, stage).await,
         };
-        let fired = Fired { timer, notify };
-        match self.store.fire(&row.elicitation_id, &fired, now).await {
+        match fired {
             Ok(true) => {
                 tracing::info!(elicitation = %row.elicitation_id, timer = %row.id, "timer fired");
                 Attempt {
@@ -95,6 +105,36 @@ impl Timers {
                 }
             }
         }
+    }
+}
+
+impl Timers {
+    /// Moves the question to `stage`: whether this call did (not when it ended first, or the
+    /// stage was reached already). The stage before it not reached yet (its timer held by a
+    /// replica that died) is an error: tried again, not skipped.
+    async fn escalate(&self, elicitation_id: &str, stage: i64) -> Result<bool, StoreError> {
+        if self
+            .elicitations
+            .escalate(elicitation_id, stage)
+            .await?
+            .is_some()
+        {
+            return Ok(true);
+        }
+        let now = self.store.now_ms();
+        let behind = self
+            .elicitations
+            .get(elicitation_id)
+            .await?
+            .is_some_and(|record| {
+                record.status == Status::Pending
+                    && record.is_open(now)
+                    && record.escalated < stage - 1
+            });
+        if behind {
+            return Err(StoreError("the stage before it is not reached yet".into()));
+        }
+        Ok(false)
     }
 }
 

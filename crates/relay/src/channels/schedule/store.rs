@@ -1,13 +1,13 @@
 //! The schedule's table (`koder_elicitation_timers`, see the `0014_schedule` migrations): the
 //! timers a create writes beside itself ([`TimerQueue`]: a reminder when its `notify` asks for
-//! one), and the row a claim returns. It is an outbox like the channels' (claimed with a lease,
+//! one, one per `escalate` stage), and the row a claim returns. It is an outbox like the channels' (claimed with a lease,
 //! marked delivered once fired), so each timer fires on one replica, once.
 
 use koder_elicitation_relay_protocol::Notify;
 
 use crate::record::NewElicitation;
 use crate::store::beside::{beside, Arg, Beside, BesideText};
-use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued, Timer};
+use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
 
 /// A reminder's kind in the table.
 const REMINDER: &str = "reminder";
@@ -24,6 +24,15 @@ const ENQUEUE: BesideText = beside!(
     " WHERE TRUE ON CONFLICT (id) DO NOTHING"
 );
 
+/// A timer of a question's schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timer {
+    /// `notify.remindAfter`.
+    Reminder,
+    /// Escalation stage k (from 1).
+    Stage(i64),
+}
+
 /// The timers creates write: always on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TimerQueue;
@@ -37,8 +46,14 @@ impl Queue for TimerQueue {
             let after = notify.remind_after_ms?;
             Some(timer(new, Timer::Reminder, after, Some(notify)))
         });
+        // A stage's audience and addresses are the question's own (`record.team`).
+        let stages = new.team.iter().flat_map(|team| team.escalate.iter());
+        let stages = (1..)
+            .zip(stages)
+            .map(|(stage, escalation)| timer(new, Timer::Stage(stage), escalation.after_ms, None));
         reminder
             .into_iter()
+            .chain(stages)
             // One that would come after the question's time is never written.
             .filter(|(_, due)| *due < new.expires_at)
             .map(|(beside, _)| beside)
@@ -94,7 +109,7 @@ pub struct TimerRow {
     pub kind: String,
     /// An escalation's stage (from 1); 0 for a reminder.
     pub stage: i64,
-    /// What it mails (a `notify`, JSON), if anything.
+    /// What a reminder mails (the create's `notify`, JSON), if anything.
     pub notify: Option<String>,
     /// Never fired after this (ms since the Unix epoch): the question's expiry.
     pub deadline: i64,

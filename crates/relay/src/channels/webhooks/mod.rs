@@ -12,7 +12,7 @@ use koder_elicitation_relay_protocol::{
 use crate::channels::{http, Relay, Settings};
 use crate::events::{Event, EventKind};
 use crate::record::Status;
-use crate::store::outbox::{Fired, Queue, Timer};
+use crate::store::outbox::Queue;
 
 /// The `webhook-signature` of a body, and the `whsec_…` key it is made with.
 pub mod sign;
@@ -94,7 +94,8 @@ pub fn event_type(kind: EventKind) -> Option<&'static str> {
         EventKind::Settled => Some("elicitation.settled"),
         EventKind::Expired => Some("elicitation.expired"),
         EventKind::Withdrawn => Some("elicitation.withdrawn"),
-        EventKind::Complete => None,
+        // The escalation's webhook is queued where stages are fired.
+        EventKind::Complete | EventKind::Escalated => None,
     }
 }
 
@@ -110,12 +111,9 @@ pub fn outbox_row(event: &Event) -> Option<OutboxRow> {
     })
 }
 
-/// The outbox row a fired timer queues: an escalation stage's `elicitation.escalated`
-/// (`data: { id, stage }`, its id one per stage), nothing for a reminder.
-pub fn escalated_row(elicitation_id: &str, fired: &Fired, at: i64) -> Option<OutboxRow> {
-    let Timer::Stage(stage) = fired.timer else {
-        return None;
-    };
+/// The outbox row of escalation stage `stage` reached at `at`: an `elicitation.escalated`
+/// (`data: { id, stage }`), its id one per stage.
+pub fn escalated_row(elicitation_id: &str, stage: i64, at: i64) -> Option<OutboxRow> {
     let event_type = "elicitation.escalated";
     let payload = WebhookEscalated {
         event_type: event_type.to_string(),
@@ -258,6 +256,9 @@ mod tests {
             result: Some(json!({"action": "accept", "content": {"a": 1}})),
             finished_at: Some(500),
             completed: false,
+            team: None,
+            escalated: 0,
+            answered_by: None,
         };
         let event = Event::new(EventKind::Settled, record);
         let kind = event_type(event.kind).unwrap();

@@ -53,8 +53,9 @@ pub struct WebhookQueue;
 
 impl Queue for WebhookQueue {
     fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
-        let row = match change.fired {
-            Some(fired) => escalated_row(change.event.id(), fired, change.at),
+        let row = match change.escalation() {
+            Some((stage, _)) => escalated_row(change.event.id(), stage, change.at),
+            None if change.reminded.is_some() => None,
             None => outbox_row(change.event),
         };
         let Some(row) = row else {
