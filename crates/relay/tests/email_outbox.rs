@@ -84,11 +84,11 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
         .claim::<EmailDelivery>(now + after_ms, LEASE_MS, 10, true)
         .await
         .unwrap();
-    let row = format!("{mailed}.question.ana@example.com");
+    let row = mailed.to_string();
     assert_eq!(
         claimed,
         [EmailDelivery {
-            id: format!("{mailed}.question.ana@example.com"),
+            id: mailed.into(),
             elicitation_id: mailed.into(),
             kind: "question".into(),
             address: "ana@example.com".into(),

@@ -4,6 +4,10 @@
 
 pub mod postgres;
 
+pub mod smtp;
+
+pub mod hooks;
+
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -207,16 +207,19 @@ impl Question<'_> {
     }
 
     /// The whole message from `from` to `to`, its `Message-ID` made of the elicitation's id,
-    /// `key` (what tells this message from the question's others: its outbox row) and the
-    /// sender's domain (the same on every attempt).
-    pub fn message(&self, from: Mailbox, to: Mailbox, key: &str) -> Result<Message, String> {
+    /// `row` (its outbox row, which tells it from the question's other messages) and the
+    /// sender's domain (the same on every attempt). The question's first message, whose row is
+    /// the elicitation's id, has `<elicitation-<id>@<domain>>`.
+    pub fn message(&self, from: Mailbox, to: Mailbox, row: &str) -> Result<Message, String> {
         let worded = self.worded();
-        let key: String = sha256_hex(key.as_bytes()).chars().take(16).collect();
-        let message_id = format!(
-            "<elicitation-{}.{key}@{}>",
-            self.record.id,
-            from.email.domain()
-        );
+        let id = &self.record.id;
+        let domain = from.email.domain();
+        let message_id = if row == id {
+            format!("<elicitation-{id}@{domain}>")
+        } else {
+            let key: String = sha256_hex(row.as_bytes()).chars().take(16).collect();
+            format!("<elicitation-{id}.{key}@{domain}>")
+        };
         Message::builder()
             .from(from)
             .to(to)

@@ -57,10 +57,11 @@ impl Queue for EmailQueue {
         notify
             .email
             .iter()
-            .map(|address| Beside {
+            .enumerate()
+            .map(|(index, address)| Beside {
                 text: ENQUEUE,
                 args: vec![
-                    Arg::Text(row_id(&record.id, &kind, address)),
+                    Arg::Text(row_id(&record.id, &kind, index, address)),
                     Arg::Text(record.id.clone()),
                     Arg::Text(kind.clone()),
                     Arg::Text(address.clone()),
@@ -74,9 +75,13 @@ impl Queue for EmailQueue {
     }
 }
 
-/// The id of the message of `kind` about `elicitation_id` to `address`: one per address and
-/// kind, so a repeat is a no-op.
-pub fn row_id(elicitation_id: &str, kind: &str, address: &str) -> String {
+/// The id of the message of `kind` about `elicitation_id` to `address` (the `index`-th of its
+/// list): one per address and kind, so a repeat is a no-op. The question's message to its first
+/// address has the elicitation's id, as when a question had one address.
+pub fn row_id(elicitation_id: &str, kind: &str, index: usize, address: &str) -> String {
+    if kind == QUESTION && index == 0 {
+        return elicitation_id.to_string();
+    }
     format!("{elicitation_id}.{kind}.{}", address.to_ascii_lowercase())
 }
 
