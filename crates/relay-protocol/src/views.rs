@@ -40,6 +40,32 @@ pub struct HostView {
     /// The ElicitResult, once it is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// Who answered it, once answered (the host's view only).
+    #[serde(
+        rename = "answeredBy",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub answered_by: Option<crate::AnsweredBy>,
+    /// A team question's audience as created (the host's view only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<crate::Members>,
+    /// A team question's escalation stages reached so far, 0 before any (the host's view only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalated: Option<i64>,
+}
+
+impl HostView {
+    /// Where it is, and its result once over; nothing about who.
+    pub fn of(status: HostStatus, result: Option<Value>) -> HostView {
+        HostView {
+            status,
+            result,
+            answered_by: None,
+            audience: None,
+            escalated: None,
+        }
+    }
 }
 
 /// The status people see: `complete` once a URL-mode elicitation is reported complete (unless

@@ -70,6 +70,9 @@ pub struct WebhookElicitation {
     /// The ElicitResult, once over (`{"action":"cancel"}` when expired or withdrawn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// Who answered it (`elicitation.settled` of an answered one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<crate::AnsweredBy>,
     /// `elicitation.created` with the answer page on: a new link to answer it
     /// (`<public-url>/answer/#t=<token>`), made when the webhook is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

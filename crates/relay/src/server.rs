@@ -148,7 +148,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         .map(|(_, worker)| tokio::spawn(worker))
         .collect();
     let sweeper = tokio::spawn(sweeper::sweep(
-        elicitations,
+        elicitations.clone(),
         Arc::clone(&store),
         config.retention,
         config.audit_checkpoint_interval,
@@ -165,6 +165,7 @@ pub async fn serve_with_store(config: Config, store: Arc<Store>) -> Result<Serve
         metrics_addr,
         store,
         hub,
+        elicitations,
         metrics,
         listening,
         draining,
@@ -230,6 +231,8 @@ pub struct Server {
     metrics_addr: Option<SocketAddr>,
     store: Arc<Store>,
     hub: Hub,
+    /// The lifecycle its routes and workers change elicitations through.
+    elicitations: Elicitations,
     metrics: Metrics,
     listening: Option<Listening>,
     /// True from the start of a drain: streams end, long-polls answer, `/readyz` says 503.
@@ -264,6 +267,11 @@ impl Server {
     /// Its streams and long-polls.
     pub fn hub(&self) -> &Hub {
         &self.hub
+    }
+
+    /// The lifecycle (create, answer, escalate, …) its routes and workers share.
+    pub fn elicitations(&self) -> &Elicitations {
+        &self.elicitations
     }
 
     /// The `--metrics-listen` address (the real port when 0 was asked for), when set.

@@ -37,12 +37,23 @@ pub fn status_view(record: &Record) -> StatusView {
     StatusView { status }
 }
 
-/// The host's view: `{"status":"pending"}` or `{"status","result"}`.
+/// The host's view: `{"status":"pending"}` or `{"status","result"}`, with `answeredBy` once
+/// answered, and a team question's `audience` and `escalated`.
 pub fn host_view(record: &Record) -> HostView {
     HostView {
-        status: record.status,
-        result: (record.status != Status::Pending).then(|| record.result_or_cancel()),
+        answered_by: record.answered_by.clone(),
+        audience: record.team.as_ref().map(|team| team.audience.clone()),
+        escalated: record.team.as_ref().map(|_| record.escalated),
+        ..answer_view(record)
     }
+}
+
+/// What the person who answered is told: `{"status","result"}`, their own answer.
+pub fn answer_view(record: &Record) -> HostView {
+    HostView::of(
+        record.status,
+        (record.status != Status::Pending).then(|| record.result_or_cancel()),
+    )
 }
 
 /// The element's view of one elicitation (stream events and the pending list) at `now_ms`:

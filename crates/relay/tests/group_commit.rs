@@ -45,6 +45,7 @@ fn new_elicitation(store: &Store, index: usize) -> NewElicitation {
         idempotency_key: None,
         request_digest: None,
         notify: None,
+        team: None,
     }
 }
 
@@ -96,7 +97,7 @@ async fn raced_changes_each_get_their_own_result_and_one_settle_each() {
                 };
                 let settled = store
                     .elicitations
-                    .finish(record, Status::Settled, &result, now, &person)
+                    .finish(record, Status::Settled, &result, now, &person, None)
                     .await;
                 (Some((index, racer)), settled)
             }));
@@ -112,6 +113,7 @@ async fn raced_changes_each_get_their_own_result_and_one_settle_each() {
                         &json!({}),
                         0,
                         &Actor::Relay,
+                        None,
                     )
                     .await;
                 (None, refused)

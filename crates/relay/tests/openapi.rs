@@ -270,13 +270,13 @@ mod wire {
     use std::collections::{BTreeMap, BTreeSet};
 
     use koder_elicitation_relay_protocol::{
-        random_id, AuditCheckpoint, AuditLine, ContentError, CreateElicitation, Created,
-        ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView, IdEvent,
-        LinkAnswer, LinkChoice, LinkCreated, LinkElicitation, LinkOneTap, LinkPageView, LinkToken,
-        LinkView, Notify, PublicStatus, PushKey, PushSubscriptionBody, PushSubscriptionCreated,
-        PushSubscriptionKeys, PushSubscriptionList, PushSubscriptionView, Scope, SettledEvent,
-        StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation, WebhookEscalation,
-        WebhookEvent,
+        random_id, AnsweredBy, AuditCheckpoint, AuditLine, ContentError, CreateElicitation,
+        Created, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
+        IdEvent, LinkAnswer, LinkChoice, LinkCreated, LinkElicitation, LinkOneTap, LinkPageView,
+        LinkToken, LinkView, Members, Notify, PublicStatus, PushKey, PushSubscriptionBody,
+        PushSubscriptionCreated, PushSubscriptionKeys, PushSubscriptionList, PushSubscriptionView,
+        Scope, SettledEvent, StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation,
+        WebhookEscalation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -521,6 +521,7 @@ mod wire {
                 expires_at: 301_000,
                 finished_at: finished.then_some(2_000),
                 result: finished.then(accepted),
+                answered_by: None,
                 answer_url: None,
             },
         }
@@ -588,12 +589,14 @@ mod wire {
     /// Each component schema with the JSON of every shape its type takes; the first is the
     /// type with nothing optional set.
     pub fn samples() -> Vec<(&'static str, Vec<Value>)> {
-        let host_view = |status, result: Option<Value>| HostView { status, result };
+        let host_view = |status, result: Option<Value>| HostView::of(status, result);
         let status = |status| json_of(&StatusView { status });
         vec![
             (
                 "Scope",
                 vec![
+                    // A team question's scope (its create names an `audience`).
+                    json!({"workspaceId": "acme"}),
                     json_of(&Scope::new("ana", "acme")),
                     json_of(&Scope::new("ana", "acme").in_conversation("c1")),
                 ],
@@ -655,6 +658,27 @@ mod wire {
                         HostStatus::Expired,
                         Some(json!({"action": "cancel"})),
                     )),
+                    // A question for a team, pending, then answered by a member.
+                    json_of(&HostView {
+                        audience: Some(Members {
+                            users: vec!["ana".into()],
+                            groups: vec!["oncall".into()],
+                        }),
+                        escalated: Some(0),
+                        ..host_view(HostStatus::Pending, None)
+                    }),
+                    json_of(&HostView {
+                        answered_by: Some(AnsweredBy::Person {
+                            user_id: "ana".into(),
+                            name: Some("Ana".into()),
+                        }),
+                        audience: Some(Members {
+                            users: Vec::new(),
+                            groups: vec!["oncall".into()],
+                        }),
+                        escalated: Some(1),
+                        ..host_view(HostStatus::Settled, Some(accepted()))
+                    }),
                     json_of(&host_view(
                         HostStatus::Withdrawn,
                         Some(json!({"action": "cancel"})),
@@ -773,6 +797,16 @@ mod wire {
                 vec![
                     json_of(&webhook("elicitation.created", HostStatus::Pending, false)),
                     json_of(&webhook("elicitation.settled", HostStatus::Settled, true)),
+                    json_of(&WebhookEvent {
+                        data: WebhookElicitation {
+                            answered_by: Some(AnsweredBy::Link {
+                                link: "l1".into(),
+                                email: Some("ana@example.com".into()),
+                            }),
+                            ..webhook("elicitation.settled", HostStatus::Settled, true).data
+                        },
+                        ..webhook("elicitation.settled", HostStatus::Settled, true)
+                    }),
                     json_of(&WebhookEvent {
                         data: WebhookElicitation {
                             answer_url: Some("https://relay.example.com/answer/#t=abc".into()),

@@ -105,6 +105,7 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
                 idempotency_key: None,
                 request_digest: None,
                 notify: None,
+                team: None,
             },
             &Actor::Host,
         )
@@ -176,6 +177,7 @@ async fn queues_one_push_per_subscription_of_the_person(store: &Store, url: &str
             &json!({"action": "accept", "content": {}}),
             finished_at,
             &Actor::Person { sub: "ana".into() },
+            None,
         )
         .await
         .unwrap()

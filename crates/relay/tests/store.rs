@@ -90,6 +90,7 @@ fn new_elicitation(tenant: &Tenant, created_at: i64, expires_at: i64) -> NewElic
         idempotency_key: None,
         request_digest: None,
         notify: None,
+        team: None,
     }
 }
 
@@ -387,7 +388,14 @@ async fn check_store_promises(store: Arc<Store>) {
             let result = json!({"action": "accept", "content": {"name": format!("n{index}")}});
             let won = store
                 .elicitations
-                .finish(&first, Status::Settled, &result, t0 + 10, &Actor::Relay)
+                .finish(
+                    &first,
+                    Status::Settled,
+                    &result,
+                    t0 + 10,
+                    &Actor::Relay,
+                    None,
+                )
                 .await
                 .expect("finish");
             (won, result)
@@ -418,7 +426,14 @@ async fn check_store_promises(store: Arc<Store>) {
     let withdraw = json!({"action": "cancel"});
     assert!(store
         .elicitations
-        .finish(&first, Status::Withdrawn, &withdraw, t0 + 11, &Actor::Relay)
+        .finish(
+            &first,
+            Status::Withdrawn,
+            &withdraw,
+            t0 + 11,
+            &Actor::Relay,
+            None
+        )
         .await
         .expect("finish")
         .is_none());
@@ -428,7 +443,7 @@ async fn check_store_promises(store: Arc<Store>) {
     );
     assert!(store
         .elicitations
-        .finish(&second, Status::Pending, &withdraw, t0, &Actor::Relay)
+        .finish(&second, Status::Pending, &withdraw, t0, &Actor::Relay, None)
         .await
         .is_err());
     let withdrawn = store
@@ -439,6 +454,7 @@ async fn check_store_promises(store: Arc<Store>) {
             &withdraw,
             t0 + 12,
             &Actor::Relay,
+            None,
         )
         .await
         .expect("withdraw")
@@ -452,7 +468,8 @@ async fn check_store_promises(store: Arc<Store>) {
             Status::Settled,
             &withdraw,
             t0,
-            &Actor::Relay
+            &Actor::Relay,
+            None
         )
         .await
         .expect("finish unknown")
@@ -555,7 +572,8 @@ async fn check_store_promises(store: Arc<Store>) {
             Status::Settled,
             &json!({"action": "decline"}),
             t0 + 2_000,
-            &Actor::Relay
+            &Actor::Relay,
+            None
         )
         .await
         .expect("finish after expiry")
@@ -616,6 +634,7 @@ async fn check_retention(store: &Store) {
                 &json!({"action": "cancel"}),
                 t0 + index as i64,
                 &Actor::Host,
+                None,
             )
             .await
             .expect("finish")
@@ -635,6 +654,7 @@ async fn check_retention(store: &Store) {
             &json!({"action": "decline"}),
             t0 + 1_000,
             &Actor::Host,
+            None,
         )
         .await
         .expect("finish later")
@@ -805,6 +825,7 @@ async fn postgres_replicas_share_changes_and_one_writer_wins() {
                     &json!({"action": "decline", "n": index}),
                     t0,
                     &Actor::Relay,
+                    None,
                 )
                 .await
                 .expect("finish");
@@ -1168,6 +1189,7 @@ async fn check_previous_rows_upgraded(store: &Store, now: i64) {
             &json!({"action": "accept", "content": {}}),
             now + 1,
             &Actor::Relay,
+            None,
         )
         .await
         .expect("finish")

@@ -41,6 +41,7 @@ fn new_elicitation(store: &Store, index: usize, key: Option<&str>) -> NewElicita
         idempotency_key: key.map(str::to_string),
         request_digest: Some(format!("digest-{index}")),
         notify: None,
+        team: None,
     }
 }
 
@@ -77,6 +78,7 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
             &json!({"action": "accept", "content": {}}),
             store.now_ms(),
             &Actor::Person { sub: "u".into() },
+            None,
         )
         .await
         .unwrap()
@@ -89,7 +91,8 @@ async fn queues_in_the_change_and_leases_what_it_claims(store: &Store) {
             Status::Withdrawn,
             &json!({"action": "cancel"}),
             store.now_ms(),
-            &Actor::Host
+            &Actor::Host,
+            None
         )
         .await
         .unwrap()

@@ -25,7 +25,7 @@ use crate::auth::PersonToken;
 use crate::error::ApiError;
 use crate::record::{Actor, Record, Status, TenantFilter};
 use crate::service::Changed;
-use crate::views::{elicitation_view, host_view, status_view};
+use crate::views::{answer_view, elicitation_view, status_view};
 
 /// The people's routes.
 pub fn routes() -> Routes {
@@ -162,7 +162,7 @@ pub async fn answer(
         .answer(record, &result, &person, answered_by)
         .await?;
     match changed {
-        Changed::ByThisCall(record) => Ok(Json(host_view(&record))),
+        Changed::ByThisCall(record) => Ok(Json(answer_view(&record))),
         // Another writer won (or it was over already): answer from the row as it is now.
         Changed::Already(record) => settled_answer(&record, &result, &filter.user_id),
     }
@@ -178,7 +178,7 @@ fn settled_answer(record: &Record, result: &Value, user: &str) -> Result<Json<Ho
     };
     match record.status {
         Status::Settled if record.result.as_ref() == Some(result) && same_person => {
-            Ok(Json(host_view(record)))
+            Ok(Json(answer_view(record)))
         }
         Status::Settled => Err(ApiError::conflict(
             "already answered with a different result",

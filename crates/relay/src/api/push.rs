@@ -51,10 +51,12 @@ pub async fn subscribe(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<PushSubscriptionCreated>), ApiError> {
     let push = push_on(&state)?;
+    // The token's groups, kept with the subscription: a team question's pushes go by them.
+    let groups = filter.groups.clone();
     let person = whole_person(filter)?;
     let body = PushSubscriptionBody::try_from(json_body(body)?)
         .map_err(|invalid| ApiError::bad_request(invalid.0))?;
-    match push.subscribe(person, body, new_id()?).await? {
+    match push.subscribe(person, groups, body, new_id()?).await? {
         Subscribed::Created(id) => Ok((StatusCode::CREATED, Json(PushSubscriptionCreated { id }))),
         Subscribed::Existing(id) => Ok((StatusCode::OK, Json(PushSubscriptionCreated { id }))),
         Subscribed::Full => Err(ApiError::conflict(format!(

@@ -24,6 +24,10 @@ pub struct PushSubscriptionRow {
     pub created_at: i64,
     /// The BCP 47 tag its pushes are worded in; `None`: en-US.
     pub language: Option<String>,
+    /// The groups of the token that last posted it (`koder_push_subscription_groups`; not
+    /// read back with the row).
+    #[sqlx(skip)]
+    pub groups: Vec<String>,
 }
 
 /// What a subscribe came to.
@@ -49,6 +53,42 @@ impl SubscriptionStore {
     /// language are updated and its id kept) or already holds `max_per_person` subscriptions. Replicas
     /// racing may pass the cap by a few; it bounds abuse, not exact counts.
     pub async fn subscribe(
+        &self,
+        subscription: &PushSubscriptionRow,
+        max_per_person: i64,
+    ) -> Result<Subscribed, StoreError> {
+        let subscribed = self.subscribe_keys(subscription, max_per_person).await?;
+        if let Subscribed::Created(id) | Subscribed::Existing(id) = &subscribed {
+            self.set_groups(id, &subscription.groups).await?;
+        }
+        Ok(subscribed)
+    }
+
+    /// Replaces the groups kept with the subscription `id`.
+    async fn set_groups(&self, id: &str, groups: &[String]) -> Result<(), StoreError> {
+        either!(self.database.writer(), |pool| {
+            let mut transaction = pool.begin().await?;
+            sqlx::query("DELETE FROM koder_push_subscription_groups WHERE subscription_id = $1")
+                .bind(id)
+                .execute(&mut *transaction)
+                .await?;
+            for group in groups {
+                sqlx::query(
+                    "INSERT INTO koder_push_subscription_groups (subscription_id, name) \
+                     VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                )
+                .bind(id)
+                .bind(group)
+                .execute(&mut *transaction)
+                .await?;
+            }
+            transaction.commit().await?;
+            Ok(())
+        })
+    }
+
+    /// [`subscribe`](Self::subscribe) without the groups.
+    async fn subscribe_keys(
         &self,
         subscription: &PushSubscriptionRow,
         max_per_person: i64,

@@ -40,11 +40,12 @@ pub fn whole_person(filter: TenantFilter) -> Result<Person, ServiceError> {
 }
 
 impl PushSubscriptions {
-    /// Keeps `body` (`PushSubscription.toJSON()`) under the new `id` for `person`, or says why
-    /// not.
+    /// Keeps `body` (`PushSubscription.toJSON()`) under the new `id` for `person`, with the
+    /// `groups` of the token that posted it (the latest post's count), or says why not.
     pub async fn subscribe(
         &self,
         (user_id, workspace_id): Person,
+        groups: Vec<String>,
         body: PushSubscriptionBody,
         id: String,
     ) -> Result<Subscribed, ServiceError> {
@@ -63,6 +64,7 @@ impl PushSubscriptions {
             auth: body.keys.auth,
             created_at: self.clock.now_ms(),
             language: body.language,
+            groups,
         };
         let cap = i64::try_from(self.settings.per_person).unwrap_or(i64::MAX);
         Ok(self.store.subscribe(&row, cap).await?)
