@@ -188,7 +188,8 @@ pub const MIN_REMIND_AFTER_MS: i64 = 10_000;
 #[serde(rename_all = "camelCase", try_from = "Value")]
 pub struct Notify {
     /// The addresses (`ana@example.com`): no spaces, no control characters; one is written as
-    /// a string, several as a list.
+    /// a string, several as a list; none (left out) only beside `remindAfter`.
+    #[serde(default, skip_serializing_if = "Addresses::is_empty")]
     pub email: Addresses,
     /// The language the messages are worded in (a BCP 47 tag, e.g. `pt-BR`); en-US without one
     /// or for one the relay does not ship.
@@ -214,6 +215,11 @@ impl Addresses {
     /// Each address, in the order the host gave them.
     pub fn iter(&self) -> impl Iterator<Item = &String> {
         self.0.iter()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
@@ -305,7 +311,11 @@ impl TryFrom<Value> for Notify {
         let Value::Object(mut notify) = value else {
             return invalid("notify must be an object {email, language?, remindAfter?}");
         };
-        let email = addresses(notify.remove("email"))?;
+        // Without an address, a reminder alone (pushes to the members) is still worth asking.
+        let email = match notify.remove("email") {
+            None if notify.contains_key("remindAfter") => Addresses::default(),
+            email => addresses(email)?,
+        };
         let language = match notify.remove("language") {
             None | Some(Value::Null) => None,
             Some(Value::String(tag))
@@ -516,6 +526,13 @@ mod tests {
             r#"{"email":["ana@example.com","bo@example.com"],"remindAfter":"600s"}"#
         );
         assert_eq!(serde_json::from_str::<Notify>(&text).unwrap(), team);
+        let pushes_only = Notify::try_from(json!({"remindAfter": "10m"})).unwrap();
+        assert!(pushes_only.email.is_empty());
+        assert_eq!(
+            serde_json::to_string(&pushes_only).unwrap(),
+            r#"{"remindAfter":"600s"}"#
+        );
+        assert!(Notify::try_from(json!({})).is_err());
     }
 
     #[test]

@@ -9,13 +9,14 @@ ALTER TABLE koder_answer_links ADD COLUMN email TEXT NULL;
 -- The schedule: what happens to a question later if it is still open then, one row per timer,
 -- inserted in the create's transaction and fired once (claimed like an outbox row: due at
 -- next_attempt_at, leased, marked delivered once fired). kind: 'reminder' or 'escalate' (stage:
--- its number, from 1; 0 for a reminder). notify: the addresses the timer mails (the create's
--- notify, or the stage's), JSON, NULL for none. Times are ms since the Unix epoch.
+-- its number, from 1; 0 for a reminder). notify: what a reminder mails (the create's notify,
+-- JSON), NULL for a stage (its addresses are the question's own). Times are ms since the Unix
+-- epoch.
 CREATE TABLE IF NOT EXISTS koder_elicitation_timers (
     id TEXT PRIMARY KEY,
     elicitation_id TEXT NOT NULL,
     kind TEXT NOT NULL,
-    stage INTEGER NOT NULL DEFAULT 0,
+    stage BIGINT NOT NULL DEFAULT 0,
     notify TEXT NULL,
     created_at BIGINT NOT NULL,
     -- Never fired after this: the elicitation's expiry.
