@@ -1,8 +1,9 @@
 //! Durations as hosts write them in a create body (`notify.remindAfter`, `escalate[].after`):
 //! a whole number and a unit.
 
-/// A duration as hosts write it: a whole number and a unit, `ms`, `s`, `m`, `h` or `d`
-/// (`"30s"`, `"10m"`); more than zero, at most a year.
+/// A duration as hosts (and the relay's flags) write it: a whole number above 0 and a unit,
+/// `ms`, `s`, `m`, `h` or `d` (`"30s"`, `"10m"`), in ms. The unit is required: a bare `30`
+/// could mean seconds or days.
 pub fn parse_duration_ms(text: &str) -> Option<i64> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let (number, unit) = text.split_at(digits);
@@ -15,9 +16,7 @@ pub fn parse_duration_ms(text: &str) -> Option<i64> {
         "d" => 86_400_000,
         _ => return None,
     };
-    number
-        .checked_mul(unit_ms)
-        .filter(|ms| *ms > 0 && *ms <= 365 * 86_400_000)
+    number.checked_mul(unit_ms).filter(|ms| *ms > 0)
 }
 
 /// A duration in ms as it is written back: whole seconds, else ms.

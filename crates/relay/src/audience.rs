@@ -264,29 +264,45 @@ impl Audience {
     pub fn push_rows(&self, alias: &str, first: usize) -> SqlFilter {
         match self {
             Audience::Team {
-                elicitation,
                 workspace,
+                stages,
                 from,
                 to,
                 ..
             } => {
-                let [w, e, f, t] = [first, first + 1, first + 2, first + 3];
+                // Named here, not read from the audience rows: on PostgreSQL a create's rows
+                // are written by the same statement, which cannot see them yet.
+                let reached = stages.get(*from..=*to).unwrap_or_default();
+                let mut binds = vec![workspace.clone()];
+                let mut list = |names: Vec<&String>| {
+                    let mut places = Vec::new();
+                    for name in names {
+                        binds.push(name.clone());
+                        places.push(format!("${}", first + binds.len() - 1));
+                    }
+                    places.join(", ")
+                };
+                let users = list(reached.iter().flat_map(|stage| &stage.users).collect());
+                let groups = list(reached.iter().flat_map(|stage| &stage.groups).collect());
+                let mut members = Vec::new();
+                if !users.is_empty() {
+                    members.push(format!("{alias}.user_id IN ({users})"));
+                }
+                if !groups.is_empty() {
+                    members.push(format!(
+                        "EXISTS (SELECT 1 FROM koder_push_subscription_groups g \
+                         WHERE g.subscription_id = {alias}.id AND g.name IN ({groups}))"
+                    ));
+                }
+                if members.is_empty() {
+                    members.push("1 = 0".to_string());
+                }
                 SqlFilter {
                     sql: format!(
-                        "{alias}.workspace_id = ${w} AND EXISTS (SELECT 1 FROM \
-                         koder_elicitation_audience m WHERE m.elicitation_id = ${e} \
-                         AND m.stage >= CAST(${f} AS INTEGER) AND m.stage <= CAST(${t} AS INTEGER) \
-                         AND ((m.kind = 'user' AND m.name = {alias}.user_id) \
-                         OR (m.kind = 'group' AND EXISTS (SELECT 1 FROM \
-                         koder_push_subscription_groups g WHERE g.subscription_id = {alias}.id \
-                         AND g.name = m.name))))"
+                        "{alias}.workspace_id = ${first} AND ({})",
+                        members.join(" OR ")
                     ),
-                    binds: vec![
-                        workspace.clone(),
-                        elicitation.clone(),
-                        from.to_string(),
-                        to.to_string(),
-                    ],
+                    binds,
                 }
             }
             Audience::Person {
@@ -417,8 +433,17 @@ mod tests {
         );
         assert_eq!(escalated.chain_key(), r#"["","w"]"#);
         let push = newly.push_rows("s", 6);
-        assert_eq!(push.binds, ["w", "e1", "1", "1"]);
-        assert!(push.sql.contains("g.subscription_id = s.id"));
+        assert_eq!(push.binds, ["w", "leads"]);
+        assert_eq!(
+            push.sql,
+            "s.workspace_id = $6 AND (EXISTS (SELECT 1 FROM koder_push_subscription_groups g \
+             WHERE g.subscription_id = s.id AND g.name IN ($7)))"
+        );
+        let first = team(0).push_rows("s", 1);
+        assert_eq!(first.binds, ["w", "ana", "ops"]);
+        assert!(first
+            .sql
+            .starts_with("s.workspace_id = $1 AND (s.user_id IN ($2) OR EXISTS"));
     }
 
     #[test]

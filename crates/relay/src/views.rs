@@ -41,7 +41,7 @@ pub fn status_view(record: &Record) -> StatusView {
 /// answered, and a team question's `audience` and `escalated`.
 pub fn host_view(record: &Record) -> HostView {
     HostView {
-        answered_by: record.answered_by.clone(),
+        answered_by: record.told_answered_by(),
         audience: record.team.as_ref().map(|team| team.audience.clone()),
         escalated: record.team.as_ref().map(|_| record.escalated),
         ..answer_view(record)
@@ -111,7 +111,7 @@ pub fn rendered(event: &Event, now_ms: i64) -> Option<Outgoing> {
                 .and_then(Value::as_str)
                 .unwrap_or("cancel")
                 .to_string(),
-            answered_by: record.answered_by.clone(),
+            answered_by: record.told_answered_by(),
         }),
         EventKind::Expired => StreamEvent::Expired(id()),
         EventKind::Withdrawn => StreamEvent::Withdrawn(id()),

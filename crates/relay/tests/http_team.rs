@@ -4,6 +4,13 @@
 //! the first answer wins and everyone hears who; escalation stages admit their audience once
 //! and never after an answer; create bodies with both, neither or too much are refused.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod http_support;
 
 use std::sync::{Arc, Mutex};
@@ -88,7 +95,7 @@ async fn members_see_it_and_nobody_else_does(relay: &Relay) {
         expect_quiet(stream, who).await;
     }
     for member in [&ana, &bo, &cy] {
-        assert_eq!(ids(&relay.pending(member).await), [id.clone()]);
+        assert_eq!(ids(&relay.pending(member).await), [id.as_str()]);
         assert_eq!(relay.status(member, &id).await.0, StatusCode::OK);
     }
     let unknown = "0".repeat(32);
@@ -277,7 +284,7 @@ async fn an_escalation_admits_its_stage_once_and_never_after_an_answer(relay: &R
     expect_quiet(&mut ana_stream, "ana at the stage").await;
     assert!(elicitations.escalate(&id, 1).await.unwrap().is_none());
     expect_quiet(&mut lead_stream, "the lead after a repeat").await;
-    assert_eq!(ids(&relay.pending(&lead).await), [id.clone()]);
+    assert_eq!(ids(&relay.pending(&lead).await), [id.as_str()]);
     assert_eq!(relay.result(&id, 0.0).await.1["escalated"], 1);
     let (status, body) = relay
         .answer(

@@ -231,4 +231,126 @@ async fn postgres_queues_one_push_per_subscription_of_the_person() {
     let postgres = Postgres::start();
     let store = Store::open(&postgres.url, outboxes()).await.unwrap();
     queues_one_push_per_subscription_of_the_person(&store, &postgres.url).await;
+    queues_a_team_question_to_its_members_and_each_stage_to_whom_it_admits(&store, &postgres.url)
+        .await;
+}
+
+#[tokio::test]
+async fn sqlite_queues_a_team_question_to_its_members_and_each_stage_to_whom_it_admits() {
+    let dir = TempDir::new("push-outbox");
+    let url = format!("sqlite://{}", dir.0.join("relay.db").display());
+    let store = Store::open(&url, outboxes()).await.unwrap();
+    queues_a_team_question_to_its_members_and_each_stage_to_whom_it_admits(&store, &url).await;
+}
+
+/// Keeps `groups` with the subscription `id`, as a subscribe with a token's groups does.
+async fn keep_groups(url: &str, id: &str, groups: &[&str]) {
+    let insert =
+        "INSERT INTO koder_push_subscription_groups (subscription_id, name) VALUES ($1, $2)";
+    for group in groups {
+        if url.starts_with("sqlite:") {
+            let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+            sqlx::query(insert)
+                .bind(id)
+                .bind(group)
+                .execute(&pool)
+                .await
+                .unwrap();
+            pool.close().await;
+        } else {
+            let pool = sqlx::PgPool::connect(url).await.unwrap();
+            sqlx::query(insert)
+                .bind(id)
+                .bind(group)
+                .execute(&pool)
+                .await
+                .unwrap();
+            pool.close().await;
+        }
+    }
+}
+
+/// A team question's push goes to its members' subscriptions (by user, and by the groups
+/// kept with a subscription, in its workspace only); an escalation stage's to those it newly
+/// admits, once.
+async fn queues_a_team_question_to_its_members_and_each_stage_to_whom_it_admits(
+    store: &Store,
+    url: &str,
+) {
+    subscribe(
+        url,
+        &[
+            ("t-ana", "ana", "teamco"),
+            ("t-bo", "bo", "teamco"),
+            ("t-lee", "lee", "teamco"),
+            ("t-dan", "dan", "teamco"),
+            ("t-eve", "eve", "other"),
+        ],
+    )
+    .await;
+    keep_groups(url, "t-bo", &["ops", "leads"]).await;
+    keep_groups(url, "t-lee", &["leads"]).await;
+    keep_groups(url, "t-dan", &["dev"]).await;
+    keep_groups(url, "t-eve", &["ops"]).await;
+    let team = serde_json::from_value(json!({
+        "audience": {"users": ["ana"], "groups": ["ops"]},
+        "escalate": [{"after": "1m", "audience": {"groups": ["leads"]}}]
+    }))
+    .unwrap();
+    let id = "00000000000000000000000000000007";
+    let now = store.now_ms();
+    let created = store
+        .elicitations
+        .create(
+            NewElicitation {
+                id: id.into(),
+                tenant: Tenant {
+                    user_id: String::new(),
+                    workspace_id: "teamco".into(),
+                    conversation_id: String::new(),
+                },
+                request: json!({"message": "Deploy?", "requestedSchema": {"type": "object", "properties": {}}}),
+                server_name: None,
+                created_at: now,
+                expires_at: now + 600_000,
+                idempotency_key: None,
+                request_digest: None,
+                notify: None,
+                team: Some(team),
+            },
+            &Actor::Host,
+        )
+        .await
+        .unwrap();
+    let record = created.record().unwrap().clone();
+    let outbox = store.outbox(&TABLE);
+    let claim = || async {
+        let claimed = outbox
+            .claim::<PushDelivery>(store.now_ms(), LEASE_MS, 10, true)
+            .await
+            .unwrap();
+        let mut to: Vec<String> = claimed
+            .iter()
+            .filter(|push| push.elicitation_id == id)
+            .map(|push| format!("{}:{}", push.subscription_id, push.kind))
+            .collect();
+        to.sort();
+        to
+    };
+    assert_eq!(claim().await, ["t-ana:elicitation", "t-bo:elicitation"]);
+    let escalated = store
+        .elicitations
+        .escalate(&record, 1, store.now_ms(), &Actor::Relay)
+        .await
+        .unwrap();
+    assert_eq!(escalated.map(|event| event.record.escalated), Some(1));
+    // bo was told already; the lead is new. Once: a repeat changes nothing.
+    assert_eq!(claim().await, ["t-lee:elicitation"]);
+    assert!(store
+        .elicitations
+        .escalate(&record, 1, store.now_ms(), &Actor::Relay)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(claim().await.is_empty());
 }

@@ -444,22 +444,8 @@ where
 /// A whole number above 0 with a unit: `ms`, `s`, `m`, `h` or `d` (`500ms`, `3s`, `15m`, `12h`,
 /// `30d`). The unit is required: a bare `30` could mean seconds or days, and retention deletes.
 pub fn parse_duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = (text.get(..digits)?, text.get(digits..)?);
-    let count: u64 = number.parse().ok()?;
-    let unit_ms: u64 = match unit {
-        "ms" => 1,
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        _ => return None,
-    };
-    if count == 0 {
-        return None;
-    }
-    count.checked_mul(unit_ms).map(Duration::from_millis)
+    let ms = koder_elicitation_relay_protocol::parse_duration_ms(text.trim())?;
+    u64::try_from(ms).ok().map(Duration::from_millis)
 }
 
 // The value parsers: each error is the end of clap's "invalid value 'X' for '--flag <V>': …".

@@ -161,7 +161,7 @@ pub fn payload(event: &Event, event_type: &str) -> WebhookEvent {
             expires_at: record.expires_at,
             finished_at: record.finished_at.filter(|_| finished),
             result: finished.then(|| record.result_or_cancel()),
-            answered_by: record.answered_by.clone().filter(|_| finished),
+            answered_by: record.told_answered_by().filter(|_| finished),
             // Never queued: a link's token is derived only when the webhook is sent.
             answer_url: None,
         },
