@@ -345,7 +345,7 @@ async fn an_escalation_stage_admits_its_audience_in_its_time_mails_and_tells_the
         json!({"id": escalating, "stage": 1}),
         "{escalated}"
     );
-    assert_eq!(ids(relay.pending(&bo).await), [escalating.clone()]);
+    assert_eq!(ids(relay.pending(&bo).await), [escalating.as_str()]);
     let mailed = wait_for_messages(&inbox, &escalating, 1).await;
     assert_eq!(header(&mailed[0], "To"), "cy@example.com");
     let (_, result) = relay.result(&escalating, 0.0).await;
