@@ -745,7 +745,16 @@ async fn notify_remind_after_pushes_once_more_while_open_and_never_after_an_answ
         reminder["expiresInMs"].as_i64().unwrap() <= 290_000,
         "{reminder}"
     );
-    assert_eq!(kinds(&answered), ["elicitation", "settled"]);
+    // Answered at once: its first push may have been skipped, its reminder never comes.
+    let answered_kinds = kinds(&answered);
+    assert_eq!(answered_kinds.last(), Some(&json!("settled")));
+    assert!(
+        answered_kinds
+            .iter()
+            .filter(|kind| *kind == "elicitation")
+            .count()
+            <= 1
+    );
     service.assert_no_faults();
 }
 

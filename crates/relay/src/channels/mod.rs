@@ -100,6 +100,15 @@ pub fn outbox_of<C: Channel>(queue: impl Queue + 'static) -> OutboxChannel {
     }
 }
 
+impl Default for Outboxes {
+    /// The questions' schedule only: on in every configuration, so two stores agree on it.
+    fn default() -> Outboxes {
+        Outboxes::new(vec![outbox_of::<schedule::Timers>(
+            schedule::store::TimerQueue,
+        )])
+    }
+}
+
 /// What a channel may use of the running relay.
 #[derive(Debug, Clone)]
 pub struct Relay {

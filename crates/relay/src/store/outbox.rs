@@ -301,7 +301,9 @@ pub struct OutboxChannel {
 }
 
 /// Every channel's outbox, and which ones changes queue to.
-#[derive(Debug, Clone, Default)]
+/// Its default (a store opened without a configuration) queues to the one channel every
+/// configuration turns on, the questions' schedule (`crate::channels`).
+#[derive(Debug, Clone)]
 pub struct Outboxes {
     channels: Vec<OutboxChannel>,
 }

@@ -373,7 +373,10 @@ mod tests {
         assert!(worded.html.contains("&lt;b&gt;x&lt;/b&gt;"));
         let from: Mailbox = "Relay <relay@example.com>".parse().unwrap();
         let to: Mailbox = "ana@example.com".parse().unwrap();
-        let formatted = question.message(from, to, "row").unwrap().formatted();
+        let formatted = question
+            .message(from.clone(), to.clone(), &record.id)
+            .unwrap()
+            .formatted();
         let text = String::from_utf8(formatted).unwrap();
         let (head, _) = text.split_once("\r\n\r\n").unwrap();
         let names: Vec<&str> = head
@@ -387,5 +390,12 @@ mod tests {
             head.contains("Message-ID: <elicitation-0123456789abcdef0123456789abcdef@example.com>")
         );
         assert!(head.contains("multipart/alternative"));
+        // Another message of the question (another address, a reminder) has an id of its own.
+        let other = question.message(from, to, "other row").unwrap().formatted();
+        let other = String::from_utf8(other).unwrap();
+        assert!(
+            other.contains("Message-ID: <elicitation-0123456789abcdef0123456789abcdef."),
+            "{other}"
+        );
     }
 }
