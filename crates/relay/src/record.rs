@@ -101,13 +101,10 @@ impl Record {
     }
 
     /// Who answered it, as the host, the members and the webhooks are told: for a team's
-    /// question, and for an answer through a link the relay mailed (which of the addresses it
-    /// mailed answered). Any other one-person question keeps it stored only, so its views stay
-    /// exactly as they were before teams.
+    /// question. A one-person question keeps it stored only, so its views stay exactly as they
+    /// were before teams (widen this one place to tell it there too).
     pub fn told_answered_by(&self) -> Option<AnsweredBy> {
-        self.answered_by.clone().filter(|by| {
-            self.team.is_some() || matches!(by, AnsweredBy::Link { email: Some(_), .. })
-        })
+        self.answered_by.clone().filter(|_| self.team.is_some())
     }
 
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).

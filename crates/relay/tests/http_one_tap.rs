@@ -210,14 +210,7 @@ async fn a_links_view_gives_the_cores_choices_in_the_callers_language_and_one_an
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (_, mut outcome) = relay.result(&id, 0.0).await;
-    // Answered through the mailed link: the host is told which address answered.
-    let answered_by = outcome
-        .as_object_mut()
-        .unwrap()
-        .remove("answeredBy")
-        .unwrap();
-    assert_eq!(answered_by["email"], "ana@example.com", "{answered_by}");
+    let (_, outcome) = relay.result(&id, 0.0).await;
     assert_eq!(
         outcome,
         json!({"status": "settled", "result": {"action": "accept", "content": {"ok": false}}})

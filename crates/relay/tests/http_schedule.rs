@@ -153,7 +153,10 @@ async fn each_address_gets_its_own_link_and_the_answer_through_one_names_it() {
         "{body}"
     );
 
-    let id = relay.create_id(deploy(json!({"email": TEAM}))).await;
+    let mut team = deploy(json!({"email": TEAM}));
+    team["scope"] = json!({"workspaceId": "acme"});
+    team["audience"] = json!({"users": ["ana", "bo", "cy"]});
+    let id = relay.create_id(team).await;
     let messages = wait_for_messages(&inbox, &id, 3).await;
     let to: BTreeSet<&str> = messages.iter().map(|m| header(m, "To")).collect();
     assert_eq!(to, TEAM.into_iter().collect::<BTreeSet<_>>());
