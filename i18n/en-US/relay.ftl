@@ -24,6 +24,7 @@ mcp-elicitation-relay-page-all-choices = Show all choices
 
 ## The e-mail with a question's link
 mcp-elicitation-relay-email-subject = { $server } needs your input
+mcp-elicitation-relay-email-reminder-subject = Reminder: { $server } needs your input
 mcp-elicitation-relay-email-intro = { $server } asks:
 mcp-elicitation-relay-email-answer = Answer
 mcp-elicitation-relay-email-link-text = Open this link to answer:

@@ -24,6 +24,7 @@ mcp-elicitation-relay-page-all-choices = Mostrar todas as opções
 
 ## O e-mail com o link de uma pergunta
 mcp-elicitation-relay-email-subject = { $server } precisa da sua resposta
+mcp-elicitation-relay-email-reminder-subject = Lembrete: { $server } precisa da sua resposta
 mcp-elicitation-relay-email-intro = { $server } pergunta:
 mcp-elicitation-relay-email-answer = Responder
 mcp-elicitation-relay-email-link-text = Abra este link para responder:

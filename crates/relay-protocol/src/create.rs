@@ -176,27 +176,132 @@ pub struct CreateElicitation {
     pub escalate: Vec<EscalateStage>,
 }
 
-/// `notify` in a create body: the person to e-mail the question's link to. The relay also
-/// checks the address against its allow list (422 when it is off it).
+/// The most addresses one `notify.email` may name.
+pub const MAX_NOTIFY_ADDRESSES: usize = 20;
+/// The shortest `notify.remindAfter`, in ms.
+pub const MIN_REMIND_AFTER_MS: i64 = 10_000;
+
+/// `notify` in a create body: the people to e-mail the question's link to, each their own
+/// message and link, and when to remind them. The relay also checks each address against its
+/// allow list (422 naming the one off it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", try_from = "Value")]
 pub struct Notify {
-    /// The address (`ana@example.com`): no spaces, no control characters.
-    pub email: String,
-    /// The language the message is worded in (a BCP 47 tag, e.g. `pt-BR`); en-US without one
+    /// The addresses (`ana@example.com`): no spaces, no control characters; one is written as
+    /// a string, several as a list; none (left out) only beside `remindAfter`.
+    #[serde(default, skip_serializing_if = "Addresses::is_empty")]
+    pub email: Addresses,
+    /// The language the messages are worded in (a BCP 47 tag, e.g. `pt-BR`); en-US without one
     /// or for one the relay does not ship.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// When the question is still open this long (ms) after the create, each address gets one
+    /// reminder and each member's push subscriptions one more push.
+    #[serde(
+        default,
+        rename = "remindAfter",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::duration::optional_text"
+    )]
+    pub remind_after_ms: Option<i64>,
+}
+
+/// The addresses of `notify.email`: one (written as a string) or several (a list), distinct.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(from = "Vec<String>")]
+pub struct Addresses(pub Vec<String>);
+
+impl Addresses {
+    /// Each address, in the order the host gave them.
+    pub fn iter(&self) -> impl Iterator<Item = &String> {
+        self.0.iter()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<Vec<String>> for Addresses {
+    fn from(addresses: Vec<String>) -> Addresses {
+        Addresses(addresses)
+    }
+}
+
+impl From<&str> for Addresses {
+    fn from(address: &str) -> Addresses {
+        Addresses(vec![address.to_string()])
+    }
+}
+
+impl From<String> for Addresses {
+    fn from(address: String) -> Addresses {
+        Addresses(vec![address])
+    }
+}
+
+impl Serialize for Addresses {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => serializer.serialize_str(one),
+            many => many.serialize(serializer),
+        }
+    }
 }
 
 impl Notify {
     /// An e-mail to `email`, in the relay's default language.
     pub fn email(email: impl Into<String>) -> Notify {
         Notify {
-            email: email.into(),
+            email: Addresses(vec![email.into()]),
             language: None,
+            remind_after_ms: None,
         }
     }
+}
+
+/// One address of `notify.email` (`path` names it), as the relay takes it.
+fn address(value: Value, path: &str) -> Result<String, InvalidBody> {
+    // Printable ASCII or beyond, no spaces or controls: nothing that could end a header.
+    let visible = |text: &str| !text.chars().any(|c| c.is_whitespace() || c.is_control());
+    match value {
+        Value::String(email)
+            if !email.is_empty() && email.chars().count() <= MAX_EMAIL_CHARS && visible(&email) =>
+        {
+            Ok(email)
+        }
+        _ => invalid(format!(
+            "{path} must be an e-mail address of at most {MAX_EMAIL_CHARS} characters, \
+             without spaces"
+        )),
+    }
+}
+
+/// `notify.email`: one address, or a list of 1 to [`MAX_NOTIFY_ADDRESSES`] distinct ones.
+fn addresses(value: Option<Value>) -> Result<Addresses, InvalidBody> {
+    let list = match value {
+        Some(Value::Array(list)) if !list.is_empty() && list.len() <= MAX_NOTIFY_ADDRESSES => list,
+        Some(Value::Array(_)) => {
+            return invalid(format!(
+                "notify.email must name 1 to {MAX_NOTIFY_ADDRESSES} addresses"
+            ))
+        }
+        Some(one) => return Ok(Addresses(vec![address(one, "notify.email")?])),
+        None => return Ok(Addresses(vec![address(Value::Null, "notify.email")?])),
+    };
+    let mut addresses: Vec<String> = Vec::with_capacity(list.len());
+    for (index, value) in list.into_iter().enumerate() {
+        let email = address(value, &format!("notify.email[{index}]"))?;
+        if addresses
+            .iter()
+            .any(|seen| seen.eq_ignore_ascii_case(&email))
+        {
+            return invalid(format!("notify.email[{index}] names {email} twice"));
+        }
+        addresses.push(email);
+    }
+    Ok(Addresses(addresses))
 }
 
 impl TryFrom<Value> for Notify {
@@ -204,24 +309,12 @@ impl TryFrom<Value> for Notify {
 
     fn try_from(value: Value) -> Result<Notify, InvalidBody> {
         let Value::Object(mut notify) = value else {
-            return invalid("notify must be an object {email, language?}");
+            return invalid("notify must be an object {email, language?, remindAfter?}");
         };
-        // Printable ASCII or beyond, no spaces or controls: nothing that could end a header.
-        let visible = |text: &str| !text.chars().any(|c| c.is_whitespace() || c.is_control());
+        // Without an address, a reminder alone (pushes to the members) is still worth asking.
         let email = match notify.remove("email") {
-            Some(Value::String(email))
-                if !email.is_empty()
-                    && email.chars().count() <= MAX_EMAIL_CHARS
-                    && visible(&email) =>
-            {
-                email
-            }
-            _ => {
-                return invalid(format!(
-                    "notify.email must be an e-mail address of at most {MAX_EMAIL_CHARS} \
-                     characters, without spaces"
-                ))
-            }
+            None if notify.contains_key("remindAfter") => Addresses::default(),
+            email => addresses(email)?,
         };
         let language = match notify.remove("language") {
             None | Some(Value::Null) => None,
@@ -239,7 +332,27 @@ impl TryFrom<Value> for Notify {
                 ))
             }
         };
-        Ok(Notify { email, language })
+        let remind_after_ms = match notify.remove("remindAfter") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(
+                value
+                    .as_str()
+                    .and_then(crate::duration::parse_duration_ms)
+                    .filter(|ms| *ms >= MIN_REMIND_AFTER_MS)
+                    .ok_or_else(|| {
+                        InvalidBody(
+                            "notify.remindAfter must be a duration of at least \"10s\", like \
+                             \"10m\" or \"2h\""
+                                .into(),
+                        )
+                    })?,
+            ),
+        };
+        Ok(Notify {
+            email,
+            language,
+            remind_after_ms,
+        })
     }
 }
 
@@ -389,6 +502,7 @@ mod tests {
             notify: Some(Notify {
                 email: "ana@example.com".into(),
                 language: Some("pt-BR".into()),
+                remind_after_ms: None,
             }),
             ..body
         };
@@ -401,6 +515,24 @@ mod tests {
             serde_json::from_str::<CreateElicitation>(&text).unwrap(),
             body
         );
+        let team = Notify {
+            email: vec!["ana@example.com".to_string(), "bo@example.com".to_string()].into(),
+            language: None,
+            remind_after_ms: Some(600_000),
+        };
+        let text = serde_json::to_string(&team).unwrap();
+        assert_eq!(
+            text,
+            r#"{"email":["ana@example.com","bo@example.com"],"remindAfter":"600s"}"#
+        );
+        assert_eq!(serde_json::from_str::<Notify>(&text).unwrap(), team);
+        let pushes_only = Notify::try_from(json!({"remindAfter": "10m"})).unwrap();
+        assert!(pushes_only.email.is_empty());
+        assert_eq!(
+            serde_json::to_string(&pushes_only).unwrap(),
+            r#"{"remindAfter":"600s"}"#
+        );
+        assert!(Notify::try_from(json!({})).is_err());
     }
 
     #[test]
@@ -460,7 +592,23 @@ mod tests {
             (json!({ "scope": scope }), "request is required"),
             (
                 json!({ "scope": scope, "request": {}, "notify": "ana@example.com" }),
-                "notify must be an object {email, language?}",
+                "notify must be an object {email, language?, remindAfter?}",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "notify": { "email": [] } }),
+                "notify.email must name 1 to 20 addresses",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "notify": { "email": ["a@b", "x y"] } }),
+                "notify.email[1] must be an e-mail address of at most 254 characters, without spaces",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "notify": { "email": ["a@b", "A@B"] } }),
+                "notify.email[1] names A@B twice",
+            ),
+            (
+                json!({ "scope": scope, "request": {}, "notify": { "email": "a@b", "remindAfter": "9s" } }),
+                "notify.remindAfter must be a duration of at least \"10s\", like \"10m\" or \"2h\"",
             ),
             (
                 json!({ "scope": scope, "request": {}, "notify": { "email": "ana@example.com\r\nBcc: x@y" } }),

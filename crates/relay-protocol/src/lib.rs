@@ -12,6 +12,7 @@
 
 mod audit;
 mod create;
+mod duration;
 mod escalate;
 mod events;
 mod ids;
@@ -24,10 +25,12 @@ mod webhook;
 
 pub use audit::{AuditCheckpoint, AuditLine};
 pub use create::{
-    CreateElicitation, Created, InvalidBody, Notify, Scope, DEFAULT_TIMEOUT_MS, MAX_EMAIL_CHARS,
-    MAX_FIELD_CHARS, MAX_LANGUAGE_CHARS, TIMEOUT_RANGE_MS,
+    Addresses, CreateElicitation, Created, InvalidBody, Notify, Scope, DEFAULT_TIMEOUT_MS,
+    MAX_EMAIL_CHARS, MAX_FIELD_CHARS, MAX_LANGUAGE_CHARS, MAX_NOTIFY_ADDRESSES,
+    MIN_REMIND_AFTER_MS, TIMEOUT_RANGE_MS,
 };
-pub use escalate::{parse_duration_ms, parse_escalate, EscalateStage, MAX_ESCALATE_STAGES};
+pub use duration::{duration_text, parse_duration_ms};
+pub use escalate::{parse_escalate, EscalateStage, MAX_ESCALATE_STAGES};
 pub use events::{IdEvent, SettledEvent, StreamEvent};
 pub use ids::{now_ms, random_id};
 pub use koder_mcp_elicitation_core::scope::Tenant;
@@ -45,4 +48,4 @@ pub use views::{
     ContentError, ElicitationList, ElicitationView, ErrorBody, ErrorDetail, HostStatus, HostView,
     PublicStatus, StatusView, StreamTicket, ViewScope,
 };
-pub use webhook::{WebhookElicitation, WebhookEvent};
+pub use webhook::{WebhookElicitation, WebhookEscalated, WebhookEscalation, WebhookEvent};

@@ -18,6 +18,28 @@ pub struct WebhookEvent {
     pub data: WebhookElicitation,
 }
 
+/// The body of an `elicitation.escalated` webhook: an escalation stage was reached while the
+/// question was still open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebhookEscalated {
+    /// `elicitation.escalated`.
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// When the stage was reached (ISO 8601, UTC, in ms).
+    pub timestamp: String,
+    /// Which question, which stage.
+    pub data: WebhookEscalation,
+}
+
+/// `data` of an `elicitation.escalated` webhook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebhookEscalation {
+    /// The elicitation's id.
+    pub id: String,
+    /// The stage reached, counted from 1.
+    pub stage: i64,
+}
+
 impl std::fmt::Display for WebhookEvent {
     /// The body as sent: JSON on one line.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

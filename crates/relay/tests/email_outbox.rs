@@ -46,8 +46,8 @@ fn new_elicitation(id: &str, now: i64, email: Option<&str>, key: Option<&str>) -
         idempotency_key: key.map(str::to_string),
         request_digest: key.map(|_| "digest".to_string()),
         notify: email.map(|address| Notify {
-            email: address.into(),
             language: Some("pt-BR".into()),
+            ..Notify::email(address)
         }),
         team: None,
     }
@@ -84,10 +84,13 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
         .claim::<EmailDelivery>(now + after_ms, LEASE_MS, 10, true)
         .await
         .unwrap();
+    let row = mailed.to_string();
     assert_eq!(
         claimed,
         [EmailDelivery {
             id: mailed.into(),
+            elicitation_id: mailed.into(),
+            kind: "question".into(),
             address: "ana@example.com".into(),
             language: Some("pt-BR".into()),
             deadline: now + 600_000,
@@ -106,7 +109,7 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
         error: "transient error (421)".into(),
     };
     outbox
-        .record(&[(mailed.into(), retry)], now + after_ms)
+        .record(&[(row.clone(), retry)], now + after_ms)
         .await
         .unwrap();
     let again = outbox
@@ -118,7 +121,7 @@ async fn queues_one_email_per_create_that_asks(store: &Store) {
         [2]
     );
     outbox
-        .record(&[(mailed.into(), Outcome::Delivered)], retry_at)
+        .record(&[(row, Outcome::Delivered)], retry_at)
         .await
         .unwrap();
     assert!(outbox

@@ -19,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use http_support::hooks::{webhook_of, webhook_receiver};
 use http_support::postgres::Postgres;
 use http_support::{
     create_body, person, webhook_of, webhook_receiver, Relay, TempDir, SERVICE_TOKEN,

@@ -701,6 +701,64 @@ async fn a_reminder_comes_once_shortly_before_the_question_expires() {
 }
 
 #[tokio::test]
+async fn notify_remind_after_pushes_once_more_while_open_and_never_after_an_answer() {
+    let service = PushService::start().await;
+    let relay = push_relay(&service).await;
+    let ana = person("ana", "acme");
+    subscribe(
+        &relay.url,
+        &relay.client,
+        &ana,
+        &service.subscription("phone"),
+    )
+    .await;
+    let mut body = create_body("ana", "acme", "");
+    body["notify"] = json!({"remindAfter": "10s"});
+    let open = relay.create_id(body.clone()).await;
+    let answered = relay.create_id(body).await;
+    let (status, _) = relay
+        .answer(&ana, &answered, json!({"action": "decline"}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let pushes_about = |id: &str| -> Vec<Value> {
+        service
+            .received()
+            .iter()
+            .filter(|push| push.payload["id"] == id)
+            .map(|push| push.payload.clone())
+            .collect()
+    };
+    until(Duration::from_secs(25), "the reminder", || {
+        pushes_about(&open).len() >= 2
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let kinds = |id: &str| -> Vec<Value> {
+        pushes_about(id)
+            .iter()
+            .map(|push| push["type"].clone())
+            .collect()
+    };
+    assert_eq!(kinds(&open), ["elicitation", "elicitation"]);
+    let reminder = &pushes_about(&open)[1];
+    assert!(
+        reminder["expiresInMs"].as_i64().unwrap() <= 290_000,
+        "{reminder}"
+    );
+    // Answered at once: its first push may have been skipped, its reminder never comes.
+    let answered_kinds = kinds(&answered);
+    assert_eq!(answered_kinds.last(), Some(&json!("settled")));
+    assert!(
+        answered_kinds
+            .iter()
+            .filter(|kind| *kind == "elicitation")
+            .count()
+            <= 1
+    );
+    service.assert_no_faults();
+}
+
+#[tokio::test]
 async fn a_push_service_down_at_first_gets_the_push_once_it_is_back() {
     let service = PushService::start().await;
     let relay = push_relay(&service).await;

@@ -276,7 +276,7 @@ mod wire {
         LinkToken, LinkView, Members, Notify, PublicStatus, PushKey, PushSubscriptionBody,
         PushSubscriptionCreated, PushSubscriptionKeys, PushSubscriptionList, PushSubscriptionView,
         Scope, SettledEvent, StatusView, StreamEvent, StreamTicket, ViewScope, WebhookElicitation,
-        WebhookEvent,
+        WebhookEscalation, WebhookEvent,
     };
     use koder_mcp_elicitation_core::pattern::Pattern;
     use serde::de::DeserializeOwned;
@@ -619,8 +619,9 @@ mod wire {
                         server_name: Some("Weather".into()),
                         timeout_ms: Some(60_000),
                         notify: Some(Notify {
-                            email: "ana@example.com".into(),
+                            email: vec!["ana@example.com".into(), "bo@example.com".into()].into(),
                             language: Some("pt-BR".into()),
+                            remind_after_ms: Some(600_000),
                         }),
                         audience: None,
                         escalate: Vec::new(),
@@ -786,6 +787,10 @@ mod wire {
                         }],
                     }),
                 ],
+            ),
+            (
+                "WebhookEscalation",
+                vec![json_of(&WebhookEscalation { id: id(), stage: 1 })],
             ),
             (
                 "WebhookEvent",

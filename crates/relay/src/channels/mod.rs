@@ -36,6 +36,9 @@ pub mod push;
 /// Webhooks to the host (Standard Webhooks).
 pub mod webhooks;
 
+/// A question's schedule: reminders and escalation stages, fired once when due.
+pub mod schedule;
+
 /// What one attempt came to: what its outbox keeps, and its label in the channel's
 /// `koder_relay_<name>_deliveries_total{outcome}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +97,15 @@ pub fn outbox_of<C: Channel>(queue: impl Queue + 'static) -> OutboxChannel {
         name: C::NAME,
         table: C::TABLE,
         queue: Some(Arc::new(queue)),
+    }
+}
+
+impl Default for Outboxes {
+    /// The questions' schedule only: on in every configuration, so two stores agree on it.
+    fn default() -> Outboxes {
+        Outboxes::new(vec![outbox_of::<schedule::Timers>(
+            schedule::store::TimerQueue,
+        )])
     }
 }
 
@@ -159,6 +171,7 @@ pub fn registry(
     registry.add(webhook);
     registry.add(push);
     registry.add(email);
+    registry.add(Some(&schedule::ScheduleSettings));
     registry
 }
 

@@ -80,11 +80,21 @@ impl std::fmt::Debug for LinkKey {
     }
 }
 
+/// What a message's link was made for: the message (`<channel>:<row>`), and the address it
+/// was mailed to.
+#[derive(Debug, Clone)]
+struct MadeFor {
+    message: String,
+    email: Option<String>,
+}
+
 /// A token redeemed: the link's id and its elicitation as it is now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Redeemed {
     /// The link's id.
     pub link_id: String,
+    /// The address the relay mailed the link to, if it did (`answeredBy.email`).
+    pub email: Option<String>,
     /// Its one elicitation (expired first if its time is up).
     pub record: Record,
 }
@@ -145,19 +155,25 @@ impl Links {
             .await?)
     }
 
-    /// The link of the message `row` of `channel` (an outbox row) to the elicitation
-    /// `elicitation_id`: made on the first call, the same link on every later one.
+    /// The link of the message `row` of `channel` (an outbox row, or what several rows share)
+    /// to the elicitation `elicitation_id`, mailed to `email` if it is e-mailed: made on the
+    /// first call, the same link on every later one.
     pub async fn for_message(
         &self,
         channel: &str,
         row: &str,
         elicitation_id: &str,
         expires_at: i64,
+        email: Option<&str>,
     ) -> Result<Link, StoreError> {
         let made_for = format!("{channel}:{row}");
         let digest = sha256_hex(format!("message link {made_for}").as_bytes());
         let id: String = digest.chars().take(32).collect();
         let token = URL_SAFE_NO_PAD.encode(hmac_sha256(&self.key.0, &[id.as_bytes()]));
+        let made_for = MadeFor {
+            message: made_for,
+            email: email.map(str::to_string),
+        };
         self.keep(id, &token, elicitation_id, expires_at, Some(made_for))
             .await
     }
@@ -169,8 +185,10 @@ impl Links {
         token: &str,
         elicitation_id: &str,
         expires_at: i64,
-        made_for: Option<String>,
+        made_for: Option<MadeFor>,
     ) -> Result<Link, StoreError> {
+        let (made_for, email) =
+            made_for.map_or((None, None), |made| (Some(made.message), made.email));
         let new = self
             .store
             .keep(&NewLink {
@@ -179,6 +197,7 @@ impl Links {
                 token_hash: token_hash(token),
                 created_at: self.elicitations.now_ms(),
                 made_for,
+                email,
             })
             .await?;
         if new {
@@ -206,6 +225,7 @@ impl Links {
         };
         let redeemed = link.zip(record).map(|(link, record)| Redeemed {
             link_id: link.id,
+            email: link.email,
             record,
         });
         self.counts.count(match redeemed {
@@ -223,7 +243,7 @@ impl Links {
         result: &Value,
     ) -> Result<Changed, ServiceError> {
         let answered_by = AnsweredBy::Link {
-            email: self.mailed_address(&redeemed.link_id).await?,
+            email: redeemed.email,
             link: redeemed.link_id.clone(),
         };
         let link = Actor::Link {
@@ -237,15 +257,6 @@ impl Links {
             self.counts.count("answered");
         }
         Ok(changed)
-    }
-}
-
-impl Links {
-    /// The address the relay mailed the link `link_id` in, if it made the link for an e-mail:
-    /// `answeredBy.email` of an answer through it. None yet: links are mailed one per question.
-    async fn mailed_address(&self, link_id: &str) -> Result<Option<String>, StoreError> {
-        let _ = link_id;
-        Ok(None)
     }
 }
 

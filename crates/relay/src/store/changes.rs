@@ -337,7 +337,12 @@ fn besides(event: &Event, change: &Change, at: i64, context: &ChangeContext) -> 
         Change::Create { new, .. } => Some(&**new),
         _ => None,
     };
-    let queued = Queued { event, created, at };
+    let queued = Queued {
+        event,
+        created,
+        reminded: None,
+        at,
+    };
     let mut besides = vec![journal::record(Recorded::of(event, change.actor(), at))];
     if let Some(team) = created.and_then(|new| new.team.as_ref()) {
         besides.push(audience_rows(&event.record.id, team));

@@ -19,6 +19,8 @@ pub struct NewLink {
     pub created_at: i64,
     /// The message it was made for (`<channel>:<row id>`); `None`: a host asked for it.
     pub made_for: Option<String>,
+    /// The address it was mailed to, for an e-mail's link.
+    pub email: Option<String>,
 }
 
 /// A link found by its token's hash.
@@ -28,6 +30,8 @@ pub struct LinkRow {
     pub id: String,
     /// The one elicitation it reaches.
     pub elicitation_id: String,
+    /// The address it was mailed to, for an e-mail's link.
+    pub email: Option<String>,
 }
 
 /// The links.
@@ -45,14 +49,15 @@ impl LinkStore {
         either!(self.database.writer(), |pool| {
             let inserted = sqlx::query(
                 "INSERT INTO koder_answer_links \
-                 (id, elicitation_id, token_hash, created_at, made_for) \
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
+                 (id, elicitation_id, token_hash, created_at, made_for, email) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
             )
             .bind(&link.id)
             .bind(&link.elicitation_id)
             .bind(&link.token_hash)
             .bind(link.created_at)
             .bind(&link.made_for)
+            .bind(&link.email)
             .execute(pool)
             .await?
             .rows_affected();
@@ -74,7 +79,7 @@ impl LinkStore {
     pub async fn find(&self, token_hash: &str) -> Result<Option<LinkRow>, StoreError> {
         either!(self.database.reader(), |pool| {
             Ok(sqlx::query_as::<_, LinkRow>(
-                "SELECT id, elicitation_id FROM koder_answer_links WHERE token_hash = $1",
+                "SELECT id, elicitation_id, email FROM koder_answer_links WHERE token_hash = $1",
             )
             .bind(token_hash)
             .fetch_optional(pool)

@@ -54,6 +54,9 @@ mod migrations;
 /// Who made a change, and what every change writes in its own transaction.
 pub mod journal;
 
+/// A question's reminder come due: what the channels queue for it, if still open.
+pub mod timers;
+
 /// Database URLs: their dialect, and their text without a password.
 pub mod url;
 
@@ -65,7 +68,7 @@ pub use clock::Clock;
 pub use elicitations::ElicitationStore;
 pub use health::Health;
 pub use links::{LinkRow, LinkStore, NewLink};
-pub use outbox::{Outbox, OutboxChannel, OutboxTable, Outboxes, Queue, Queued};
+pub use outbox::{Outbox, OutboxChannel, OutboxTable, Outboxes, Queue, Queued, Reminded};
 pub use subscriptions::{PushSubscriptionRow, Subscribed, SubscriptionStore};
 pub use tickets::{NewTicket, RedeemedTicket, TicketStore, MAX_LIVE_TICKETS};
 pub use url::{redact_database, DatabaseKind};

@@ -12,9 +12,10 @@ use sqlx::QueryBuilder;
 use super::beside::Beside;
 use super::db::{either, push_list, Database, Dialects};
 use super::StoreError;
+use koder_elicitation_relay_protocol::{EscalateStage, Notify};
+
 use crate::events::{Event, EventKind};
 use crate::record::NewElicitation;
-use koder_elicitation_relay_protocol::EscalateStage;
 
 /// What an attempt came to, as the outbox keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,13 +243,24 @@ impl Outbox {
     }
 }
 
+/// A question's reminder (`notify.remindAfter`) come due while it is still open, as the
+/// channels hear of it: each address mailed again, each member's subscriptions pushed again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reminded {
+    /// The create's `notify`, if it mailed anyone.
+    pub notify: Option<Notify>,
+}
+
 /// A change, as a channel's [`Queue`] sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct Queued<'a> {
-    /// What the change made of its row.
+    /// What the change made of its row (for a reminder: the question as it is).
     pub event: &'a Event,
     /// The create's own values, when the change is a create (its `notify`).
     pub created: Option<&'a NewElicitation>,
+    /// The reminder, when the change is one: channels queue what it asks, and nothing for
+    /// `event` itself.
+    pub reminded: Option<&'a Reminded>,
     /// When the change was made (ms since the Unix epoch, the deployment's clock).
     pub at: i64,
 }
@@ -289,7 +301,9 @@ pub struct OutboxChannel {
 }
 
 /// Every channel's outbox, and which ones changes queue to.
-#[derive(Debug, Clone, Default)]
+/// Its default (a store opened without a configuration) queues to the one channel every
+/// configuration turns on, the questions' schedule (`crate::channels`).
+#[derive(Debug, Clone)]
 pub struct Outboxes {
     channels: Vec<OutboxChannel>,
 }

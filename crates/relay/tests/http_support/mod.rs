@@ -4,6 +4,10 @@
 
 pub mod postgres;
 
+pub mod smtp;
+
+pub mod hooks;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

@@ -16,7 +16,7 @@ use lettre::transport::smtp::extension::ClientId;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
 use super::message::Question;
-use super::store::{EmailDelivery, TABLE};
+use super::store::{link_key, EmailDelivery, REMINDER, TABLE};
 use super::{EmailSettings, SmtpSecurity};
 use crate::channels::delivery::{doubling, retry_until, Retry};
 use crate::channels::http::ATTEMPT_TIMEOUT;
@@ -119,7 +119,7 @@ impl Emails {
     /// Sends one row, or says why it was not sent.
     async fn email(&self, row: &EmailDelivery) -> Result<EmailOutcome, StoreError> {
         let now = self.store.now_ms();
-        let Some(record) = self.elicitations.get(&row.id).await? else {
+        let Some(record) = self.elicitations.get(&row.elicitation_id).await? else {
             return Ok(EmailOutcome::Skipped("the elicitation is gone".into()));
         };
         if !record.is_open(now) || now >= row.deadline {
@@ -129,17 +129,25 @@ impl Emails {
             Ok(address) => Mailbox::new(None, address),
             Err(_) => return Ok(EmailOutcome::Failed("the address does not parse".into())),
         };
+        // One link per address, whatever the message (a reminder carries the first one's).
         let link = self
             .links
-            .for_message(Self::NAME, &row.id, &record.id, record.expires_at)
+            .for_message(
+                Self::NAME,
+                &link_key(&record.id, &row.address),
+                &record.id,
+                record.expires_at,
+                Some(&row.address),
+            )
             .await?;
         let question = Question {
             record: &record,
             link: &link.url,
             // The nearest shipped language, else en-US, as the element picks one.
             locale: Locale::negotiate(row.language.as_deref()),
+            reminder: row.kind == REMINDER,
         };
-        let message = match question.message(self.from.clone(), to) {
+        let message = match question.message(self.from.clone(), to, &row.id) {
             Ok(message) => message,
             Err(error) => return Ok(EmailOutcome::Failed(error)),
         };
@@ -177,19 +185,19 @@ impl Channel for Emails {
         };
         // The elicitation's id only: the address is a person's.
         match &outcome {
-            EmailOutcome::Sent => tracing::info!(elicitation = %row.id, "e-mail sent"),
+            EmailOutcome::Sent => tracing::info!(elicitation = %row.elicitation_id, "e-mail sent"),
             EmailOutcome::Retried(Retry { wait, error, .. }) => tracing::warn!(
-                elicitation = %row.id,
+                elicitation = %row.elicitation_id,
                 attempt = row.attempts,
                 %error,
                 retry_in_s = wait.as_secs_f64(),
                 "e-mail failed; retrying"
             ),
             EmailOutcome::Skipped(reason) => {
-                tracing::info!(elicitation = %row.id, %reason, "e-mail not sent")
+                tracing::info!(elicitation = %row.elicitation_id, %reason, "e-mail not sent")
             }
             EmailOutcome::Failed(reason) => {
-                tracing::warn!(elicitation = %row.id, %reason, "e-mail given up")
+                tracing::warn!(elicitation = %row.elicitation_id, %reason, "e-mail given up")
             }
         }
         Attempt {

@@ -12,6 +12,7 @@ use lettre::Message;
 
 use serde_json::Value;
 
+use crate::canonical::sha256_hex;
 use crate::channels::webhooks::iso_8601;
 use crate::record::Record;
 use crate::tap_choices::{choice_link, tap_choices};
@@ -45,6 +46,8 @@ pub struct Question<'a> {
     pub link: &'a str,
     /// The language it is worded in.
     pub locale: Locale,
+    /// Whether it is the reminder (its subject says so), not the first message.
+    pub reminder: bool,
 }
 
 /// The worded parts of a message.
@@ -144,11 +147,12 @@ impl Question<'_> {
             .and_then(|message| message.as_str())
             .unwrap_or_default();
         let server_arg = [("server", Arg::Text(&server))];
-        let subject = one_line(&text(
-            locale,
-            "mcp-elicitation-relay-email-subject",
-            &server_arg,
-        ));
+        let subject_id = if self.reminder {
+            "mcp-elicitation-relay-email-reminder-subject"
+        } else {
+            "mcp-elicitation-relay-email-subject"
+        };
+        let subject = one_line(&text(locale, subject_id, &server_arg));
         let intro = text(locale, "mcp-elicitation-relay-email-intro", &server_arg);
         let expires = utc_minute(self.record.expires_at);
         let expires = text(
@@ -202,11 +206,20 @@ impl Question<'_> {
         }
     }
 
-    /// The whole message from `from` to `to`, its `Message-ID` made of the elicitation's id and
-    /// the sender's domain (the same on every attempt).
-    pub fn message(&self, from: Mailbox, to: Mailbox) -> Result<Message, String> {
+    /// The whole message from `from` to `to`, its `Message-ID` made of the elicitation's id,
+    /// `row` (its outbox row, which tells it from the question's other messages) and the
+    /// sender's domain (the same on every attempt). The question's first message, whose row is
+    /// the elicitation's id, has `<elicitation-<id>@<domain>>`.
+    pub fn message(&self, from: Mailbox, to: Mailbox, row: &str) -> Result<Message, String> {
         let worded = self.worded();
-        let message_id = format!("<elicitation-{}@{}>", self.record.id, from.email.domain());
+        let id = &self.record.id;
+        let domain = from.email.domain();
+        let message_id = if row == id {
+            format!("<elicitation-{id}@{domain}>")
+        } else {
+            let key: String = sha256_hex(row.as_bytes()).chars().take(16).collect();
+            format!("<elicitation-{id}.{key}@{domain}>")
+        };
         Message::builder()
             .from(from)
             .to(to)
@@ -244,6 +257,7 @@ mod tests {
             record: &record,
             link: LINK,
             locale: Locale::EnUs,
+            reminder: false,
         };
         let worded = question.worded();
         assert_eq!(worded.subject, "Weather needs your input");
@@ -256,12 +270,26 @@ mod tests {
             ..question
         };
         assert!(pt.worded().subject.contains("precisa da sua resposta"));
+        let reminder = Question {
+            reminder: true,
+            ..question
+        };
+        assert_eq!(
+            reminder.worded().subject,
+            "Reminder: Weather needs your input"
+        );
+        let lembrete = Question {
+            locale: Locale::PtBr,
+            ..reminder
+        };
+        assert!(lembrete.worded().subject.starts_with("Lembrete: Weather"));
         assert!(pt.worded().html.contains("lang=\"pt-BR\""));
         let nameless = record_with_server(None);
         assert!(Question {
             record: &nameless,
             link: LINK,
-            locale: Locale::EnUs
+            locale: Locale::EnUs,
+            reminder: false
         }
         .worded()
         .subject
@@ -281,6 +309,7 @@ mod tests {
             record: &record,
             link: LINK,
             locale: Locale::EnUs,
+            reminder: false,
         };
         let worded = question.worded();
         for (index, title) in ["Yes", "No", "Reject"].iter().enumerate() {
@@ -317,6 +346,7 @@ mod tests {
             record: &text_question,
             link: LINK,
             locale: Locale::EnUs,
+            reminder: false,
         }
         .worded();
         assert!(!worded.text.contains("&c=") && !worded.html.contains("c=0"));
@@ -333,6 +363,7 @@ mod tests {
             record: &record,
             link: LINK,
             locale: Locale::EnUs,
+            reminder: false,
         };
         let worded = question.worded();
         assert!(!worded.html.contains("<script>") && !worded.html.contains("<b>"));
@@ -342,7 +373,10 @@ mod tests {
         assert!(worded.html.contains("&lt;b&gt;x&lt;/b&gt;"));
         let from: Mailbox = "Relay <relay@example.com>".parse().unwrap();
         let to: Mailbox = "ana@example.com".parse().unwrap();
-        let formatted = question.message(from, to).unwrap().formatted();
+        let formatted = question
+            .message(from.clone(), to.clone(), &record.id)
+            .unwrap()
+            .formatted();
         let text = String::from_utf8(formatted).unwrap();
         let (head, _) = text.split_once("\r\n\r\n").unwrap();
         let names: Vec<&str> = head
@@ -356,5 +390,12 @@ mod tests {
             head.contains("Message-ID: <elicitation-0123456789abcdef0123456789abcdef@example.com>")
         );
         assert!(head.contains("multipart/alternative"));
+        // Another message of the question (another address, a reminder) has an id of its own.
+        let other = question.message(from, to, "other row").unwrap().formatted();
+        let other = String::from_utf8(other).unwrap();
+        assert!(
+            other.contains("Message-ID: <elicitation-0123456789abcdef0123456789abcdef."),
+            "{other}"
+        );
     }
 }

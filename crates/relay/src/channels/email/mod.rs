@@ -206,10 +206,13 @@ pub struct Recipients {
 }
 
 impl Recipients {
-    /// Whether the address `notify` asks to mail is one (parsed strictly: no display name,
-    /// comments or anything a header could be made of) in an allowed domain; else why not, for
-    /// the host's developer.
+    /// Whether every address `notify` asks to mail is one (parsed strictly: no display name,
+    /// comments or anything a header could be made of) in an allowed domain; else why not,
+    /// naming the first address that is not, for the host's developer.
     pub fn check(&self, notify: &Notify) -> Result<(), String> {
+        if notify.email.is_empty() {
+            return Ok(());
+        }
         if self.allow_domains.is_empty() {
             return Err(
                 "notify.email: this relay sends no e-mail to any address (it has no \
@@ -217,12 +220,21 @@ impl Recipients {
                     .into(),
             );
         }
-        let address = Address::from_str(&notify.email)
-            .map_err(|_| "notify.email is not an e-mail address like ana@example.com")?;
+        notify
+            .email
+            .iter()
+            .try_for_each(|address| self.check_address(address))
+    }
+
+    /// Whether `text` is a plain address in an allowed domain.
+    fn check_address(&self, text: &str) -> Result<(), String> {
+        let address = Address::from_str(text).map_err(|_| {
+            format!("notify.email: {text} is not an e-mail address like ana@example.com")
+        })?;
         let domain = address.domain().to_ascii_lowercase();
         if !self.allow_domains.contains(&domain) {
             return Err(format!(
-                "notify.email: the relay does not send e-mail to {domain} (not in \
+                "notify.email: the relay does not send e-mail to {text} ({domain} is not in \
                  --email-allow-domain)"
             ));
         }
@@ -288,7 +300,15 @@ mod tests {
         assert_eq!(check("Ana@Example.COM"), Ok(()));
         assert!(check("ana@example.org")
             .unwrap_err()
-            .contains("example.org"));
+            .contains("ana@example.org"));
+        let several = Notify {
+            email: vec!["ana@example.com".to_string(), "eve@example.org".to_string()].into(),
+            ..Notify::email("")
+        };
+        assert!(recipients
+            .check(&several)
+            .unwrap_err()
+            .contains("to eve@example.org"));
         for bad in [
             "ana@example.com\r\nBcc: eve@example.org",
             "Ana <ana@example.com>",

@@ -117,7 +117,7 @@ impl Pushes {
         };
         let body = match kind {
             PushKind::Settled => payload::settled(&record),
-            PushKind::Elicitation | PushKind::Reminder => {
+            PushKind::Elicitation | PushKind::Reminder | PushKind::RemindAfter => {
                 if !record.is_open(now) {
                     return Ok(PushOutcome::Expired("the question was over first".into()));
                 }
@@ -174,7 +174,7 @@ impl Pushes {
             return Ok((filled, None));
         }
         let link = links
-            .for_message(Self::NAME, &row.id, &record.id, record.expires_at)
+            .for_message(Self::NAME, &row.id, &record.id, record.expires_at, None)
             .await?;
         let url = filled.unwrap_or_else(|| link.url.clone());
         let answer = tap.map(|tap| ActionAnswer {

@@ -21,6 +21,8 @@ pub enum PushKind {
     Elicitation,
     /// The same question again, shortly before it expires (`--push-remind-before`).
     Reminder,
+    /// The same question again, `notify.remindAfter` after the create.
+    RemindAfter,
     /// The question is over (answered, withdrawn or expired): close its notification.
     Settled,
 }
@@ -31,15 +33,21 @@ impl PushKind {
         match self {
             PushKind::Elicitation => "elicitation",
             PushKind::Reminder => "reminder",
+            PushKind::RemindAfter => "remind-after",
             PushKind::Settled => "settled",
         }
     }
 
     /// The kind a kept name stands for.
     pub fn parse(name: &str) -> Option<PushKind> {
-        [PushKind::Elicitation, PushKind::Reminder, PushKind::Settled]
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
+        [
+            PushKind::Elicitation,
+            PushKind::Reminder,
+            PushKind::RemindAfter,
+            PushKind::Settled,
+        ]
+        .into_iter()
+        .find(|kind| kind.as_str() == name)
     }
 }
 
@@ -70,7 +78,8 @@ struct PushRows {
 impl PushQueue {
     /// The rows an event queues at `now_ms`: a new question's push (and its reminder, when one
     /// is asked for and still ahead), or an ended one's close; nothing for URL-mode completion.
-    fn pushes_for(&self, event: &Event, now_ms: i64) -> Vec<PushRows> {
+    /// When the question is `reminded` (`notify.remindAfter`), one more push instead.
+    fn pushes_for(&self, event: &Event, reminded: bool, now_ms: i64) -> Vec<PushRows> {
         let record = &event.record;
         let rows = |kind, due, deadline| PushRows {
             elicitation_id: record.id.clone(),
@@ -79,6 +88,9 @@ impl PushQueue {
             deadline,
             audience: record.audience(),
         };
+        if reminded {
+            return vec![rows(PushKind::RemindAfter, now_ms, record.expires_at)];
+        }
         match event.kind {
             EventKind::Created => {
                 let mut queued = vec![rows(PushKind::Elicitation, now_ms, record.expires_at)];
@@ -119,7 +131,7 @@ const FILTER_FIRST: usize = 6;
 
 impl Queue for PushQueue {
     fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
-        self.pushes_for(change.event, change.at)
+        self.pushes_for(change.event, change.reminded.is_some(), change.at)
             .into_iter()
             .map(|rows| enqueue(rows, change.at))
             .collect()
@@ -258,32 +270,34 @@ mod tests {
     #[test]
     fn a_create_queues_its_push_and_a_reminder_still_ahead() {
         let created = Event::new(EventKind::Created, record(Status::Pending, None));
-        let plain = PushQueue::default().pushes_for(&created, 1_000);
+        let plain = PushQueue::default().pushes_for(&created, false, 1_000);
         assert_eq!(plain.len(), 1);
         assert_eq!(plain[0].kind, PushKind::Elicitation);
         assert_eq!((plain[0].due, plain[0].deadline), (1_000, 601_000));
         let reminding = PushQueue {
             remind_before: Some(Duration::from_secs(60)),
         };
-        let rows = reminding.pushes_for(&created, 1_000);
+        let rows = reminding.pushes_for(&created, false, 1_000);
         assert_eq!(rows[1].kind, PushKind::Reminder);
         assert_eq!((rows[1].due, rows[1].deadline), (541_000, 601_000));
         // A reminder that would be due at once is not queued.
         let late = PushQueue {
             remind_before: Some(Duration::from_secs(600)),
         };
-        assert_eq!(late.pushes_for(&created, 1_000).len(), 1);
+        assert_eq!(late.pushes_for(&created, false, 1_000).len(), 1);
     }
 
     #[test]
     fn an_end_queues_a_close_and_completion_nothing() {
         let settled = Event::new(EventKind::Settled, record(Status::Settled, Some(5_000)));
-        let rows = PushQueue::default().pushes_for(&settled, 5_000);
+        let rows = PushQueue::default().pushes_for(&settled, false, 5_000);
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].kind, PushKind::Settled);
         assert_eq!(rows[0].deadline, 5_000 + 3_600_000);
         let complete = Event::new(EventKind::Complete, record(Status::Pending, None));
-        assert!(PushQueue::default().pushes_for(&complete, 5_000).is_empty());
+        assert!(PushQueue::default()
+            .pushes_for(&complete, false, 5_000)
+            .is_empty());
         assert_eq!(PushKind::parse("reminder"), Some(PushKind::Reminder));
         assert_eq!(PushKind::parse("other"), None);
     }

@@ -86,14 +86,17 @@ impl Webhooks {
         let Some(links) = &self.links else {
             return Ok(delivery.payload.clone());
         };
-        let mut event: WebhookEvent = serde_json::from_str(&delivery.payload)
-            .map_err(|error| format!("the queued body is not a webhook event: {error}"))?;
-        if event.event_type != "elicitation.created" {
+        let queued: serde_json::Value = serde_json::from_str(&delivery.payload)
+            .map_err(|error| format!("the queued body is not JSON: {error}"))?;
+        // Only a created event gets a link; the others (an escalation's too) go as queued.
+        if queued.get("type").and_then(serde_json::Value::as_str) != Some("elicitation.created") {
             return Ok(delivery.payload.clone());
         }
+        let mut event: WebhookEvent = serde_json::from_value(queued)
+            .map_err(|error| format!("the queued body is not a webhook event: {error}"))?;
         let data = &mut event.data;
         let link = links
-            .for_message(Self::NAME, &delivery.id, &data.id, data.expires_at)
+            .for_message(Self::NAME, &delivery.id, &data.id, data.expires_at, None)
             .await
             .map_err(|error| format!("cannot make its answer link: {error}"))?;
         data.answer_url = Some(link.url);

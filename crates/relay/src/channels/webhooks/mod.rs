@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use koder_elicitation_relay_protocol::{WebhookElicitation, WebhookEvent};
+use koder_elicitation_relay_protocol::{
+    WebhookElicitation, WebhookEscalated, WebhookEscalation, WebhookEvent,
+};
 
 use crate::channels::{http, Relay, Settings};
 use crate::events::{Event, EventKind};
@@ -106,6 +108,27 @@ pub fn outbox_row(event: &Event) -> Option<OutboxRow> {
         elicitation_id: event.id().to_string(),
         event_type,
         payload: payload(event, event_type).to_string(),
+    })
+}
+
+/// The outbox row of escalation stage `stage` reached at `at`: an `elicitation.escalated`
+/// (`data: { id, stage }`), its id one per stage.
+pub fn escalated_row(elicitation_id: &str, stage: i64, at: i64) -> Option<OutboxRow> {
+    let event_type = "elicitation.escalated";
+    let payload = WebhookEscalated {
+        event_type: event_type.to_string(),
+        timestamp: iso_8601(at),
+        data: WebhookEscalation {
+            id: elicitation_id.to_string(),
+            stage,
+        },
+    };
+    let payload = serde_json::to_string(&payload).ok()?;
+    Some(OutboxRow {
+        id: format!("msg_{elicitation_id}_escalated_{stage}"),
+        elicitation_id: elicitation_id.to_string(),
+        event_type,
+        payload,
     })
 }
 

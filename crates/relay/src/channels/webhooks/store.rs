@@ -2,7 +2,7 @@
 //! migrations): the row a change queues beside itself, and the row a claim returns. Rows given
 //! up on stay until an operator looks.
 
-use super::outbox_row;
+use super::{escalated_row, outbox_row};
 use crate::store::beside::{beside, Arg, Beside, BesideText};
 use crate::store::outbox::{outbox_table, Claimed, OutboxTable, Queue, Queued};
 
@@ -53,7 +53,12 @@ pub struct WebhookQueue;
 
 impl Queue for WebhookQueue {
     fn rows(&self, change: &Queued<'_>) -> Vec<Beside> {
-        let Some(row) = outbox_row(change.event) else {
+        let row = match change.escalation() {
+            Some((stage, _)) => escalated_row(change.event.id(), stage, change.at),
+            None if change.reminded.is_some() => None,
+            None => outbox_row(change.event),
+        };
+        let Some(row) = row else {
             return Vec::new();
         };
         vec![Beside {
