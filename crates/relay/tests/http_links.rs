@@ -21,9 +21,7 @@ use std::time::{Duration, Instant};
 
 use http_support::hooks::{webhook_of, webhook_receiver};
 use http_support::postgres::Postgres;
-use http_support::{
-    create_body, person, webhook_of, webhook_receiver, Relay, TempDir, SERVICE_TOKEN,
-};
+use http_support::{create_body, person, Relay, TempDir, SERVICE_TOKEN};
 use koder_elicitation_relay::answer_page::AnswerPageSettings;
 use koder_elicitation_relay::channels::webhooks::{
     self, RetrySchedule, WebhookConfig, WebhookSecret,

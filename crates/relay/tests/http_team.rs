@@ -15,8 +15,9 @@ mod http_support;
 
 use std::time::Duration;
 
+use http_support::hooks::{webhook_of, webhook_receiver};
 use http_support::postgres::Postgres;
-use http_support::{city_form, mint, webhook_of, webhook_receiver, Relay, SseReader};
+use http_support::{city_form, mint, Relay, SseReader};
 use koder_elicitation_relay::channels::webhooks::{
     self, RetrySchedule, WebhookConfig, WebhookSecret,
 };

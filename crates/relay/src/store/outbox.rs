@@ -375,6 +375,7 @@ mod tests {
         let queued = Queued {
             event: &escalated,
             created: None,
+            reminded: None,
             at: 0,
         };
         let (stage, said) = queued.escalation().unwrap();
