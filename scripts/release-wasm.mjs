@@ -1,5 +1,6 @@
 // How a release wasm module is built (and where cargo's tools are found), shared by the element's build (scripts/build.mjs) and the
 // size floor (scripts/size-floor.mjs), so the two are measured alike.
+import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -35,13 +36,21 @@ export function withCargoBin(env) {
 }
 
 // Panic messages carry source paths; remap them so the shipped wasm names no build machine's
-// folders. Returns `env` with the remapping added to whatever rustflags it already had.
+// folders, and short: a crate's registry folder (`…/registry/src/index.crates.io-<hash>`) becomes
+// `cargo` (~60 B gzip). Returns `env` with the remapping added to whatever rustflags it already had.
 export function releaseRustEnv(env, root) {
   const cargoHome = env.CARGO_HOME || join(homedir(), '.cargo');
   const inherited = env.CARGO_ENCODED_RUSTFLAGS
     ? env.CARGO_ENCODED_RUSTFLAGS.split('\x1f')
     : (env.RUSTFLAGS || '').split(' ').filter(Boolean);
-  const remap = [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${root}=.`];
+  const registry = join(cargoHome, 'registry', 'src');
+  const indexes = existsSync(registry) ? readdirSync(registry).map((index) => join(registry, index)) : [];
+  const remap = [
+    `--remap-path-prefix=${cargoHome}=cargo`,
+    // After the line above: of several matching prefixes rustc applies the last.
+    ...indexes.map((index) => `--remap-path-prefix=${index}=cargo`),
+    `--remap-path-prefix=${root}=.`,
+  ];
   const out = { ...env, CARGO_ENCODED_RUSTFLAGS: [...inherited, ...remap].join('\x1f') };
   delete out.RUSTFLAGS;
   return out;

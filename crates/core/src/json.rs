@@ -448,11 +448,17 @@ impl Reader<'_> {
 
 /// An object of `entries`, in this order: what `json!({…})` builds, without going through serde's
 /// `Serializer` for every value put in it.
-pub fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+pub fn object<const N: usize>(mut entries: [(&str, Value); N]) -> Value {
+    // One body for every length: the generic part only passes the array on.
+    object_of(&mut entries)
+}
+
+/// [`object`] of a slice, whose values it takes (leaving `null`s behind).
+fn object_of(entries: &mut [(&str, Value)]) -> Value {
     Value::Object(
         entries
-            .into_iter()
-            .map(|(key, value)| (key.to_string(), value))
+            .iter_mut()
+            .map(|(key, value)| (key.to_string(), std::mem::take(value)))
             .collect(),
     )
 }
