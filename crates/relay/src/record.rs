@@ -101,13 +101,10 @@ impl Record {
     }
 
     /// Who answered it, as the host, the members and the webhooks are told: for a team's
-    /// question, or one answered through a link (a push action, an e-mail choice, a mailed or
-    /// made link: contract §13; which address, when several were mailed). A person's own
-    /// question answered by them keeps it stored only, so those views stay as they were.
+    /// question. A one-person question keeps it stored only, so its views stay exactly as they
+    /// were before teams (widen this one place to tell it there too).
     pub fn told_answered_by(&self) -> Option<AnsweredBy> {
-        self.answered_by
-            .clone()
-            .filter(|by| self.team.is_some() || matches!(by, AnsweredBy::Link { .. }))
+        self.answered_by.clone().filter(|_| self.team.is_some())
     }
 
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
