@@ -1,8 +1,9 @@
 //! The link holders' API: whoever holds an answer link (`<public-url>/answer/#t=<token>`) reads
 //! and answers its one elicitation and nothing else. The token comes in the POST body only
 //! (never a query string, which logs, proxies and `Referer` keep), and a POST is what a person
-//! does: mail scanners and unfurlers that follow links only GET. No CORS: the answer page is
-//! served from this same origin. An unknown, forged or malformed token, and a link whose
+//! does: mail scanners and unfurlers that follow links only GET. The answer page is served from
+//! this same origin; `api::router` adds CORS for `--allow-origin` so an app's own service worker
+//! can answer a push's action. An unknown, forged or malformed token, and a link whose
 //! elicitation retention deleted, all get one identical 404. The view of a pending one-tap
 //! question also carries its choices, worded in the caller's `Accept-Language`, so the page
 //! shows an e-mail's chosen answer (`c=<n>`) with the core's words and result, never a guess.
