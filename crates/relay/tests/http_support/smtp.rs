@@ -82,7 +82,13 @@ pub fn part(message: &str, content_type: &str) -> String {
         .unwrap_or_else(|| panic!("no {content_type} part in {message}"));
     let part = &message[start..];
     let (head, body) = part.split_once("\r\n\r\n").unwrap();
-    let body = body.split("\r\n--").next().unwrap();
+    // The part ends at the next boundary line: split on the message's own boundaries, since a
+    // quoted-printable line of a link's token may itself begin with `--`.
+    let end = boundaries(message)
+        .filter_map(|boundary| body.find(&format!("\r\n--{boundary}")))
+        .min()
+        .unwrap_or(body.len());
+    let body = &body[..end];
     let encoding = head
         .lines()
         .find_map(|line| line.strip_prefix("Content-Transfer-Encoding: "))
@@ -101,6 +107,14 @@ pub fn part(message: &str, content_type: &str) -> String {
         }
         _ => body.to_string(),
     }
+}
+
+/// The multipart boundaries `message` declares (`boundary="…"`).
+fn boundaries(message: &str) -> impl Iterator<Item = &str> {
+    message
+        .split("boundary=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(boundary, _)| boundary))
 }
 
 /// Every answer link in `text` (`<public-url>/answer/#t=…`, with its `&c=n` if any; HTML's
