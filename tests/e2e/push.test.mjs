@@ -596,12 +596,17 @@ test('a yes/no question\'s push shows "Yes" and "No"; tapping "No" answers throu
     assert.deepEqual(await shown(), [], 'the tap closed the notification');
     assert.deepEqual(await openPages(context), [appPage], 'no window opened');
 
-    // What the host gets: the answer, made through the link.
+    // What the host gets: the answer, made through the link, which its `answeredBy` and the
+    // audit trail both name.
     const result = await fetch(`${answering.url}/v1/elicitations/${created.id}/result?wait=10`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } });
-    assert.deepEqual(await result.json(), { status: 'settled', result: { action: 'accept', content: { deploy: false } } });
     const audit = await (await fetch(`${answering.url}/v1/audit`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).text();
     const answered = audit.trim().split('\n').map((line) => JSON.parse(line)).find((entry) => entry.action === 'answered:accept');
     assert.match(answered?.actor ?? '', /^link:[0-9a-f]{32}$/, audit);
+    assert.deepEqual(await result.json(), {
+      status: 'settled',
+      result: { action: 'accept', content: { deploy: false } },
+      answeredBy: { link: answered.actor.slice('link:'.length) },
+    });
     assert.deepEqual((await nextPush(endpoint)).payload, { type: 'settled', id: created.id, status: 'settled' });
 
     // The same question on a second device, tapped "Yes" after: the relay answers 409, so the

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { assertNoAxeViolations, freePort, launchBrowser, repoRoot } from './harness.mjs';
-import { SERVICE_TOKEN, startRelay } from './relay-harness.mjs';
+import { SERVICE_TOKEN, answeredThroughALink, startRelay } from './relay-harness.mjs';
 
 const el = 'koder-mcp-elicitation';
 const PHONE = { width: 360, height: 640 };
@@ -85,7 +85,8 @@ async function linkFor(id) {
 async function hostResult(id, wait = 20) {
   const response = await fetch(`${relay.url}/v1/elicitations/${id}/result?wait=${wait}`, { headers: hostHeaders });
   assert.equal(response.status, 200);
-  return response.json();
+  // Every answer here comes through a link (the page): its answeredBy names it.
+  return answeredThroughALink(await response.json());
 }
 
 const tokenOf = (url) => new URL(url).hash.slice('#t='.length);

@@ -19,7 +19,7 @@ import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
 import { createRelayElicitation, RelayError } from 'koder-mcp-elicitation/relay';
 import { assertNoAxeViolations, freePort, launchBrowser, repoRoot } from './harness.mjs';
-import { mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
+import { answeredThroughALink, mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
 
 const PERSON = { sub: 'u_mail', workspace: 'w_mail' };
 const SCOPE = { userId: 'u_mail', workspaceId: 'w_mail' };
@@ -397,7 +397,7 @@ test('the whole path: the link from the message, answered in Chromium at 360×64
   const link = smtp.messages[0].parsed.text.match(/http:\/\/127\.0\.0\.1:\d+\/answer\/#t=[A-Za-z0-9_-]+/)?.[0];
   assert.ok(link, smtp.messages[0].parsed.text);
   const waiting = fetch(`${relay.url}/v1/elicitations/${id}/result?wait=30`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })
-    .then((response) => response.json());
+    .then(async (response) => answeredThroughALink(await response.json(), 'ana@example.com'));
 
   const browser = await launchBrowser();
   cleanups.push(() => browser.close());
@@ -449,7 +449,7 @@ test('a one-tap question\'s choice link: fetched, or opened and left alone, it a
     assert.match(html, new RegExp(`<a href="${url.replace('&', '&amp;').replace(/[.?]/g, '\\$&')}"[^>]*>${title}</a>`), `the ${title} button`);
   }
   const waiting = fetch(`${relay.url}/v1/elicitations/${id}/result?wait=30`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })
-    .then((response) => response.json());
+    .then(async (response) => answeredThroughALink(await response.json(), 'ana@example.com'));
   const pending = async () => (await (await fetch(`${relay.url}/v1/elicitations/${id}/result`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).json()).status;
 
   // A link scanner's GET: the fragment never leaves it, the page is all it gets.
@@ -502,7 +502,7 @@ test('a one-tap question\'s choice link: fetched, or opened and left alone, it a
   await pt.getByRole('button', { name: 'Confirmar', exact: true }).click();
   await pt.waitForFunction(() => document.getElementById('status')?.dataset.outcome === 'sent');
   await pt.context().close();
-  const settled = await (await fetch(`${relay.url}/v1/elicitations/${ptId}/result`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).json();
+  const settled = answeredThroughALink(await (await fetch(`${relay.url}/v1/elicitations/${ptId}/result`, { headers: { Authorization: `Bearer ${SERVICE_TOKEN}` } })).json(), 'bo@example.com');
   assert.deepEqual(settled, { status: 'settled', result: { action: 'accept', content: { ok: true } } });
   assert.equal(smtp.messages.length, 2, 'one message per question');
 });

@@ -157,6 +157,25 @@ export function mintToken(claims, secret = JWT_SECRET) {
 }
 
 /**
+ * The host's result (or a settled webhook's data) without its `answeredBy`, once it is checked: a
+ * settled question answered through a link names that link (`{ link: "<32 hex>" }`, with `email`
+ * when the relay mailed the link); anything else carries none.
+ */
+export function answeredThroughALink(outcome, email) {
+  const { answeredBy, ...rest } = outcome;
+  if (outcome.status !== 'settled') {
+    if (answeredBy !== undefined) throw new Error(`answeredBy on an unsettled question: ${JSON.stringify(outcome)}`);
+    return rest;
+  }
+  const link = /^[0-9a-f]{32}$/.test(answeredBy?.link ?? '') ? answeredBy.link : `a link id, not ${JSON.stringify(answeredBy)}`;
+  const expected = email === undefined ? { link } : { link, email };
+  if (JSON.stringify(answeredBy) !== JSON.stringify(expected)) {
+    throw new Error(`answeredBy: expected ${JSON.stringify(expected)}, got ${JSON.stringify(answeredBy)}`);
+  }
+  return rest;
+}
+
+/**
  * What a person does over the relay's people's API with their `token`, as their page would:
  * `pending()` (their pending elicitations), `answer(id, result)` and `status(id)`, the last two
  * resolving `{ status, body }` / the status word.

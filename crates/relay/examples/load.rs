@@ -29,7 +29,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
 
 mod support;
-use support::{millis, mint_token, round3, rss_bytes, summary, Failure, WORKSPACE};
+use support::{millis, mint_token, round3, rss_bytes, summary, warm_up, Failure, WORKSPACE};
 
 /// Every figure the bench can be told to change.
 #[derive(Debug, Clone, clap::Parser)]
@@ -593,28 +593,11 @@ async fn run(options: Options) -> Result<Value, Failure> {
         stopping: AtomicBool::new(false),
     });
 
-    // Warm each relay's HTTP path before the baseline, so the baseline is not a cold process:
-    // WARM_AT_ONCE requests at a time, so its database pool has grown to its size (PostgreSQL: 8
-    // connections, each with its buffers) and that fixed cost is not counted per stream. A
-    // client of its own, dropped after: the streams open connections of their own.
-    const WARM_AT_ONCE: usize = 16;
-    let warm_client = reqwest::Client::builder().build()?;
+    // Each relay warmed before the baseline (support::warm_up says why).
     for (index, relay) in options.relays.iter().enumerate() {
         let token = shared.people.get(index).map_or("", |p| p.token.as_str());
-        for _ in 0..4 {
-            let requests = (0..WARM_AT_ONCE).map(|_| async {
-                let response = warm_client
-                    .get(format!("{relay}/v1/elicitations?status=pending"))
-                    .bearer_auth(token)
-                    .send()
-                    .await?;
-                response.bytes().await
-            });
-            let warmed = futures_util::future::join_all(requests).await;
-            warmed.into_iter().collect::<Result<Vec<_>, _>>()?;
-        }
+        warm_up(relay, token).await?;
     }
-    drop(warm_client);
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_before: Vec<Option<u64>> = options.pids.iter().map(|&pid| rss_bytes(pid)).collect();
 

@@ -26,7 +26,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{Notify, Semaphore};
 
 mod support;
-use support::{millis, mint_token, round3, rss_bytes, summary, Failure, WORKSPACE};
+use support::{millis, mint_token, round3, rss_bytes, summary, warm_up, Failure, WORKSPACE};
 
 /// The group every member is in.
 const GROUP: &str = "bench-team";
@@ -159,6 +159,8 @@ async fn run(options: Options) -> Result<Value, Failure> {
         streams_open: AtomicUsize::new(0),
         foreign_events: AtomicU64::new(0),
     });
+    // Warmed as the load run's relays are, so the baseline is not a cold process.
+    warm_up(&options.relay, tokens.first().map_or("", String::as_str)).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_before = options.pid.and_then(rss_bytes);
 

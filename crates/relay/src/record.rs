@@ -100,11 +100,14 @@ impl Record {
         }
     }
 
-    /// Who answered it, as the host, the members and the webhooks are told: for a team's
-    /// question. A one-person question keeps it stored only, so its views stay exactly as they
-    /// were before teams (widen this one place to tell it there too).
+    /// Who answered it, as the host, the members and the webhooks are told: always for a team's
+    /// question, and for anyone's when the answer came through a link (a push action, an e-mail
+    /// choice, the answer page), which is no person's token. A one-person question answered on
+    /// the person's own stream keeps it stored only: the person is the scope's user already.
     pub fn told_answered_by(&self) -> Option<AnsweredBy> {
-        self.answered_by.clone().filter(|_| self.team.is_some())
+        self.answered_by
+            .clone()
+            .filter(|by| self.team.is_some() || matches!(by, AnsweredBy::Link { .. }))
     }
 
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).

@@ -212,7 +212,7 @@ async fn a_links_view_gives_the_cores_choices_in_the_callers_language_and_one_an
     assert_eq!(status, StatusCode::OK, "{body}");
     let (_, outcome) = relay.result(&id, 0.0).await;
     assert_eq!(
-        outcome,
+        http_support::answered_through_a_link(outcome, Some("ana@example.com")),
         json!({"status": "settled", "result": {"action": "accept", "content": {"ok": false}}})
     );
     // Over: no choices, nothing of the question.

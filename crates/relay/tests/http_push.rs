@@ -1175,7 +1175,7 @@ async fn a_yes_no_questions_push_carries_two_actions_that_answer_it_through_its_
     let (status, result) = relay.result(&id, 5.0).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
-        result,
+        http_support::answered_through_a_link(result, None),
         json!({"status": "settled", "result": {"action": "accept", "content": {"deploy": false}}})
     );
     let actor = audit_actor(&relay, "answered:accept").await;

@@ -338,3 +338,21 @@ pub async fn store_with_webhooks(url: &str) -> Arc<koder_elicitation_relay::stor
     let store = koder_elicitation_relay::store::Store::open(url, outboxes).await;
     Arc::new(store.expect("open the store"))
 }
+
+/// A settled question's result, event or webhook data without its `answeredBy`, after checking
+/// that it names an answer through a link (`{"link": "<id>"}`, with `email` when the relay mailed
+/// that link): what the host is told of a link's answer, whoever's question it was.
+pub fn answered_through_a_link(mut value: Value, email: Option<&str>) -> Value {
+    let answered_by = value
+        .as_object_mut()
+        .and_then(|object| object.remove("answeredBy"))
+        .unwrap_or(Value::Null);
+    let link = answered_by["link"].as_str().unwrap_or_default();
+    assert!(!link.is_empty(), "answeredBy names the link: {answered_by}");
+    let expected = match email {
+        Some(email) => json!({"link": link, "email": email}),
+        None => json!({ "link": link }),
+    };
+    assert_eq!(answered_by, expected);
+    value
+}
