@@ -80,13 +80,6 @@ async fn post_link(relay: &Relay, id: &str, token: Option<&str>) -> (StatusCode,
     relay.call(Method::POST, &path, token, None).await
 }
 
-/// `POST /v1/elicitations/{id}/link` with the service token: the link's URL (asserting 201).
-async fn link(relay: &Relay, id: &str) -> String {
-    let (status, body) = post_link(relay, id, Some(SERVICE_TOKEN)).await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["url"].as_str().unwrap().to_string()
-}
-
 /// A link holder's call: `POST path` with `body`, no credentials; (status, body as text).
 async fn holder(relay: &Relay, path: &str, body: Value) -> (StatusCode, String) {
     relay
@@ -137,7 +130,7 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
     assert!(token
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-    let second = link(&relay, id).await;
+    let second = relay.link(id).await;
     assert_ne!(first, second, "a new link each call");
     // Both reach it.
     for url in [first, second.as_str()] {
@@ -148,7 +141,7 @@ async fn hosts_get_a_new_link_each_call_and_only_with_the_service_token() {
     assert_eq!(relay.server().store().links.count_for(id).await.unwrap(), 2);
     // A host's links are rows: an elicitation has at most 256, then 409 says so.
     for _ in 2..256 {
-        link(&relay, id).await;
+        relay.link(id).await;
     }
     let (status, body) = post_link(&relay, id, Some(SERVICE_TOKEN)).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
@@ -197,7 +190,7 @@ async fn a_link_shows_its_question_and_its_answer_reaches_the_host_journalled_as
     let assets = assets();
     let relay = Arc::new(relay_with_page(&assets, |_| {}).await);
     let id = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let token = token_of(&link(&relay, &id).await);
+    let token = token_of(&relay.link(&id).await);
 
     let (status, shown) = view(&relay, &token).await;
     assert_eq!(status, StatusCode::OK, "{shown}");
@@ -304,7 +297,7 @@ async fn a_link_reaches_its_one_elicitation_and_nothing_else() {
     let relay = relay_with_page(&assets, |_| {}).await;
     let a = relay.create_id(create_body("ana", "acme", "c1")).await;
     let b = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let token_a = token_of(&link(&relay, &a).await);
+    let token_a = token_of(&relay.link(&a).await);
     // Whatever else the body names, A's token reads and answers A.
     let (status, text) = holder(
         &relay,
@@ -343,7 +336,7 @@ async fn every_token_that_names_no_link_gets_one_identical_404() {
     let assets = assets();
     let relay = relay_with_page(&assets, |_| {}).await;
     let id = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let token = token_of(&link(&relay, &id).await);
+    let token = token_of(&relay.link(&id).await);
     // One character changed: well formed, forged.
     let mut forged = token.clone().into_bytes();
     forged[10] = if forged[10] == b'A' { b'B' } else { b'A' };
@@ -405,7 +398,7 @@ async fn a_token_in_a_query_string_is_never_read() {
     let assets = assets();
     let relay = relay_with_page(&assets, |_| {}).await;
     let id = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let token = token_of(&link(&relay, &id).await);
+    let token = token_of(&relay.link(&id).await);
     for path in ["/v1/links/view", "/v1/links/answer"] {
         let with_query = format!("{path}?token={token}&t={token}");
         let (status, text) = holder(&relay, &with_query, json!({"result": lisbon()})).await;
@@ -429,8 +422,8 @@ async fn expired_and_withdrawn_links_show_that_and_nothing_else() {
     expiring["timeoutMs"] = json!(1_000);
     let expired = relay.create_id(expiring).await;
     let withdrawn = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let expired_token = token_of(&link(&relay, &expired).await);
-    let withdrawn_token = token_of(&link(&relay, &withdrawn).await);
+    let expired_token = token_of(&relay.link(&expired).await);
+    let withdrawn_token = token_of(&relay.link(&withdrawn).await);
     let path = format!("/v1/elicitations/{withdrawn}");
     let (status, _) = relay
         .call(Method::DELETE, &path, Some(SERVICE_TOKEN), None)
@@ -455,7 +448,7 @@ async fn expired_and_withdrawn_links_show_that_and_nothing_else() {
             format!("already {status_word}")
         );
         // A link minted now still shows only the outcome.
-        let (status, late) = view(&relay, &token_of(&link(&relay, id).await)).await;
+        let (status, late) = view(&relay, &token_of(&relay.link(id).await)).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(late, shown);
     }
@@ -473,7 +466,7 @@ async fn retention_deletes_a_questions_links_with_it() {
     })
     .await;
     let id = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let token = token_of(&link(&relay, &id).await);
+    let token = token_of(&relay.link(&id).await);
     let (status, _) = answer(&relay, &token, lisbon()).await;
     assert_eq!(status, StatusCode::OK);
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -686,7 +679,7 @@ async fn links_work_on_postgresql_too() {
     })
     .await;
     let id = relay.create_id(create_body("ana", "acme", "c1")).await;
-    let token = token_of(&link(&relay, &id).await);
+    let token = token_of(&relay.link(&id).await);
     let (status, shown) = view(&relay, &token).await;
     assert_eq!(status, StatusCode::OK, "{shown}");
     assert_eq!(shown["elicitation"]["status"], "pending");

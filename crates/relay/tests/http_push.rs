@@ -1300,15 +1300,7 @@ async fn an_apps_service_worker_on_another_origin_may_answer_through_a_link() {
     let mut body = create_body("ana", "acme", "c1");
     body["request"] = deploy_question();
     let id = relay.create_id(body).await;
-    let (_, link) = relay
-        .call(
-            Method::POST,
-            &format!("/v1/elicitations/{id}/link"),
-            Some(SERVICE_TOKEN),
-            None,
-        )
-        .await;
-    let url = link["url"].as_str().unwrap();
+    let url = relay.link(&id).await;
     let token = url.split_once("#t=").unwrap().1;
 
     for path in ["/v1/links/view", "/v1/links/answer"] {

@@ -13,7 +13,7 @@
 
 mod http_support;
 
-use http_support::{person, Relay, TempDir, SERVICE_TOKEN};
+use http_support::{person, Relay, TempDir};
 use koder_elicitation_relay::answer_page::AnswerPageSettings;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -129,16 +129,8 @@ async fn a_link_shows_the_requests_meta_while_it_waits() {
     let page = AnswerPageSettings::new("https://relay.example.com", &dist.0).unwrap();
     let relay = Relay::start_with(|config| config.answer_page = Some(page)).await;
     let id = relay.create_id(create_body("ana", approval())).await;
-    let (status, link) = relay
-        .call(
-            Method::POST,
-            &format!("/v1/elicitations/{id}/link"),
-            Some(SERVICE_TOKEN),
-            None,
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{link}");
-    let token = link["url"].as_str().unwrap().split_once("#t=").unwrap().1;
+    let link = relay.link(&id).await;
+    let token = link.split_once("#t=").unwrap().1;
     let body = json!({"token": token}).to_string();
     let (status, view) = relay
         .call(Method::POST, "/v1/links/view", None, Some(body))

@@ -214,15 +214,7 @@ async fn each_address_gets_its_own_link_and_the_answer_through_one_names_it() {
         assert_eq!(status, StatusCode::CONFLICT, "{to}");
     }
     // The relay's links are not a host's: the host may still make its 256.
-    let (status, body) = relay
-        .call(
-            Method::POST,
-            &format!("/v1/elicitations/{id}/link"),
-            Some(SERVICE_TOKEN),
-            None,
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
+    relay.link(&id).await;
     assert_eq!(
         relay
             .server()

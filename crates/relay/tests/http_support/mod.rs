@@ -153,6 +153,21 @@ impl Relay {
         .await
     }
 
+    /// A host's answer link for `id` (`POST /v1/elicitations/{id}/link` with the service token):
+    /// its URL, asserting 201.
+    pub async fn link(&self, id: &str) -> String {
+        let (status, body) = self
+            .call(
+                Method::POST,
+                &format!("/v1/elicitations/{id}/link"),
+                Some(SERVICE_TOKEN),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["url"].as_str().unwrap().to_string()
+    }
+
     /// The host's view, waiting up to `wait` seconds.
     pub async fn result(&self, id: &str, wait: f64) -> (StatusCode, Value) {
         self.call(
