@@ -17,7 +17,9 @@ import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
+import { Webhook } from 'standardwebhooks';
 import { repoRoot } from './harness.mjs';
 
 /** The hosts' bearer token every harness relay runs with (unless a test passes its own). */
@@ -154,6 +156,43 @@ export function mintToken(claims, secret = JWT_SECRET) {
   const signingInput = `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(payload)}`;
   const signature = createHmac('sha256', secret).update(signingInput).digest('base64url');
   return `${signingInput}.${signature}`;
+}
+
+/**
+ * A webhook receiver on 127.0.0.1 (`port` 0 picks one). Every request is kept with what
+ * `new Webhook(secret).verify()` made of it; `answer(delivery, index)` gives the status to reply.
+ * `close()` stops it.
+ */
+export async function startWebhookReceiver(secret, { port = 0, answer = () => 204 } = {}) {
+  const deliveries = [];
+  const webhook = new Webhook(secret);
+  const server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const delivery = { method: request.method, path: request.url, headers: request.headers, body, event: null, error: null };
+      try {
+        delivery.event = webhook.verify(body, request.headers);
+      } catch (error) {
+        delivery.error = error.message;
+      }
+      delivery.status = delivery.error ? 400 : answer(delivery, deliveries.length);
+      deliveries.push(delivery);
+      response.writeHead(delivery.status).end('ignored by the relay');
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const close = () => new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  return { url: `http://127.0.0.1:${server.address().port}/hooks/relay`, port: server.address().port, deliveries, close };
 }
 
 /**

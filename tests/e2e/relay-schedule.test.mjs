@@ -5,8 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import { SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
+import { SERVICE_TOKEN, startPostgres, startRelay, startWebhookReceiver } from './relay-harness.mjs';
 
 const cleanups = [];
 after(async () => {
@@ -15,29 +14,14 @@ after(async () => {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A webhook receiver on 127.0.0.1 that keeps every body it is sent (parsed) and answers 204. */
-async function startReceiver() {
-  const bodies = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      bodies.push(JSON.parse(body));
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return { url: `http://127.0.0.1:${server.address().port}/hooks`, bodies };
-}
-
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
+
+/** The harness's webhook receiver (checking each delivery's signature), closed after the file's tests. */
+async function startReceiver() {
+  const receiver = await startWebhookReceiver(secret);
+  cleanups.push(receiver.close);
+  return receiver;
+}
 
 async function launch(receiver, options = {}) {
   const relay = await startRelay({
@@ -75,7 +59,7 @@ async function hostResult(relay, id) {
   return response.json();
 }
 
-const escalations = (receiver, id) => receiver.bodies.filter((body) => body.type === 'elicitation.escalated' && body.data.id === id);
+const escalations = (receiver, id) => receiver.deliveries.filter(({ event }) => event?.type === 'elicitation.escalated' && event.data.id === id);
 
 /** Waits (up to `within` ms) until every id has had an escalated webhook. */
 async function waitForEscalations(receiver, ids, within) {
@@ -99,7 +83,7 @@ test('a relay SIGKILLed before an escalation stage and restarted after it sends 
   await waitForEscalations(receiver, [id], 10_000);
   // A while longer: still once.
   await sleep(2_500);
-  assert.deepEqual(escalations(receiver, id).map((body) => body.data), [{ id, stage: 1 }]);
+  assert.deepEqual(escalations(receiver, id).map(({ event }) => event.data), [{ id, stage: 1 }]);
   assert.equal((await hostResult(second, id)).escalated, 1);
 });
 
@@ -114,7 +98,7 @@ test('two PostgreSQL replicas send each escalation stage once between them, not 
   await waitForEscalations(receiver, ids, 15_000);
   await sleep(2_500);
   for (const id of ids) {
-    assert.deepEqual(escalations(receiver, id).map((body) => body.data), [{ id, stage: 1 }], id);
+    assert.deepEqual(escalations(receiver, id).map(({ event }) => event.data), [{ id, stage: 1 }], id);
     assert.equal((await hostResult(a, id)).escalated, 1, id);
   }
 });

@@ -8,12 +8,11 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { createRelayElicitation, relayWebhookOutcome } from 'koder-mcp-elicitation/relay';
-import { mintToken, SERVICE_TOKEN, startPostgres, startRelay } from './relay-harness.mjs';
+import { mintToken, SERVICE_TOKEN, startPostgres, startRelay, startWebhookReceiver } from './relay-harness.mjs';
 
 const PERSON = { sub: 'u_hook', workspace: 'w_hook' };
 const SCOPE = { userId: 'u_hook', workspaceId: 'w_hook', conversationId: 'c_1' };
@@ -31,41 +30,11 @@ after(async () => {
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-/**
- * A webhook receiver on 127.0.0.1 (`port` 0 picks one). Every request is kept with what
- * `new Webhook(secret).verify()` made of it; `answer(delivery, index)` gives the status to reply.
- */
-async function startReceiver(secret, { port = 0, answer = () => 204 } = {}) {
-  const deliveries = [];
-  const webhook = new Webhook(secret);
-  const server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const delivery = { method: request.method, path: request.url, headers: request.headers, body, event: null, error: null };
-      try {
-        delivery.event = webhook.verify(body, request.headers);
-      } catch (error) {
-        delivery.error = error.message;
-      }
-      delivery.status = delivery.error ? 400 : answer(delivery, deliveries.length);
-      deliveries.push(delivery);
-      response.writeHead(delivery.status).end('ignored by the relay');
-    });
-  });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  const close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-  cleanups.push(close);
-  return { url: `http://127.0.0.1:${server.address().port}/hooks/relay`, port: server.address().port, deliveries, close };
+/** The harness's webhook receiver, closed after the file's tests. */
+async function startReceiver(secret, options) {
+  const receiver = await startWebhookReceiver(secret, options);
+  cleanups.push(receiver.close);
+  return receiver;
 }
 
 async function launch(receiverUrl, secret, options = {}) {
