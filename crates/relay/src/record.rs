@@ -106,8 +106,9 @@ impl Record {
     /// the person's own stream keeps it stored only: the person is the scope's user already.
     pub fn told_answered_by(&self) -> Option<AnsweredBy> {
         self.answered_by
-            .clone()
+            .as_ref()
             .filter(|by| self.team.is_some() || matches!(by, AnsweredBy::Link { .. }))
+            .cloned()
     }
 
     /// The result of a finished elicitation (`{"action":"cancel"}` if somehow none was stored).
